@@ -1,0 +1,75 @@
+"""The ``backgammon`` command.
+
+Each area registers its subcommands from its own module: :mod:`.core`
+(rules and notations), :mod:`.engine_cmds` (the engine), :mod:`.server_cmds`
+(the web platform). Bad input ends with exit status 2 and one line on stderr.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from backgammon.errors import BackgammonError
+
+app = typer.Typer(
+    name="backgammon",
+    help="Play, study and analyse backgammon.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+def _register() -> None:
+    from backgammon.cli import core
+
+    core.register(app)
+    for name in ("engine_cmds", "server_cmds"):
+        try:
+            module = __import__(f"backgammon.cli.{name}", fromlist=["register"])
+        except ModuleNotFoundError as exc:
+            if exc.name != f"backgammon.cli.{name}":
+                raise
+            continue
+        module.register(app)
+
+
+_register()
+
+
+def fail(message: str) -> None:
+    """Print a one-line error and exit with status 2."""
+    print(f"error: {message}", file=sys.stderr)
+    raise SystemExit(2)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: run the command line, mapping bad input to exit status 2."""
+    try:
+        result = app(args=argv, standalone_mode=False)
+    except BackgammonError as exc:
+        fail(str(exc).replace("\n", " "))
+    except BrokenPipeError:
+        sys.stderr.close()
+        raise SystemExit(0) from None
+    except KeyboardInterrupt:
+        raise SystemExit(130) from None
+    except typer.Exit as exc:
+        raise SystemExit(getattr(exc, "exit_code", 0)) from None
+    except typer.Abort:
+        print("aborted", file=sys.stderr)
+        raise SystemExit(130) from None
+    except Exception as exc:
+        # usage errors of the command-line parser (typer vendors click)
+        if hasattr(exc, "format_message") and hasattr(exc, "exit_code"):
+            if type(exc).__name__ == "NoArgsIsHelpError":
+                print(exc.format_message(), file=sys.stderr)
+            else:
+                fail(exc.format_message().replace("\n", " "))
+            raise SystemExit(2) from None
+        raise
+    if isinstance(result, int) and result:
+        raise SystemExit(result)

@@ -1,0 +1,59 @@
+"""Core subcommands: ``moves`` and ``show``."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import typer
+
+from backgammon.errors import InvalidInputError
+from backgammon.position import Position
+from backgammon.render import ascii_board
+
+_DICE = re.compile(r"^\s*([1-6])\s*[-,/ ]?\s*([1-6])\s*$")
+
+
+def parse_dice(text: str) -> tuple[int, int]:
+    """Read a roll written ``31``, ``3-1``, ``3,1`` or ``3 1``.
+
+    Raises:
+        InvalidInputError: if the text is not two dice from 1 to 6.
+    """
+    m = _DICE.match(text or "")
+    if not m:
+        raise InvalidInputError(f"invalid dice {text!r}: expected two dice from 1 to 6, as in '31' or '3-1'")
+    return int(m.group(1)), int(m.group(2))
+
+
+def moves(
+    position_id: str = typer.Argument(..., help="GNU Backgammon Position ID, e.g. 4HPwATDgc/ABMA"),
+    dice: str = typer.Argument(..., help="the roll, e.g. 31 or 3-1"),
+    as_json: bool = typer.Option(False, "--json", help="print JSON"),
+) -> None:
+    """List the legal plays of a position for a roll."""
+    position = Position.from_position_id(position_id)
+    d1, d2 = parse_dice(dice)
+    plays = position.legal_plays(d1, d2)
+    if as_json:
+        doc = {
+            "position_id": position.position_id(),
+            "dice": [d1, d2],
+            "plays": [{"move": str(p), "position_id": p.position.position_id()} for p in plays],
+        }
+        print(json.dumps(doc))
+        return
+    for play in plays:
+        print(f"{str(play) or '(no legal move)':<28} {play.position.position_id()}")
+
+
+def show(
+    position_id: str = typer.Argument(..., help="GNU Backgammon Position ID"),
+) -> None:
+    """Draw a position as text, with both pip counts."""
+    print(ascii_board(Position.from_position_id(position_id)))
+
+
+def register(app: typer.Typer) -> None:
+    app.command("moves")(moves)
+    app.command("show")(show)
