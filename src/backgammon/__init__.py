@@ -42,6 +42,7 @@ from backgammon.game import (
     Rules,
     Take,
 )
+from backgammon.match import Match
 from backgammon.moves import Play, Step
 from backgammon.notation import format_steps, parse_move_text, parse_play
 from backgammon.position import Phase, Position
@@ -68,6 +69,7 @@ __all__ = [
     "IllegalPlayError",
     "InvalidInputError",
     "InvalidPositionError",
+    "Match",
     "Move",
     "NotYourTurnError",
     "OfferDraw",
