@@ -6,6 +6,7 @@ depends on the standard library only. The engine lives in
 :mod:`backgammon.cli`; neither is imported here.
 """
 
+from backgammon.chouette import Chouette, ChouetteGame, ChouetteStage, Consent, Refuse
 from backgammon.dice import ALL_ROLLS, DiceSource, RandomDice, ScriptedDice
 from backgammon.errors import (
     AmbiguousPlayError,
@@ -57,6 +58,10 @@ __all__ = [
     "AmbiguousPlayError",
     "BackgammonError",
     "Beaver",
+    "Chouette",
+    "ChouetteGame",
+    "ChouetteStage",
+    "Consent",
     "DiceSource",
     "Double",
     "Ending",
@@ -80,6 +85,7 @@ __all__ = [
     "Player",
     "Position",
     "RandomDice",
+    "Refuse",
     "RejectDraw",
     "RejectResignation",
     "Resign",
