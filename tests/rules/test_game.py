@@ -650,3 +650,73 @@ def test_from_position_black_on_roll_perspective() -> None:
     g = Game.from_position(p, on_roll=B, dice=(5, 1), cube_value=2, cube_owner=W)
     assert g.position == p and g.board_for(B) == p and g.board_for(W) == p.flip()
     assert g.phase is GamePhase.MOVE and g.turn is B and g.cube_owner is W
+
+
+# ------------------------------------------------------------- properties
+from random import Random  # noqa: E402
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+def random_action(game: Game, rng: Random, resign_rate: float = 0.0) -> object:
+    """A random legal action, with dice from ``rng``; cube actions now and then, resignations rarely."""
+    actions = list(game.legal_actions())
+    if game.phase is GamePhase.OPENING:
+        return OpeningRoll(rng.randint(1, 6), rng.randint(1, 6))
+    resigns = [a for a in actions if isinstance(a, Resign)]
+    others = [a for a in actions if not isinstance(a, Resign)]
+    if resigns and rng.random() < resign_rate:
+        return rng.choice(resigns)
+    if game.phase is GamePhase.ROLL:
+        if Double(game.turn) in others and rng.random() < 0.15:  # type: ignore[arg-type]
+            return Double(game.turn)  # type: ignore[arg-type]
+        return Roll(game.turn, (rng.randint(1, 6), rng.randint(1, 6)))  # type: ignore[arg-type]
+    if game.phase is GamePhase.DOUBLED:
+        return others[0] if rng.random() < 0.8 else rng.choice(others)
+    return rng.choice(others)
+
+
+def _pips_moved(steps: tuple[object, ...]) -> tuple[int, int]:
+    mover = sum(s.source - s.destination for s in steps)  # type: ignore[attr-defined]
+    hit = sum(s.destination for s in steps if s.hit)  # type: ignore[attr-defined]
+    return mover, hit
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), beavers=st.booleans(), jacoby=st.booleans(), auto=st.integers(0, 2))
+def test_random_games_keep_invariants(seed: int, beavers: bool, jacoby: bool, auto: int) -> None:
+    rng = Random(seed)
+    rules = Rules(beavers=beavers, jacoby=jacoby, automatic_doubles=auto)
+    game = Game.new(rules)
+    for _ in range(2000):
+        if game.is_over:
+            break
+        action = random_action(game, rng, resign_rate=0.002)
+        before = game
+        game = game.apply(action)  # type: ignore[arg-type]
+        for player in (W, B):
+            board = game.board_for(player)
+            Position(board.mine, board.theirs)  # still a valid position
+            assert sum(board.mine) + board.off()[0] == 15 and sum(board.theirs) + board.off()[1] == 15
+        if isinstance(action, Move):
+            mover = action.player
+            moved, hit = _pips_moved(action.play.steps)
+            old = before.board_for(mover).pip_counts()
+            new = game.board_for(mover).pip_counts()
+            assert old[0] - new[0] == moved and new[1] - old[1] == hit
+            assert sum(before.dice) * (2 if before.dice[0] == before.dice[1] else 1) >= moved  # type: ignore[index]
+        assert game.cube_value <= rules.cube_limit and game.auto_doubles <= auto
+    assert game.is_over and game.result is not None
+    result = game.result
+    assert result.winner in (W, B)
+    assert result.points in {game.cube_value * k for k in (1, 2, 3)}
+    assert result.points == game.cube_value * (
+        1 if result.ending is Ending.PASSED else game.multiplier(result.kind)  # type: ignore[arg-type]
+    )
+    if result.ending is Ending.PLAYED:
+        winner_board = game.board_for(result.winner)
+        assert winner_board.off()[0] == 15
+        loser_off = winner_board.off()[1]
+        assert (result.kind is ResultKind.SINGLE) == (loser_off > 0)
+    assert Game.new(rules).replay(game.log) == game

@@ -155,3 +155,60 @@ def test_replay() -> None:
     m = open_and_play(m, 2, 6)
     again = Match.new(Rules(match_length=5)).replay(m.log)
     assert again.score == m.score and again.game.position == m.game.position and len(again.games) == 1
+
+
+# ------------------------------------------------------------- properties
+from random import Random  # noqa: E402
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from backgammon.game import Move  # noqa: E402
+
+
+def random_action(game, rng: Random):  # type: ignore[no-untyped-def]
+    """A random legal action with random dice: cube actions often, resignations sometimes."""
+    if game.phase is GamePhase.OPENING:
+        return OpeningRoll(rng.randint(1, 6), rng.randint(1, 6))
+    actions = [a for a in game.legal_actions() if not isinstance(a, Resign) or rng.random() < 0.01]
+    if game.phase is GamePhase.DOUBLED and rng.random() < 0.7:
+        return actions[0]  # take
+    if game.phase is GamePhase.ROLL and rng.random() < 0.97:
+        actions = [a for a in actions if isinstance(a, Roll)]
+    action = rng.choice(actions)
+    if isinstance(action, Roll):
+        return Roll(action.player, (rng.randint(1, 6), rng.randint(1, 6)))
+    return action
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), length=st.sampled_from([1, 3, 5]), crawford=st.booleans())
+def test_random_matches_end_when_someone_reaches_n(seed: int, length: int, crawford: bool) -> None:
+    rng = Random(seed)
+    rules = Rules(match_length=length, crawford=crawford)
+    m = Match.new(rules)
+    steps = 0
+    while not m.is_over:
+        m = m.apply(random_action(m.game, rng))
+        steps += 1
+        assert steps < 20000
+        assert all(s < length for s in m.score) or m.is_over
+    assert max(m.score) >= length and min(m.score) < length
+    assert m.winner is (W if m.score[0] >= length else B)
+    # the score is the sum of the games' points
+    totals = {W: 0, B: 0}
+    reached = None  # index of the game after which a side first reached length - 1
+    for i, g in enumerate(m.games):
+        assert g.result is not None and g.result.winner is not None
+        assert g.result.points in {g.result.cube_value * k for k in (1, 2, 3)}
+        totals[g.result.winner] += g.result.points
+        if reached is None and length > 1 and max(totals.values()) == length - 1:
+            reached = i
+    assert (totals[W], totals[B]) == m.score
+    crawford_games = [i for i, g in enumerate(m.games) if g.crawford_game]
+    if crawford and reached is not None and reached + 1 < len(m.games):
+        assert crawford_games == [reached + 1]
+        assert not any(isinstance(a, Double) for a in m.games[reached + 1].log)
+    elif not crawford or reached is None:
+        assert crawford_games == []
+    assert any(isinstance(a, Move) for g in m.games for a in g.log)
