@@ -274,9 +274,7 @@ class Chouette:
         if not isinstance(action, (*ACTION_TYPES, Consent, Refuse)):
             raise InvalidInputError(f"invalid action {action!r}: expected a game action, Consent or Refuse")
         if not isinstance(action, OpeningRoll) and action.player is not side:
-            raise InvalidInputError(
-                f"invalid action {action!r} by {name!r}: {name} plays {str(side).lower()}"
-            )
+            raise InvalidInputError(f"invalid action {action!r} by {name!r}: {name} plays {str(side).lower()}")
         if isinstance(action, Beaver):
             raise IllegalActionError(f"{name} cannot beaver: beavers are not used in a chouette")
         if self.stage is ChouetteStage.TEAM_CONSENT:
@@ -395,6 +393,4 @@ class Chouette:
 def _transfer(
     scores: tuple[tuple[str, int], ...], *, payer: str, payee: str, amount: int
 ) -> tuple[tuple[str, int], ...]:
-    return tuple(
-        (n, s - amount if n == payer else s + amount if n == payee else s) for n, s in scores
-    )
+    return tuple((n, s - amount if n == payer else s + amount if n == payee else s) for n, s in scores)

@@ -29,7 +29,6 @@ import dataclasses
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Union
 
 from backgammon.dice import check_die, check_roll
 from backgammon.errors import (
@@ -172,9 +171,7 @@ class Rules:
                 f"invalid rules: automatic_doubles must be a non-negative integer, got {self.automatic_doubles!r}"
             )
         if not _is_int(self.backgammon_value) or self.backgammon_value not in (2, 3):
-            raise InvalidInputError(
-                f"invalid rules: backgammon_value must be 2 or 3, got {self.backgammon_value!r}"
-            )
+            raise InvalidInputError(f"invalid rules: backgammon_value must be 2 or 3, got {self.backgammon_value!r}")
 
     @property
     def is_money(self) -> bool:
@@ -422,22 +419,23 @@ class RejectDraw:
         return f"{self.player} rejects the draw"
 
 
-Action = Union[
-    OpeningRoll,
-    Roll,
-    Double,
-    Take,
-    Pass,
-    Beaver,
-    Move,
-    Resign,
-    AcceptResignation,
-    RejectResignation,
-    OfferDraw,
-    AcceptDraw,
-    RejectDraw,
-]
-ACTION_TYPES: tuple[type, ...] = Action.__args__  # type: ignore[attr-defined]
+Action = (
+    OpeningRoll
+    | Roll
+    | Double
+    | Take
+    | Pass
+    | Beaver
+    | Move
+    | Resign
+    | AcceptResignation
+    | RejectResignation
+    | OfferDraw
+    | AcceptDraw
+    | RejectDraw
+)
+ACTION_TYPES: tuple[type, ...] = Action.__args__
+"""Every action class (for isinstance checks)."""
 
 
 # ------------------------------------------------------------------------ game
@@ -773,7 +771,9 @@ class Game:
             return f"a beaver would pass the cube limit of {self.rules.cube_limit}"
         return None
 
-    def _end(self, winner: Player | None, kind: ResultKind | None, ending: Ending, action: Action, **changes: object) -> Game:
+    def _end(
+        self, winner: Player | None, kind: ResultKind | None, ending: Ending, action: Action, **changes: object
+    ) -> Game:
         if winner is None:
             points = 0
         else:
@@ -985,11 +985,7 @@ def _check_rules(rules: object) -> Rules:
 
 
 def _check_score(rules: Rules, score: object) -> tuple[int, int]:
-    if (
-        not isinstance(score, (tuple, list))
-        or len(score) != 2
-        or not all(_is_int(s) and s >= 0 for s in score)
-    ):
+    if not isinstance(score, (tuple, list)) or len(score) != 2 or not all(_is_int(s) and s >= 0 for s in score):
         raise InvalidInputError(f"invalid score {score!r}: expected two non-negative integers (white, black)")
     if not rules.is_money and any(s >= rules.match_length for s in score):
         raise InvalidInputError(

@@ -173,9 +173,7 @@ class Match:
         if ended.is_over:
             return ended
         crawford_next = (
-            self.rules.crawford_applies
-            and not self.crawford_done
-            and any(s == self.match_length - 1 for s in score)
+            self.rules.crawford_applies and not self.crawford_done and any(s == self.match_length - 1 for s in score)
         )
         next_game = Game.new(self.rules, score=score, crawford_game=crawford_next)
         return Match(self.rules, self.players, score, games, next_game, self.crawford_done or crawford_next)

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from random import Random
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from backgammon.errors import (
     GameOverError,
@@ -314,9 +318,9 @@ def test_beaver_never_in_a_match() -> None:
 
 
 def test_beaver_respects_cube_limit() -> None:
-    g = Game.from_position(
-        Position.initial(), on_roll=B, cube_value=32, cube_owner=B, rules=Rules(beavers=True)
-    ).apply(Double(B))
+    g = Game.from_position(Position.initial(), on_roll=B, cube_value=32, cube_owner=B, rules=Rules(beavers=True)).apply(
+        Double(B)
+    )
     with pytest.raises(IllegalActionError, match="limit"):
         g.apply(Beaver(W))
     assert g.apply(Take(W)).cube_value == 64
@@ -653,10 +657,6 @@ def test_from_position_black_on_roll_perspective() -> None:
 
 
 # ------------------------------------------------------------- properties
-from random import Random  # noqa: E402
-
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
 
 
 def random_action(game: Game, rng: Random, resign_rate: float = 0.0) -> object:

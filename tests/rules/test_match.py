@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from random import Random
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from backgammon.errors import GameOverError, IllegalActionError, InvalidInputError
 from backgammon.game import (
@@ -10,6 +14,7 @@ from backgammon.game import (
     Double,
     Ending,
     GamePhase,
+    Move,
     OpeningRoll,
     Pass,
     Player,
@@ -158,12 +163,6 @@ def test_replay() -> None:
 
 
 # ------------------------------------------------------------- properties
-from random import Random  # noqa: E402
-
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
-from backgammon.game import Move  # noqa: E402
 
 
 def random_action(game, rng: Random):  # type: ignore[no-untyped-def]
