@@ -700,7 +700,7 @@ class Game:
             return f"{turn} must accept or reject {other}'s resignation"
         if phase is GamePhase.DRAW_OFFERED:
             return f"{turn} must accept or reject {other}'s draw offer"
-        return f"the game is over: {self.result}"
+        return f"the game is over: {str(self.result).lower()}"
 
     # ------------------------------------------------------------------ apply
     def apply(self, action: Action) -> Game:
@@ -718,7 +718,7 @@ class Game:
         if handler is None:
             raise InvalidInputError(f"invalid action {action!r}: expected one of the actions of backgammon.game")
         if self.phase is GamePhase.OVER:
-            raise GameOverError(f"cannot apply {str(action).lower()!r}: the game is over ({self.result})")
+            raise GameOverError(f"cannot apply {str(action).lower()!r}: the game is over ({str(self.result).lower()})")
         player = action.player
         if not isinstance(player, Player):
             raise InvalidInputError(f"invalid player {player!r} in {action!r}: expected Player.WHITE or Player.BLACK")

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from random import Random
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from backgammon.chouette import Chouette, ChouetteStage, Consent, Refuse
 from backgammon.errors import IllegalActionError, InvalidInputError, NotYourTurnError
@@ -230,3 +234,54 @@ def test_team_double_not_allowed_when_box_owns_cube() -> None:
     c = c.apply("Ann", c.game.legal_actions()[0])
     with pytest.raises(IllegalActionError, match="white owns the cube"):
         c.apply("Bob", Double(B))
+
+
+# ------------------------------------------------------------- properties
+def random_chouette_step(c: Chouette, rng: Random) -> Chouette:
+    """One random legal step: somebody who may act does something legal."""
+    if c.stage is ChouetteStage.TEAM_CONSENT:
+        name = rng.choice(c.pending)
+        return c.apply(name, Consent() if rng.random() < 0.8 else Refuse())
+    if c.stage is ChouetteStage.BOX_DOUBLED:
+        name = rng.choice(c.pending)
+        return c.apply(name, Take(B) if rng.random() < 0.6 else Pass(B))
+    game = c.game
+    if game.phase is GamePhase.OPENING:
+        return c.apply(rng.choice(c.to_act()), OpeningRoll(rng.randint(1, 6), rng.randint(1, 6)))
+    name = c.to_act()[0]
+    actions = [a for a in game.legal_actions() if not isinstance(a, Resign) or rng.random() < 0.005]
+    if game.phase is GamePhase.ROLL and rng.random() < 0.9:
+        actions = [a for a in actions if isinstance(a, Roll)]
+    action = rng.choice(actions)
+    if isinstance(action, Roll):
+        action = Roll(action.player, (rng.randint(1, 6), rng.randint(1, 6)))
+    return c.apply(name, action)
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), players=st.integers(3, 5))
+def test_random_chouettes_stay_zero_sum(seed: int, players: int) -> None:
+    rng = Random(seed)
+    names = [f"p{i}" for i in range(players)]
+    c = Chouette.new(names)
+    for _ in range(3000):
+        if len(c.games) >= 3:
+            break
+        before = c
+        c = random_chouette_step(c, rng)
+        assert sum(c.scores.values()) == 0
+        assert sorted((c.box, *c.team)) == sorted(names) and c.box not in c.team
+        if len(c.games) > len(before.games):  # a game ended: check the rotation
+            record = c.games[-1]
+            assert record.box == before.box
+            won_by_box = record.game.result.winner is W  # type: ignore[union-attr]
+            if won_by_box:
+                assert c.box == before.box and c.team[-1] == before.captain
+            else:
+                assert c.box == before.captain and c.team[-1] == before.box
+            for name, amount in record.settlements:
+                assert amount != 0 and abs(amount) in {v * k for v in (1, 2, 4, 8, 16, 32, 64) for k in (1, 2, 3)}, (
+                    name,
+                    amount,
+                )
+    assert len(c.games) >= 1

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from backgammon.dice import ScriptedDice
 from backgammon.errors import (
     GameOverError,
     IllegalActionError,
@@ -720,3 +721,33 @@ def test_random_games_keep_invariants(seed: int, beavers: bool, jacoby: bool, au
         loser_off = winner_board.off()[1]
         assert (result.kind is ResultKind.SINGLE) == (loser_off > 0)
     assert Game.new(rules).replay(game.log) == game
+
+
+def test_scripted_game_with_a_dice_source() -> None:
+    dice = ScriptedDice([(3, 1), (6, 4), (5, 5)])
+    g = Game.new().apply(OpeningRoll(dice.die(), dice.die()))
+    g = play(g, "8/5 6/5")
+    assert g.position.position_id() == "sGfwATDgc/ABMA"
+    g = play(g.apply(Roll(B, dice.roll())), "24/14")
+    g = g.apply(Roll(W, dice.roll()))
+    assert g.dice == (5, 5) and all(p.dice_used == 4 for p in g.legal_plays)
+    assert [type(a).__name__ for a in g.log] == ["OpeningRoll", "Move", "Roll", "Move", "Roll"]
+
+
+def test_error_messages_are_lowercase_one_liners() -> None:
+    over = finish(final({6: 10}))
+    attempts = [
+        (at_roll(), Double(W)),
+        (at_roll(), Take(B)),
+        (at_roll(), Roll(B, (0, 1))),
+        (at_roll().apply(Double(B)), Beaver(W)),
+        (opened(), Move(W, Position.initial().legal_plays(6, 5)[0])),
+        (over, Double(B)),
+        (Game.new(), Roll(W, (3, 1))),
+        (Game.new(Rules(casual=True)), Double(W)),
+    ]
+    for game, action in attempts:
+        with pytest.raises((IllegalActionError, IllegalPlayError, InvalidInputError)) as info:
+            game.apply(action)
+        message = str(info.value)
+        assert message and message[0].islower() and "\n" not in message, message
