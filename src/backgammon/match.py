@@ -81,7 +81,8 @@ class Match:
         score = _check_score(rules, score)
         if not isinstance(crawford_game, bool):
             raise InvalidInputError(f"invalid crawford_game {crawford_game!r}: expected True or False")
-        at_crawford_score = rules.crawford_applies and any(s == rules.match_length - 1 for s in score)
+        # a side has reached match length - 1 (at 0-0 of a 1-point match nobody has reached anything)
+        at_crawford_score = rules.crawford_applies and any(0 < s == rules.match_length - 1 for s in score)
         if crawford_game and not at_crawford_score:
             raise InvalidInputError(
                 f"invalid crawford_game True at score {score!r}: the crawford game needs the crawford rule, "

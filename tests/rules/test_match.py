@@ -211,3 +211,12 @@ def test_random_matches_end_when_someone_reaches_n(seed: int, length: int, crawf
     elif not crawford or reached is None:
         assert crawford_games == []
     assert any(isinstance(a, Move) for g in m.games for a in g.log)
+
+
+def test_one_point_match() -> None:
+    m = Match.new(Rules(match_length=1))
+    assert not m.is_crawford_game and not m.is_post_crawford
+    m = open_and_play(m)
+    assert m.game.may_double(B)  # legal, if pointless
+    m = drop(m, B)
+    assert m.is_over and m.winner is B and m.score == (0, 1)
