@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import Enum
 
-from backgammon.dice import check_die, check_roll
+from backgammon.dice import DiceSource, check_die, check_roll
 from backgammon.errors import (
     GameOverError,
     IllegalActionError,
@@ -673,6 +673,24 @@ class Game:
         play = self.play_from_text(text)
         assert self.turn is not None
         return Move(self.turn, play)
+
+    def roll_action(self, source: DiceSource) -> OpeningRoll | Roll:
+        """The roll due now, with dice from ``source``: an opening roll (two calls of
+        ``source.die()``, white's first) or the side on roll's ``Roll``.
+
+        >>> from backgammon.dice import ScriptedDice
+        >>> Game.new().roll_action(ScriptedDice([(2, 5)]))
+        OpeningRoll(white_die=2, black_die=5, player=<Player.WHITE: 'white'>)
+
+        Raises:
+            IllegalActionError: when no roll is due (a double, a play or an answer is awaited).
+        """
+        if self.phase is GamePhase.OPENING:
+            white = source.die()
+            return OpeningRoll(white, source.die())
+        if self.phase is GamePhase.ROLL and self.turn is not None:
+            return Roll(self.turn, source.roll())
+        raise IllegalActionError(f"no roll is due now: {self.describe()}")
 
     def multiplier(self, kind: ResultKind) -> int:
         """What a win of ``kind`` is worth per cube unit now (Jacoby and backgammon value applied)."""

@@ -751,3 +751,19 @@ def test_error_messages_are_lowercase_one_liners() -> None:
             game.apply(action)
         message = str(info.value)
         assert message and message[0].islower() and "\n" not in message, message
+
+
+def test_roll_action_from_a_dice_source() -> None:
+    dice = ScriptedDice([(4, 4), (2, 6), (5, 3)])
+    g = Game.new(Rules(automatic_doubles=1))
+    g = g.apply(g.roll_action(dice))  # tie: automatic double
+    assert g.cube_value == 2 and g.phase is GamePhase.OPENING
+    g = g.apply(g.roll_action(dice))
+    assert g.turn is B and g.dice == (6, 2)
+    with pytest.raises(IllegalActionError, match="no roll is due"):
+        g.roll_action(dice)
+    g = play(g, "24/18 13/11")
+    action = g.roll_action(dice)
+    assert action == Roll(W, (5, 3)) and dice.remaining == 0
+    with pytest.raises(IllegalActionError):
+        g.apply(Double(W)).roll_action(dice)
