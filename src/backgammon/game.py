@@ -1018,4 +1018,8 @@ def _check_crawford(rules: Rules, crawford_game: object) -> bool:
         raise InvalidInputError(f"invalid crawford_game {crawford_game!r}: expected True or False")
     if crawford_game and rules.is_money:
         raise InvalidInputError("invalid crawford_game True: there is no crawford game in money play")
+    if crawford_game and not rules.crawford_applies:
+        raise InvalidInputError(
+            "invalid crawford_game True: these rules have no crawford game (crawford off, no cube or casual)"
+        )
     return crawford_game

@@ -636,6 +636,8 @@ def test_from_position_validation() -> None:
         Game.from_position(p, cube_value=2, cube_owner=B, rules=Rules(match_length=5), crawford_game=True)
     with pytest.raises(InvalidInputError, match="crawford"):
         Game.from_position(p, crawford_game=True)
+    with pytest.raises(InvalidInputError, match="crawford"):
+        Game.new(Rules(match_length=5, crawford=False), score=(4, 0), crawford_game=True)
     with pytest.raises(InvalidInputError, match="score"):
         Game.from_position(p, rules=Rules(match_length=5), score=(5, 0))
     with pytest.raises(InvalidInputError, match="score"):
