@@ -5,7 +5,7 @@ from backgammon import Position
 from backgammon.engine.evaluator import NetEvaluator, Probabilities, PubEval, RandomEvaluator
 from backgammon.errors import EngineError, InvalidInputError
 
-from .conftest import board
+from ._helpers import board
 
 
 def test_probabilities_equity_and_flip() -> None:
@@ -75,7 +75,7 @@ def test_pubeval_matches_gnubg_scores() -> None:
     g = pytest.importorskip("gnubg_nn")
     from backgammon.engine.pubeval import WC, WR, pubeval_score
 
-    from .conftest import random_positions
+    from ._helpers import random_positions
 
     checked = 0
     for p in random_positions(400, seed=11):

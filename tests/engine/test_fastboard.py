@@ -3,7 +3,7 @@ import numpy as np
 from backgammon import Position
 from backgammon.engine._fastboard import BEAROFF, CONTACT, OVER, RACE, phase, successors_py
 
-from .conftest import board, random_positions
+from ._helpers import board, random_positions
 
 
 def _as_set(boards: np.ndarray) -> set:
@@ -32,3 +32,11 @@ def test_phase_matches_core() -> None:
     for p in random_positions(300, seed=9):
         assert names[phase(board(p))] == p.phase().value
     assert phase(board(Position.from_points({}, {6: 1}))) == OVER
+
+
+def test_same_results_as_the_core_kernel() -> None:
+    from backgammon import _movegen
+
+    for k, p in enumerate(random_positions(300, seed=21)):
+        d1, d2 = 1 + k % 6, 1 + (k // 6) % 6
+        assert _as_set(successors_py(board(p), d1, d2)) == _as_set(_movegen.successors_py(board(p), d1, d2))

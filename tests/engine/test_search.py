@@ -6,14 +6,15 @@ from backgammon.engine.evaluator import NetEvaluator, Probabilities, RandomEvalu
 from backgammon.engine.search import ROLLS, MoveFilter, best_play, evaluate_ply, rank_plays
 from backgammon.errors import InvalidInputError
 
-from .conftest import FakeEvaluator, board
+from ._helpers import FakeEvaluator, board
 
 
 def test_rolls_cover_36() -> None:
     assert len(ROLLS) == 21 and sum(w for _, _, w in ROLLS) == 36
 
 
-def test_one_ply_is_the_average_of_zero_ply_over_21_rolls(fake: FakeEvaluator) -> None:
+def test_one_ply_is_the_average_of_zero_ply_over_21_rolls() -> None:
+    fake = FakeEvaluator()
     p = Position.from_points({24: 2, 13: 5, 8: 3, 6: 5}, {24: 2, 13: 5, 8: 3, 6: 4, 3: 1})
     expected = np.zeros(5)
     for d1, d2, w in ROLLS:
@@ -24,7 +25,8 @@ def test_one_ply_is_the_average_of_zero_ply_over_21_rolls(fake: FakeEvaluator) -
     assert not np.allclose(got, fake.evaluate(p).as_array())
 
 
-def test_rank_plays_at_zero_ply_orders_by_equity(fake: FakeEvaluator) -> None:
+def test_rank_plays_at_zero_ply_orders_by_equity() -> None:
+    fake = FakeEvaluator()
     p = Position.initial()
     ranked = rank_plays(p, 6, 5, fake, 0)
     assert len(ranked) == len(p.legal_plays(6, 5))
@@ -35,7 +37,8 @@ def test_rank_plays_at_zero_ply_orders_by_equity(fake: FakeEvaluator) -> None:
         assert r.probabilities.equity() == pytest.approx(r.equity)
 
 
-def test_filter_keeps_the_best_few(fake: FakeEvaluator) -> None:
+def test_filter_keeps_the_best_few() -> None:
+    fake = FakeEvaluator()
     ranked = rank_plays(Position.initial(), 4, 2, fake, 1, MoveFilter(2, 10.0))
     top = ranked[:2]
     for r in top:

@@ -1,12 +1,10 @@
-"""Shared helpers for the engine tests."""
+"""Helpers shared by the evaluator/search/training tests (imported, not a conftest)."""
 
 from __future__ import annotations
 
 import random
 
 import numpy as np
-import pytest
-
 from backgammon import Position
 
 
@@ -41,8 +39,3 @@ class FakeEvaluator:
         from backgammon.engine.evaluator import Probabilities
 
         return Probabilities.from_array(self.evaluate_boards(board(position)[None])[0])
-
-
-@pytest.fixture
-def fake() -> FakeEvaluator:
-    return FakeEvaluator()
