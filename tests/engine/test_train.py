@@ -46,3 +46,18 @@ def test_versus_pubeval_reports_points_and_error() -> None:
     state = TrainState.fresh(CFG)
     score, se, n = versus_pubeval(state.contact, state.race, 5)
     assert n == 10 and -3 <= score <= 3 and se >= 0
+
+
+def test_td_lambda_learns_and_resumes(tmp_path) -> None:
+    cfg = TrainConfig(seed=3, contact_hidden=8, race_hidden=4, lam=0.7)
+    a = run(tmp_path / "a", cfg, total_games=4, chunk=4, eval_every=1000, eval_pairs=1)
+    run(tmp_path / "b", cfg, total_games=2, chunk=2, eval_every=1000, eval_pairs=1)
+    b = run(tmp_path / "b", cfg, total_games=4, chunk=2, eval_every=1000, eval_pairs=1)
+    for x, y in zip(a.arrays(), b.arrays()):
+        assert np.array_equal(x, y)
+    fresh = TrainState.fresh(cfg)
+    assert not np.allclose(fresh.contact.w1, a.contact.w1)
+    # lambda changes what is learnt from the same games
+    zero = run(tmp_path / "c", TrainConfig(seed=3, contact_hidden=8, race_hidden=4), total_games=4, chunk=4,
+               eval_every=1000, eval_pairs=1)
+    assert not np.allclose(zero.contact.w1, a.contact.w1)

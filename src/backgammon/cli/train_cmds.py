@@ -19,6 +19,7 @@ def train(
     contact_hidden: int = typer.Option(96, "--contact-hidden", help="hidden units of the contact net"),
     race_hidden: int = typer.Option(48, "--race-hidden", help="hidden units of the race net"),
     alpha: float = typer.Option(0.1, "--alpha", help="initial learning rate (halves at 100k, 300k, 800k games)"),
+    lam: float = typer.Option(0.0, "--lambda", help="TD(lambda): 0 = online TD(0); 0 < lambda <= 1 = offline lambda-returns"),
     chunk: int = typer.Option(2000, "--chunk", help="games between checkpoints"),
     eval_every: int = typer.Option(20_000, "--eval-every", help="games between strength checks against pubeval"),
     eval_pairs: int = typer.Option(500, "--eval-pairs", help="dice sequences per check (each played twice)"),
@@ -32,7 +33,9 @@ def train(
         raise InvalidInputError(f"expected positive counts, got games={games!r} chunk={chunk!r}")
     if contact_hidden <= 0 or race_hidden <= 0 or not alpha > 0:
         raise InvalidInputError(f"expected positive sizes and rate, got {contact_hidden!r}, {race_hidden!r}, {alpha!r}")
-    config = TrainConfig(seed=seed, contact_hidden=contact_hidden, race_hidden=race_hidden, alpha=alpha)
+    if not 0.0 <= lam <= 1.0:
+        raise InvalidInputError(f"expected --lambda between 0 and 1, got {lam!r}")
+    config = TrainConfig(seed=seed, contact_hidden=contact_hidden, race_hidden=race_hidden, alpha=alpha, lam=lam)
     if quiet:
         state = run(run_dir, config, games, chunk, eval_every, eval_pairs)
     else:
