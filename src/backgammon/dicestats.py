@@ -242,7 +242,7 @@ def is_dance(position: Position, roll: tuple[int, int]) -> bool:
     """
     a, b = _check_roll(roll)
     dance_probability(position)  # validates
-    return all(position.theirs[6 - d] >= 2 for d in (a, b))
+    return all(position.theirs[d - 1] >= 2 for d in (a, b))  # die d enters on their point d
 
 
 def _entries(entries: Iterable[tuple[Position, tuple[int, int]]]) -> list[tuple[Position, tuple[int, int]]]:

@@ -115,9 +115,14 @@ def _derive(seed: bytes, game_id: str, n: int) -> tuple[int, int]:
         block = hmac.new(seed, f"{game_id}:{n}:{k}".encode(), hashlib.sha256).digest()
         for b in block:
             if b < _ACCEPT_BELOW:
-                v = b % 36
-                return v // 6 + 1, v % 6 + 1
+                return _byte_to_roll(b)
         k += 1
+
+
+def _byte_to_roll(b: int) -> tuple[int, int]:
+    """The roll an accepted byte (0..215) stands for."""
+    v = b % 36
+    return v // 6 + 1, v % 6 + 1
 
 
 def derive_rolls(seed: bytes, game_id: str, count: int) -> tuple[tuple[int, int], ...]:
