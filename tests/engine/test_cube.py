@@ -140,10 +140,11 @@ def test_cube_efficiency_by_phase() -> None:
     assert 0.6 <= cube_efficiency(short_race) < 0.68
 
 
-def test_agreement_with_gnubg() -> None:
+def test_agreement_with_gnubg(gnubg_tools) -> None:
     """gnubg's match cube decisions (its own MET and cube model) vs ours from gnubg's probabilities."""
     gnubg_nn = pytest.importorskip("gnubg_nn")
-    from tests.engine._gnubg_positions import gnubg_board, gnubg_probabilities, sample_positions
+    gnubg_board, gnubg_probabilities = gnubg_tools.gnubg_board, gnubg_tools.gnubg_probabilities
+    sample_positions = gnubg_tools.sample_positions
 
     scores = [(3, 3), (5, 5), (2, 4), (4, 2), (7, 3), (2, 1), (1, 2)]
     agree = total = 0
