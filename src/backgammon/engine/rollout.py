@@ -138,14 +138,20 @@ def board_to_position(board: np.ndarray) -> Position:
     return Position._trusted(tuple(int(v) for v in board[0]), tuple(int(v) for v in board[1]))
 
 
+_WORKSPACE: list[Any] = []
+
+
 def successor_boards(board: np.ndarray, d1: int, d2: int) -> np.ndarray:
     """Distinct boards after each legal play, flipped (opponent on roll), shape (n, 2, 25)."""
-    try:
-        from backgammon._movegen import successors_py  # the core's numba kernel, when present
-    except ImportError:
-        plays = board_to_position(board).legal_plays(d1, d2)
-        return np.array([[p.position.mine, p.position.theirs] for p in plays], dtype=np.int8)
-    return np.asarray(successors_py(np.ascontiguousarray(board, dtype=np.int8), d1, d2))
+    from backgammon import _movegen
+
+    if not _WORKSPACE:
+        _WORKSPACE.extend((np.empty((_movegen.MAX_PLAYS, 2, 25), dtype=np.int8), *_movegen.new_workspace()))
+    out, work, table = _WORKSPACE
+    n = _movegen.successors_ws(np.ascontiguousarray(board, dtype=np.int8), d1, d2, out, work, table)
+    if n < 0:
+        raise EngineError("too many plays for the move generator's buffer")
+    return out[:n].copy()
 
 
 def terminal_outputs(board: np.ndarray) -> np.ndarray | None:
