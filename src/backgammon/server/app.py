@@ -42,8 +42,8 @@ SETTINGS_KEYS = {
     "orientation": str,
     "autoSwitch": bool,
     "lang": str,
-    "myColor": str,
-    "oppColor": str,
+    "whiteColor": str,
+    "blackColor": str,
     "animation": str,
     "showPips": bool,
     "autoForced": bool,
@@ -188,6 +188,10 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     @app.get("/t/{table_id}", include_in_schema=False)
     async def index(table_id: str | None = None) -> FileResponse:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    async def favicon() -> Response:
+        return Response(status_code=204)
 
     @app.get("/api/health")
     async def health() -> dict[str, Any]:

@@ -128,6 +128,8 @@ def action_to_wire(action: object) -> dict[str, Any]:
     elif isinstance(action, Move):
         doc["play"] = str(action.play)
         doc["after"] = action.play.position.position_id()
+        doc["steps"] = [[step.source, step.destination] for step in action.play.steps]
+        doc["dice"] = list(action.play.dice)
     elif isinstance(action, Resign):
         doc["level"] = action.level.name.lower()
     return doc

@@ -494,6 +494,7 @@ def state_for(table: TableRuntime, seat: Player | None) -> dict[str, Any]:
         },
         "allowed": allowed,
         "moves": moves,
+        "plays": len(game.legal_plays) if "move" in allowed else 0,
     }
 
 
