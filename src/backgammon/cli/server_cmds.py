@@ -44,7 +44,7 @@ def play(
     from backgammon.game import Double, GamePhase, Move, Pass, Player, Resign, ResultKind, Roll, Rules, Take
     from backgammon.render import ascii_board
     from backgammon.server.agents import make_agent
-    from backgammon.server.matchflow import MatchFlow
+    from backgammon.server.matchflow import new_match
     from backgammon.server.tables import decide
 
     if not 0 <= length <= 25:
@@ -54,7 +54,7 @@ def play(
     me = Player.WHITE if color == "white" else Player.BLACK
     dice = RandomDice(seed)
     agent = make_agent(level, seed)
-    flow = MatchFlow.new(Rules(match_length=length))
+    flow = new_match(Rules(match_length=length))
     games_seen = 0
     while not flow.is_over:
         game = flow.game

@@ -7,7 +7,8 @@ from typing import Any
 from backgammon.errors import IllegalActionError
 from backgammon.game import Player
 from backgammon.server import protocol
-from backgammon.server.matchflow import MatchFlow, StartPosition
+from backgammon.match import Match
+from backgammon.server.matchflow import StartPosition, new_match
 
 
 def _describe(payload: dict[str, Any]) -> str:
@@ -26,7 +27,7 @@ def _describe(payload: dict[str, Any]) -> str:
     return kind.replace("_", " ")
 
 
-def _xgid(flow: MatchFlow) -> str | None:
+def _xgid(flow: Match) -> str | None:
     """The XGID of the current position, when the formats package provides it."""
     try:
         from backgammon.formats import xgid as _x  # type: ignore[attr-defined]
@@ -52,7 +53,7 @@ def history_of(table) -> dict[str, Any]:
             Position.from_position_id(config["start"]["position_id"]),
             protocol.player_from_wire(config["start"].get("on_roll", "white")),
         )
-    flow = MatchFlow.new(rules, start)
+    flow = new_match(rules, start)
     entries = [_entry(flow, None, 0)]
     for seq, payload in enumerate(table.actions, start=1):
         action = protocol.action_from_wire(payload, flow.game)
@@ -66,7 +67,7 @@ def history_of(table) -> dict[str, Any]:
     }
 
 
-def _entry(flow: MatchFlow, payload: dict[str, Any] | None, seq: int) -> dict[str, Any]:
+def _entry(flow: Match, payload: dict[str, Any] | None, seq: int) -> dict[str, Any]:
     game = flow.game if not flow.is_over else flow.games[-1]
     white = game.board_for(Player.WHITE)
     return {
@@ -94,12 +95,10 @@ def export_mat(table) -> str:
     """
     try:
         from backgammon.formats.mat import write_mat  # type: ignore[attr-defined]
-        from backgammon.match import Match  # type: ignore[attr-defined]
     except ImportError:
         raise IllegalActionError("export is not available: backgammon.formats.mat is not installed") from None
-    rules = protocol.rules_from_wire(table.config.get("rules", {}))
+    if table.config.get("start"):
+        raise IllegalActionError("export is not available for a table that started from a set-up position")
     names = (table.names[Player.WHITE] or "White", table.names[Player.BLACK] or "Black")
-    match = Match.new(rules, players=names)
-    for payload in table.actions:
-        match = match.apply(protocol.action_from_wire(payload, match.game))
+    match = Match(table.flow.rules, names, table.flow.score, table.flow.games, table.flow.game, table.flow.crawford_done)
     return write_mat(match)

@@ -1,6 +1,6 @@
 """Tables: the games being played, their seats, persistence and broadcasting.
 
-One :class:`TableRuntime` per table holds the replayed :class:`MatchFlow`, the
+One :class:`TableRuntime` per table holds the replayed :class:`~backgammon.match.Match`, the
 connected sockets and an ``asyncio.Lock``: every action on a table goes through
 :meth:`TableManager.act` under that lock (one serial handler per game). An action is
 appended to the database *before* it is broadcast, so a killed server resumes every
@@ -39,12 +39,13 @@ from backgammon.game import (
     Roll,
     Take,
 )
+from backgammon.match import Match
 from backgammon.position import Position
 from backgammon.server import protocol
 from backgammon.server.agents import LEVELS, Agent, make_agent
 from backgammon.server.auth import new_token, token_hash
 from backgammon.server.db import Action, Table, User
-from backgammon.server.matchflow import MatchFlow, StartPosition
+from backgammon.server.matchflow import StartPosition, last_result, new_match
 from backgammon.server.rating import rating_change
 
 log = logging.getLogger("backgammon.server")
@@ -56,7 +57,7 @@ class TableRuntime:
 
     id: str
     config: dict[str, Any]
-    flow: MatchFlow
+    flow: Match
     tokens: dict[Player, str | None]
     names: dict[Player, str]
     user_ids: dict[Player, int | None]
@@ -117,7 +118,7 @@ class TableManager:
         table = TableRuntime(
             id=row.id,
             config=config,
-            flow=MatchFlow.new(rules, start),
+            flow=new_match(rules, start),
             tokens={Player.WHITE: row.white_token, Player.BLACK: row.black_token},
             names={Player.WHITE: row.white_name, Player.BLACK: row.black_name},
             user_ids={Player.WHITE: row.white_user_id, Player.BLACK: row.black_user_id},
@@ -202,7 +203,7 @@ class TableManager:
             if not isinstance(start, dict) or not isinstance(start.get("position_id"), str):
                 raise InvalidInputError(f"invalid start {start!r}: expected {{'position_id': ..., 'on_roll': ...}}")
             protocol.player_from_wire(start.get("on_roll", "white"))
-            MatchFlow.new(rules, StartPosition(Position.from_position_id(start["position_id"])))
+            new_match(rules, StartPosition(Position.from_position_id(start["position_id"])))
             config["start"] = {"position_id": start["position_id"], "on_roll": start.get("on_roll", "white")}
         token = new_token()
         table_id = secrets.token_urlsafe(8)
@@ -470,7 +471,7 @@ def state_for(table: TableRuntime, seat: Player | None) -> dict[str, Any]:
             "over": flow.is_over,
             "winner": protocol.player_to_wire(flow.winner),
             "game_number": len(flow.games) + (0 if flow.is_over else 1),
-            "last_result": protocol.result_to_wire(flow.last_result),
+            "last_result": protocol.result_to_wire(last_result(flow)),
         },
         "game": {
             "phase": game.phase.value,
