@@ -15,10 +15,9 @@ import argparse
 import time
 
 import numpy as np
+from _players import engine_player, gnubg_player, play_game
 from rich.console import Console
 from rich.table import Table
-
-from _players import engine_player, gnubg_player, play_game
 
 
 def sample_boards(n: int, seed: int) -> np.ndarray:

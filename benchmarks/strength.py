@@ -12,10 +12,9 @@ import argparse
 import json
 import time
 
+from _players import duel, engine_player, gnubg_player, pubeval_player, random_player
 from rich.console import Console
 from rich.table import Table
-
-from _players import duel, engine_player, gnubg_player, pubeval_player, random_player
 
 
 def main() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import numpy as np
+
 from backgammon import Position
 
 

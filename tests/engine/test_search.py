@@ -6,7 +6,7 @@ from backgammon.engine.evaluator import NetEvaluator, Probabilities, RandomEvalu
 from backgammon.engine.search import ROLLS, MoveFilter, best_play, evaluate_ply, rank_plays
 from backgammon.errors import InvalidInputError
 
-from ._helpers import FakeEvaluator, board
+from ._helpers import FakeEvaluator
 
 
 def test_rolls_cover_36() -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from backgammon.engine._fastboard import MAX_PLAYS, OVER, CONTACT, phase, successors
+from backgammon.engine._fastboard import CONTACT, MAX_PLAYS, phase, successors
 from backgammon.engine.encoding import MAX_NONZERO, encode_sparse
 from backgammon.engine.network import NUM_OUTPUTS, forward_sparse
 from backgammon.engine.pubeval import pubeval_score

@@ -34,9 +34,9 @@ from backgammon.position import Position
 
 __all__ = [
     "DEFAULT_FILTERS",
+    "ROLLS",
     "MoveFilter",
     "RankedPlay",
-    "ROLLS",
     "best_board",
     "best_play",
     "evaluate_boards_ply",

@@ -25,8 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-from backgammon.engine import encoding
 from backgammon.engine import _selfplay as sp
+from backgammon.engine import encoding
 from backgammon.engine.network import Net, NetPair
 from backgammon.engine.pubeval import WC, WR
 from backgammon.errors import EngineError, InvalidInputError
