@@ -76,3 +76,19 @@ def test_probabilities_of_finishing_play() -> None:
     p = Position.from_points({1: 1}, {6: 15})
     r = rank_plays(p, 3, 1, NetEvaluator.default(), 1)[0]
     assert r.probabilities == Probabilities(1.0, 1.0, 0.0, 0.0, 0.0) and r.equity == 2.0
+
+
+def test_pubeval_through_search_plays_like_pubeval() -> None:
+    from backgammon.engine.evaluator import PubEval
+
+    from ._helpers import random_positions
+
+    pe = PubEval()
+    checked = 0
+    for k, p in enumerate(random_positions(120, seed=13)):
+        d1, d2 = 1 + k % 6, 1 + (k // 6) % 6
+        if p.is_race() or any(pl.position.is_race() for pl in p.legal_plays(d1, d2)):
+            continue  # pubeval picks its weights by the board before the play; search sees the boards after
+        assert best_play(p, d1, d2, pe).position == pe.choose(p, d1, d2).position
+        checked += 1
+    assert checked > 50
