@@ -19,7 +19,7 @@ from rich.table import Table
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--pairs", type=int, default=300, help="dice sequences against random and pubeval")
+    ap.add_argument("--pairs", type=int, default=300, help="dice sequences against random and pubeval (0: skip)")
     ap.add_argument("--gnubg-pairs", type=int, default=200, help="dice sequences against gnubg 0-ply (0: skip)")
     ap.add_argument("--gnubg2-pairs", type=int, default=0, help="dice sequences against gnubg 2-ply (0: skip)")
     ap.add_argument("--plies", type=int, default=0, help="our engine's lookahead")
@@ -32,7 +32,9 @@ def main() -> None:
 
     ev = NetEvaluator(args.weights) if args.weights else NetEvaluator.default()
     me = engine_player(args.plies, ev)
-    opponents = [("random", random_player(args.seed), args.pairs), ("pubeval", pubeval_player(), args.pairs)]
+    opponents = []
+    if args.pairs:
+        opponents += [("random", random_player(args.seed), args.pairs), ("pubeval", pubeval_player(), args.pairs)]
     if args.gnubg_pairs:
         opponents.append(("gnubg 0-ply", gnubg_player(0), args.gnubg_pairs))
     if args.gnubg2_pairs:
