@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 
 from backgammon.errors import AmbiguousPlayError, IllegalPlayError, InvalidInputError
-from backgammon.moves import BAR_POINT, OFF_POINT, Play, Step, all_step_sequences, check_dice, legal_plays
+from backgammon.moves import BAR_POINT, OFF_POINT, Play, Step, check_dice, legal_plays, sequences_along
 from backgammon.position import Position
 
 _MAX_TEXT = 200
@@ -80,8 +80,8 @@ class Segment:
     hits: tuple[bool, ...]  # hit marker after each point (first is always False)
 
 
-_TOKEN = re.compile(r"^([^()]+?)(?:\((\d)\))?$")
-_POINT = re.compile(r"^(bar|off|\d{1,2})(\*?)$", re.IGNORECASE)
+_TOKEN = re.compile(r"^([^()]+?)(?:\(([0-9])\))?$")
+_POINT = re.compile(r"^(bar|off|[0-9]{1,2})(\*?)$", re.IGNORECASE)
 
 
 def parse_move_text(text: str) -> tuple[Segment, ...]:
@@ -177,7 +177,10 @@ def parse_play(position: Position, die1: int, die2: int, text: str) -> Play:
 
     Intermediate points may be left out (``13/4`` for 6-3); a hit marker
     (``*``) must be on a point where a blot is hit; left-out hit markers are
-    accepted. The text must describe exactly one legal play.
+    accepted, except that where the text reads both as a play whose hits it
+    marks and as plays with unmarked hits, it means the former (``13/4`` is
+    the play that hits nothing, beside ``13/7*/4``). The text must describe
+    exactly one legal play.
 
     >>> str(parse_play(Position.initial(), 3, 1, "8/5 6/5"))
     '8/5 6/5'
@@ -198,13 +201,23 @@ def parse_play(position: Position, die1: int, die2: int, text: str) -> Play:
             "the roll can be played"
         )
     found: dict[Position, None] = {}
-    for steps, after in all_step_sequences(position, die1, die2):
-        if after not in found and _matches(segments, list(steps)):
-            found[after] = None
+    exact: dict[Position, None] = {}  # matches whose every hit is marked in the text
+    marked = {point for seg in segments for point, hit in zip(seg.points, seg.hits, strict=True) if hit}
+    paths = tuple((seg.points, seg.hits) for seg in segments)
+    for steps, after in sequences_along(position, die1, die2, paths, plays):
+        if after in exact:
+            continue
+        found[after] = None
+        if all(step.destination in marked for step in steps if step.hit):
+            exact[after] = None
     if not found:
         raise IllegalPlayError(
             f"illegal play {text!r} for roll {die1}-{die2} in position {position.position_id()}"
         )
+    # left-out hit markers are accepted, but text that is exactly one play's
+    # notation ('13/4' beside '13/7*/4') means that play
+    if len(found) > 1 and len(exact) == 1:
+        found = exact
     if len(found) > 1:
         options = [str(p) for p in plays if p.position in found]
         raise AmbiguousPlayError(
