@@ -58,7 +58,22 @@ def bar_positions(draw: st.DrawFn) -> Position:
     return Position(tuple(mine), tuple(theirs))
 
 
-any_position = st.one_of(reachable_positions(), reachable_positions(), bearoff_positions(), bar_positions())
+@st.composite
+def blocked_positions(draw: st.DrawFn) -> Position:
+    """A few checkers against several made points: rolls that play one die, or none, are common."""
+    theirs = [0] * 25
+    for i in draw(st.lists(st.integers(0, 23), min_size=1, max_size=7, unique=True)):
+        theirs[i] = 2
+    mine = [0] * 25
+    for i in draw(st.lists(st.integers(0, 24), min_size=1, max_size=3)):
+        if i == BAR or theirs[23 - i] == 0:
+            mine[i] += 1
+    return Position(tuple(mine), tuple(theirs))
+
+
+any_position = st.one_of(
+    reachable_positions(), reachable_positions(), bearoff_positions(), bar_positions(), blocked_positions()
+)
 
 
 # ------------------------------------------------------- a naive reference
