@@ -209,7 +209,7 @@ def _example(plays: tuple[Play, ...], predicate: object = None) -> str:
 def diagnose(position: Position, die1: int, die2: int, text: str) -> Diagnosis | None:
     """Why ``text`` is not a legal play of ``position`` for ``die1``-``die2``; None if it is legal.
 
-    >>> diagnose(Position.initial(), 6, 5, "24/13").rule
+    >>> diagnose(Position.initial(), 6, 6, "24/12").rule
     <Rule.BLOCKED: 'blocked'>
     >>> diagnose(Position.initial(), 6, 5, "24/18 13/8") is None
     True
