@@ -170,6 +170,10 @@ def check_answer(exercise: Exercise, answer: Play | str | int) -> Feedback:
             )
         play = answer
     elif isinstance(answer, str):
+        # fast path: the text exactly as the program writes a legal play
+        exact = [p for p in exercise.position.legal_plays(d1, d2) if str(p) == answer.strip()]
+        if exact:
+            return _judge(exercise, exact[0])
         found = diagnose(exercise.position, d1, d2, answer)
         if found is not None:
             verdict = Verdict.UNREADABLE if found.rule in (Rule.NOTATION, Rule.AMBIGUOUS) else Verdict.ILLEGAL
@@ -177,6 +181,10 @@ def check_answer(exercise: Exercise, answer: Play | str | int) -> Feedback:
         play = parse_play(exercise.position, d1, d2, answer)
     else:
         raise InvalidInputError(f"invalid answer {answer!r}: expected a Play or move text")
+    return _judge(exercise, play)
+
+
+def _judge(exercise: PlayExercise, play: Play) -> Feedback:
     if exercise.is_accepted(play):
         return Feedback(Verdict.RIGHT, exercise.right, play=play)
     for wrong_play, text in exercise.feedback:
