@@ -228,9 +228,7 @@ def dance_probability(position: Position) -> float:
     if not isinstance(position, Position):
         raise InvalidInputError(f"invalid position {position!r}: expected a Position")
     if not position.mine[BAR]:
-        raise InvalidInputError(
-            f"no checker on the bar in position {position.position_id()}: dancing needs one"
-        )
+        raise InvalidInputError(f"no checker on the bar in position {position.position_id()}: dancing needs one")
     return (_closed_entry_points(position) / 6) ** 2
 
 

@@ -157,7 +157,7 @@ class CommittedDice:
         InvalidInputError: for a bad game id or seed.
     """
 
-    __slots__ = ("_game_id", "_seed", "_commitment", "_rolls", "_pending", "_revealed")
+    __slots__ = ("_commitment", "_game_id", "_pending", "_revealed", "_rolls", "_seed")
 
     def __init__(self, game_id: str, seed: bytes | None = None) -> None:
         self._game_id = _check_game_id(game_id)
@@ -245,7 +245,9 @@ class CommittedDice:
         return self._seed.hex()
 
     def __repr__(self) -> str:
-        return f"<CommittedDice game_id={self._game_id!r} commitment={self._commitment[:16]}... draws={len(self._rolls)}>"
+        return (
+            f"<CommittedDice game_id={self._game_id!r} commitment={self._commitment[:16]}... draws={len(self._rolls)}>"
+        )
 
 
 @dataclass(frozen=True, slots=True)

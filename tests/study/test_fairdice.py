@@ -24,7 +24,7 @@ def reference_roll(seed: bytes, game_id: str, n: int) -> tuple[int, int]:
     """An independent transcription of docs/fair-dice.md, step 3."""
     k = 0
     while True:
-        block = hmac.new(seed, f"{game_id}:{n}:{k}".encode("utf-8"), hashlib.sha256).digest()
+        block = hmac.new(seed, f"{game_id}:{n}:{k}".encode(), hashlib.sha256).digest()
         for b in block:
             if b < 216:
                 return (b % 36) // 6 + 1, b % 6 + 1
@@ -245,8 +245,18 @@ def test_cli_mismatch_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
 def test_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
     bad_commitment = "0" * 64
     code, out, _ = run_cli(
-        ["verify-dice", "--seed", SEED_HEX, "--commitment", bad_commitment, "--game-id", "demo", "--count", "2",
-         "--json"],
+        [
+            "verify-dice",
+            "--seed",
+            SEED_HEX,
+            "--commitment",
+            bad_commitment,
+            "--game-id",
+            "demo",
+            "--count",
+            "2",
+            "--json",
+        ],
         capsys,
     )
     assert code == 1

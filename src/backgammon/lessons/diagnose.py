@@ -118,9 +118,7 @@ class _Replay:
         return OFF_POINT
 
 
-def _replay(
-    position: Position, segments: list[Segment], dice: list[int]
-) -> tuple[list[_Violation], int] | None:
+def _replay(position: Position, segments: list[Segment], dice: list[int]) -> tuple[list[_Violation], int] | None:
     """Replay segments in order consuming ``dice`` in order; None if the distances do not fit."""
     replay = _Replay(position)
     k = 0

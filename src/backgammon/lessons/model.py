@@ -203,7 +203,9 @@ class _Reader:
     def fail(self, field: str, message: str) -> BackgammonError:
         return InvalidInputError(f"lesson {self.source!r}, field {field!r}: {message}")
 
-    def mapping(self, value: object, field: str, required: set[str], optional: set[str] = frozenset()) -> dict[str, Any]:  # type: ignore[assignment]
+    def mapping(
+        self, value: object, field: str, required: set[str], optional: set[str] = frozenset()
+    ) -> dict[str, Any]:  # type: ignore[assignment]
         if not isinstance(value, Mapping):
             raise self.fail(field, f"expected an object, got {value!r}")
         missing = required - value.keys()
@@ -220,7 +222,9 @@ class _Reader:
             if not isinstance(data[lang], str) or not data[lang].strip():
                 raise self.fail(f"{field}.{lang}", f"expected non-empty text, got {data[lang]!r}")
         ja = data["ja"]
-        if any(c.isascii() and c.isalpha() for c in data["en"]) and not any("\u3040" <= c <= "\u30ff" or "\u4e00" <= c <= "\u9fff" for c in ja):
+        if any(c.isascii() and c.isalpha() for c in data["en"]) and not any(
+            "\u3040" <= c <= "\u30ff" or "\u4e00" <= c <= "\u9fff" for c in ja
+        ):
             raise self.fail(f"{field}.ja", f"expected Japanese text, got {ja!r}")
         return Text(data["en"], ja)
 
@@ -265,7 +269,9 @@ class _Reader:
                 raise self.fail(f"{field}.choices", "expected at least two choices")
             answer = data["answer"]
             if not isinstance(answer, int) or isinstance(answer, bool) or not 0 <= answer < len(choices):
-                raise self.fail(f"{field}.answer", f"expected a choice index from 0 to {len(choices) - 1}, got {answer!r}")
+                raise self.fail(
+                    f"{field}.answer", f"expected a choice index from 0 to {len(choices) - 1}, got {answer!r}"
+                )
             return ChoiceExercise(
                 prompt=self.text(data["prompt"], f"{field}.prompt"),
                 choices=choices,
