@@ -28,10 +28,13 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from backgammon.errors import InvalidInputError
 from backgammon.position import BAR, Position
+
+if TYPE_CHECKING:
+    from backgammon.game import Game, Player
 
 __all__ = [
     "ChiSquared",
@@ -43,6 +46,7 @@ __all__ = [
     "dice_report",
     "is_dance",
     "pips_of",
+    "player_rolls",
     "roll_distribution",
 ]
 
@@ -337,3 +341,46 @@ def dice_report(
         danced = sum(1 for p, r in bar_rolls if is_dance(p, r))
         dancing = _statistic("dancing", danced, sum(probs), sum(q * (1 - q) for q in probs))
     return DiceReport(n, distribution, doubles, pips, dancing)
+
+
+def player_rolls(
+    games: Iterable[Game], player: Player, starts: Iterable[Game] | None = None
+) -> tuple[list[tuple[int, int]], list[tuple[Position, tuple[int, int]]]]:
+    """One player's rolls in some games, and the rolls made with a checker on the bar.
+
+    Each game's log is replayed from its start, by default
+    ``Game.new(game.rules, game.score, game.crawford_game)``; give ``starts``
+    (one per game) for games set up with ``Game.from_position``. Opening
+    rolls are left out: each side rolls only one die of them. Pass the result
+    to :func:`dice_report`: ``dice_report(*player_rolls(games, Player.WHITE))``.
+
+    Raises:
+        InvalidInputError: if ``player`` is not a Player or a log does not replay from its start.
+    """
+    from backgammon.errors import BackgammonError
+    from backgammon.game import Game, Player, Roll
+
+    if not isinstance(player, Player):
+        raise InvalidInputError(f"invalid player {player!r}: expected Player.WHITE or Player.BLACK")
+    game_list = list(games)
+    start_list = (
+        [Game.new(g.rules, score=g.score, crawford_game=g.crawford_game) for g in game_list]
+        if starts is None
+        else list(starts)
+    )
+    if len(start_list) != len(game_list):
+        raise InvalidInputError(f"invalid starts: {len(start_list)} for {len(game_list)} games")
+    rolls: list[tuple[int, int]] = []
+    entries: list[tuple[Position, tuple[int, int]]] = []
+    for number, (game, state) in enumerate(zip(game_list, start_list), 1):
+        for action in game.log:
+            if isinstance(action, Roll) and action.player is player and action.dice is not None:
+                board = state.board_for(player)
+                rolls.append(action.dice)
+                if board.mine[BAR]:
+                    entries.append((board, action.dice))
+            try:
+                state = state.apply(action)
+            except BackgammonError as exc:
+                raise InvalidInputError(f"game {number}: its log does not replay from its start: {exc}") from None
+    return rolls, entries
