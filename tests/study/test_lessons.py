@@ -426,3 +426,36 @@ def test_cli_lessons(capsys: pytest.CaptureFixture[str]) -> None:
     ):
         code, _, err = run(argv, capsys)
         assert code == 2 and err.startswith("error: "), argv
+
+
+@pytest.mark.parametrize(
+    ("position", "dice", "text", "parts"),
+    [
+        (START, (3, 1), "8/5 6/5", ["makes the 5-point"]),
+        (START, (3, 1), "24/20", ["leaves blots on 24, 20"]),
+        (HOME_HIGH, (6, 5), "4/off(2)", ["bears off 2 checkers", "leaves blots on 4"]),
+        (
+            pos({24: 2, 13: 5, 8: 3, 6: 5}, {6: 5, 8: 3, 13: 4, 18: 1, 24: 2}),
+            (6, 1),
+            "13/7* 8/7",
+            ["hits 1 checker", "makes the 7-point"],
+        ),
+    ],
+)
+def test_describe_play(position: Position, dice: tuple[int, int], text: str, parts: list[str]) -> None:
+    from backgammon.lessons import describe_play
+    from backgammon.notation import parse_play
+
+    summary = describe_play(parse_play(position, *dice, text))
+    assert summary.en.startswith(f"legal play {text}")
+    for part in parts:
+        assert part in summary.en
+    assert JAPANESE.search(summary.ja)
+
+
+def test_feedback_summary() -> None:
+    e = _exercise("hitting", 1)
+    feedback = check_answer(e, "24/18 6/5")
+    assert feedback.verdict is Verdict.WRONG
+    assert feedback.summary is not None and "leaves blots on 24, 18, 5" in feedback.summary.en
+    assert check_answer(e, "13/7 7/3 2/1").summary is None  # illegal: no play

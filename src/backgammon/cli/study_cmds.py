@@ -95,6 +95,8 @@ def lesson_check(
         given = int(answer) - 1
     feedback = check_answer(chosen, given)
     print(("right: " if feedback.correct else "wrong: ") + feedback.text(lang))
+    if not feedback.correct and feedback.summary is not None:
+        print(feedback.summary[lang])
     return 0 if feedback.correct else 1
 
 

@@ -13,7 +13,7 @@ judges an answer and, for an illegal play, says which rule it breaks.
 
 from __future__ import annotations
 
-from backgammon.lessons.diagnose import Diagnosis, Rule, diagnose
+from backgammon.lessons.diagnose import Diagnosis, Rule, describe_play, diagnose
 from backgammon.lessons.model import (
     FORMAT_VERSION,
     ChoiceExercise,
@@ -45,6 +45,7 @@ __all__ = [
     "Text",
     "Verdict",
     "check_answer",
+    "describe_play",
     "diagnose",
     "get_lesson",
     "load_lesson_file",

@@ -321,3 +321,45 @@ def diagnose(position: Position, die1: int, die2: int, text: str) -> Diagnosis |
                 ),
             )
     return Diagnosis(Rule.ILLEGAL, None, _generic(die1, die2))
+
+
+def describe_play(play: Play) -> Text:
+    """What a legal play does, in rules terms: hits, points made, blots left.
+
+    >>> describe_play(parse_play(Position.initial(), 3, 1, "8/5 6/5")).en
+    'legal play 8/5 6/5: makes the 5-point'
+    >>> describe_play(parse_play(Position.initial(), 3, 1, "24/20")).ja
+    '24/20 はルール上正しい動かし方です。24、20ポイントにブロットが残ります'
+
+
+    Raises:
+        InvalidInputError: if ``play`` is not a Play.
+    """
+    if not isinstance(play, Play):
+        raise InvalidInputError(f"invalid play {play!r}: expected a Play")
+    if not play.steps:
+        return Text("no checker can move: the turn passes", "動かせるチェッカーがないので、手番が終わります")
+    before = play.origin.mine
+    after = play.position.theirs  # the mover's checkers, in the mover's numbering
+    made = [i + 1 for i in range(23, -1, -1) if after[i] >= 2 and before[i] < 2]
+    blots = [i + 1 for i in range(23, -1, -1) if after[i] == 1]
+    en = [f"legal play {play}"]
+    ja = [f"{play} はルール上正しい動かし方です"]
+    details_en: list[str] = []
+    details_ja: list[str] = []
+    if play.hits:
+        details_en.append(f"hits {play.hits} checker{'s' if play.hits > 1 else ''}")
+        details_ja.append(f"{play.hits}枚ヒットします")
+    off = play.position.off()[1] - play.origin.off()[0]
+    if off:
+        details_en.append(f"bears off {off} checker{'s' if off > 1 else ''}")
+        details_ja.append(f"{off}枚ベアオフします")
+    if made:
+        details_en.append("makes the " + ", ".join(f"{p}-point" for p in made))
+        details_ja.append("、".join(f"{p}ポイント" for p in made) + "を作ります")
+    if blots:
+        details_en.append("leaves blots on " + ", ".join(str(p) for p in blots))
+        details_ja.append("、".join(str(p) for p in blots) + "ポイントにブロットが残ります")
+    text_en = en[0] + (": " + ", ".join(details_en) if details_en else "")
+    text_ja = ja[0] + ("。" + "。".join(details_ja) if details_ja else "")
+    return Text(text_en, text_ja)

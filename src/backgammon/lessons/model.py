@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from backgammon.errors import BackgammonError, InvalidInputError
-from backgammon.lessons.diagnose import Diagnosis, Rule, diagnose
+from backgammon.lessons.diagnose import Diagnosis, Rule, describe_play, diagnose
 from backgammon.lessons.text import LANGUAGES, Text
 from backgammon.moves import Play
 from backgammon.notation import parse_play
@@ -105,13 +105,19 @@ class Feedback:
 
     ``explanation`` is the exercise's text for right or wrong answers (or the
     specific text for this wrong play); ``diagnosis`` says which rule an
-    illegal play breaks; ``play`` is the play the answer was read as.
+    illegal play breaks; ``play`` is the play the answer was read as, and
+    :attr:`summary` says what that legal play does.
     """
 
     verdict: Verdict
     explanation: Text
     diagnosis: Diagnosis | None = None
     play: Play | None = None
+
+    @property
+    def summary(self) -> Text | None:
+        """For a legal play, what it does in rules terms (hits, points made, blots left)."""
+        return None if self.play is None else describe_play(self.play)
 
     @property
     def correct(self) -> bool:
