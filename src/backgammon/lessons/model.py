@@ -210,8 +210,8 @@ class _Reader:
         return InvalidInputError(f"lesson {self.source!r}, field {field!r}: {message}")
 
     def mapping(
-        self, value: object, field: str, required: set[str], optional: set[str] = frozenset()
-    ) -> dict[str, Any]:  # type: ignore[assignment]
+        self, value: object, field: str, required: set[str], optional: frozenset[str] | set[str] = frozenset()
+    ) -> dict[str, Any]:
         if not isinstance(value, Mapping):
             raise self.fail(field, f"expected an object, got {value!r}")
         missing = required - value.keys()
