@@ -227,6 +227,8 @@ def diagnose(position: Position, die1: int, die2: int, text: str) -> Diagnosis |
                 f"棋譜の書き方が読み取れません（{exc}）。'24/18 13/11' のように書いてください",
             ),
         )
+    if any(str(p) == text.strip() for p in position.legal_plays(die1, die2)):
+        return None  # exactly as the program prints a legal play (even where parse_play finds it ambiguous)
     try:
         parse_play(position, die1, die2, text)
         return None
