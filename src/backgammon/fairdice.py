@@ -176,6 +176,22 @@ class CommittedDice:
         """
         return cls(game_id, _hex_bytes(seed_hex, "seed", SEED_BYTES))
 
+    @classmethod
+    def resume(cls, game_id: str, seed_hex: str, draws: int) -> CommittedDice:
+        """The dice of a game after ``draws`` draws, to go on after a restart.
+
+        The server keeps the seed secret in its store together with the number
+        of draws made; this rebuilds the same object (``rolls`` recomputed).
+
+        Raises:
+            InvalidInputError: for a bad game id, seed or number of draws.
+        """
+        dice = cls.from_seed_hex(game_id, seed_hex)
+        if not isinstance(draws, int) or isinstance(draws, bool) or not 0 <= draws <= _MAX_DRAWS:
+            raise InvalidInputError(f"invalid number of draws {draws!r}: expected an integer from 0 to {_MAX_DRAWS}")
+        dice._rolls = list(derive_rolls(dice._seed, game_id, draws))
+        return dice
+
     @property
     def game_id(self) -> str:
         """The game id mixed into every draw."""

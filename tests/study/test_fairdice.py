@@ -279,3 +279,15 @@ def test_cli_bad_input_exits_2(argv: list[str], capsys: pytest.CaptureFixture[st
     code, _, err = run_cli(argv, capsys)
     assert code == 2
     assert err.startswith("error: ") and err.count("\n") == 1
+
+
+def test_resume_after_a_restart() -> None:
+    dice = CommittedDice("g", SEED)
+    first = [dice.roll() for _ in range(7)]
+    resumed = CommittedDice.resume("g", SEED_HEX, 7)
+    assert resumed.rolls == tuple(first) and resumed.commitment == dice.commitment
+    assert [resumed.roll() for _ in range(5)] == [dice.roll() for _ in range(5)]
+    with pytest.raises(InvalidInputError):
+        CommittedDice.resume("g", SEED_HEX, -1)
+    with pytest.raises(InvalidInputError):
+        CommittedDice.resume("g", "00", 0)

@@ -224,7 +224,7 @@ def diagnose(position: Position, die1: int, die2: int, text: str) -> Diagnosis |
             None,
             Text(
                 f"that is not move notation ({exc}); write plays like '24/18 13/11'",
-                f"棋譜の書き方が読み取れません（{exc}）。'24/18 13/11' のように書いてください",
+                f"動かし方の表記が読み取れません（{exc}）。'24/18 13/11' のように書いてください",
             ),
         )
     if any(str(p) == text.strip() for p in position.legal_plays(die1, die2)):
