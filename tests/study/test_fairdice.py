@@ -291,3 +291,33 @@ def test_resume_after_a_restart() -> None:
         CommittedDice.resume("g", SEED_HEX, -1)
     with pytest.raises(InvalidInputError):
         CommittedDice.resume("g", "00", 0)
+
+
+def test_a_whole_game_with_committed_dice_verifies() -> None:
+    import random
+
+    from backgammon.game import Game, GamePhase, Move, OpeningRoll, Roll, Rules
+
+    dice = CommittedDice("full-game", SEED)
+    commitment = dice.commitment
+    game = Game.new(Rules(cube=False))
+    rng = random.Random(3)
+    while game.phase is not GamePhase.OVER:
+        if game.phase in (GamePhase.OPENING, GamePhase.ROLL):
+            game = game.apply(game.roll_action(dice))
+        else:
+            assert game.on_roll is not None
+            game = game.apply(Move(game.on_roll, rng.choice(game.legal_plays)))
+    # the game log holds exactly the draws, in order (opening attempts as white die, black die)
+    logged = [
+        (a.white_die, a.black_die) if isinstance(a, OpeningRoll) else a.dice
+        for a in game.log
+        if isinstance(a, (OpeningRoll, Roll))
+    ]
+    assert logged == list(dice.rolls)
+    result = verify(dice.reveal(), commitment, "full-game", format_rolls_of(logged))
+    assert result.ok and len(result.expected) == len(logged) > 10
+
+
+def format_rolls_of(rolls: list[object]) -> str:
+    return fairdice.format_rolls(rolls)  # type: ignore[arg-type]
