@@ -218,3 +218,23 @@ def test_player_rolls_with_entries() -> None:
     assert report.dancing.expected == pytest.approx(2 * (3 / 6) ** 2)  # white holds its 1-, 2- and 6-points
     with pytest.raises(InvalidInputError):
         player_rolls([game], Player.BLACK)  # does not replay from a new game
+
+
+def test_exact_p_values() -> None:
+    from backgammon.dicestats import exact_two_sided
+
+    # binomial(3, 1/2): P(X=0) = 1/8 -> two-sided 1/4; the middle is 1
+    assert exact_two_sided(0, [0.5] * 3) == pytest.approx(0.25)
+    assert exact_two_sided(3, [0.5] * 3) == pytest.approx(0.25)
+    assert exact_two_sided(1, [0.5] * 2) == 1.0
+    # Poisson-binomial by hand: chances 0.5 and 0.1; P(X=2) = 0.05 -> 0.1
+    assert exact_two_sided(2, [0.5, 0.1]) == pytest.approx(0.1)
+    # doubles: 5 in 6 rolls, P(X >= 5) = 6 (1/6)^5 (5/6) + (1/6)^6
+    report = dice_report([(1, 1), (2, 2), (3, 3), (4, 4), (5, 5), (6, 5)])
+    tail = 6 * (1 / 6) ** 5 * (5 / 6) + (1 / 6) ** 6
+    assert report.doubles.exact_p_value == pytest.approx(2 * tail)
+    assert report.pips.exact_p_value is None
+    with pytest.raises(InvalidInputError):
+        exact_two_sided(4, [0.5] * 3)
+    with pytest.raises(InvalidInputError):
+        exact_two_sided(0, [1.5])
