@@ -263,8 +263,8 @@ def test_diagnose(position: Position, dice: tuple[int, int], text: str, rule: Ru
 
 
 def test_diagnose_ambiguous_and_cannot_play() -> None:
-    # 13/5 with 5-3 when both 10 and 8 are open and only one route hits
-    position = pos({13: 2, 6: 13}, {15: 1, 1: 14})  # their 15 = my 10: a blot
+    # 13/5 with 5-3 when both routes hit, one on the 10-point, the other on the 8-point
+    position = pos({13: 2, 6: 13}, {15: 1, 17: 1, 1: 13})  # their 15 and 17 = my 10 and 8: blots
     found = diagnose(position, 5, 3, "13/5")
     assert found is not None and found.rule is Rule.AMBIGUOUS
     dance = pos({"bar": 1, 24: 1, 13: 5, 8: 3, 6: 5}, {3: 2, 5: 2, 6: 3, 8: 3, 13: 5})
