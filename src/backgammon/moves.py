@@ -296,7 +296,7 @@ def all_step_sequences(
             _undo(mine, theirs, src, dst, hit)
 
     for order in orders:
-        rec(order, 0)
+        rec(order, 0, 0)
     return out
 
 
@@ -306,7 +306,7 @@ def sequences_along(
     die2: int,
     paths: tuple[tuple[tuple[int, ...], tuple[bool, ...]], ...],
     plays: tuple[Play, ...] | None = None,
-) -> list[tuple[tuple[Step, ...], Position]]:
+) -> list[tuple[tuple[Step, ...], Position, int]]:
     """The legal step sequences that move checkers along written paths.
 
     Each path is ``(points, hits)``: the points one checker visits in order
@@ -316,6 +316,9 @@ def sequences_along(
     Every path must be completed, the sequence must use as many dice as the
     roll allows and produce one of the legal plays. Only steps along the
     paths are tried, so this is fast even for doubles.
+
+    Returns ``(steps, position after, unmarked hits)`` triples, where the last
+    counts hits on points that the hitting checker's path does not mark.
 
     Raises:
         InvalidInputError: if a die is not an integer 1..6.
@@ -329,16 +332,17 @@ def sequences_along(
     theirs = list(position.theirs)
     at = [points[0] for points, _ in paths]
     nxt = [1] * len(paths)
-    out: list[tuple[tuple[Step, ...], Position]] = []
+    marked = [{point for point, hit in zip(points, hits, strict=True) if hit} for points, hits in paths]
+    out: list[tuple[tuple[Step, ...], Position, int]] = []
     steps: list[_RawStep] = []
     orders = [(die1,) * 4] if die1 == die2 else [(die1, die2), (die2, die1)]
 
-    def rec(dice: tuple[int, ...], depth: int) -> None:
+    def rec(dice: tuple[int, ...], depth: int, unmarked: int) -> None:
         if depth == best_len:
             if all(n == len(points) for n, (points, _) in zip(nxt, paths, strict=True)):
                 after = Position._trusted(tuple(theirs), tuple(mine))
                 if after in allowed:
-                    out.append((tuple(_to_step(s) for s in steps), after))
+                    out.append((tuple(_to_step(s) for s in steps), after, unmarked))
             return
         die = dice[depth]
         for i, (points, hits) in enumerate(paths):
@@ -364,12 +368,12 @@ def sequences_along(
             steps.append((src, dst, hit))
             at[i] = dst_point
             nxt[i] += dst_point == target
-            rec(dice, depth + 1)
+            rec(dice, depth + 1, unmarked + (hit and dst_point not in marked[i]))
             nxt[i] -= dst_point == target
             at[i] = here
             steps.pop()
             _undo(mine, theirs, src, dst, hit)
 
     for order in orders:
-        rec(order, 0)
+        rec(order, 0, 0)
     return out

@@ -137,50 +137,14 @@ def parse_move_text(text: str) -> tuple[Segment, ...]:
     return tuple(segments)
 
 
-def _chain_matches(segment: Segment, chain: list[Step]) -> bool:
-    visited = [chain[0].source] + [s.destination for s in chain]
-    hit_at = {s.destination: s.hit for s in chain}
-    if visited[0] != segment.points[0] or visited[-1] != segment.points[-1]:
-        return False
-    for point, marked in zip(segment.points[1:], segment.hits[1:], strict=True):
-        if point not in visited[1:]:
-            return False
-        if marked and not hit_at.get(point, False):
-            return False
-    return True
-
-
-def _matches(segments: list[Segment], steps: list[Step]) -> bool:
-    """Can the steps be split into one checker chain per segment?"""
-    if not segments:
-        return not steps
-    seg = segments[0]
-
-    def grow(chain: list[Step], remaining: list[Step]) -> bool:
-        if chain and chain[-1].destination == seg.points[-1] and _chain_matches(seg, chain):
-            if _matches(segments[1:], remaining):
-                return True
-        if chain and chain[-1].destination == OFF_POINT:
-            return False
-        here = chain[-1].destination if chain else seg.points[0]
-        for k, step in enumerate(remaining):
-            if step.source == here:
-                if grow(chain + [step], remaining[:k] + remaining[k + 1 :]):
-                    return True
-        return False
-
-    return grow([], steps)
-
-
 def parse_play(position: Position, die1: int, die2: int, text: str) -> Play:
     """The legal play that ``text`` describes for this position and roll.
 
     Intermediate points may be left out (``13/4`` for 6-3); a hit marker
-    (``*``) must be on a point where a blot is hit; left-out hit markers are
-    accepted, except that where the text reads both as a play whose hits it
-    marks and as plays with unmarked hits, it means the former (``13/4`` is
-    the play that hits nothing, beside ``13/7*/4``). The text must describe
-    exactly one legal play.
+    (``*``) must be on a point where a blot is hit. When the text fits plays
+    whose hits are exactly the marked ones, only those count (so ``8/2`` is the
+    route that does not hit, ``8/7*/2`` the one that does); otherwise left-out
+    hit markers are accepted. The text must then describe exactly one play.
 
     >>> str(parse_play(Position.initial(), 3, 1, "8/5 6/5"))
     '8/5 6/5'
@@ -201,23 +165,18 @@ def parse_play(position: Position, die1: int, die2: int, text: str) -> Play:
             "the roll can be played"
         )
     found: dict[Position, None] = {}
-    exact: dict[Position, None] = {}  # matches whose every hit is marked in the text
-    marked = {point for seg in segments for point, hit in zip(seg.points, seg.hits, strict=True) if hit}
+    exact: dict[Position, None] = {}  # matches whose hits are exactly the marked ones
     paths = tuple((seg.points, seg.hits) for seg in segments)
-    for steps, after in sequences_along(position, die1, die2, paths, plays):
-        if after in exact:
-            continue
+    for _steps, after, unmarked_hits in sequences_along(position, die1, die2, paths, plays):
         found[after] = None
-        if all(step.destination in marked for step in steps if step.hit):
+        if not unmarked_hits:
             exact[after] = None
+    if exact:
+        found = exact
     if not found:
         raise IllegalPlayError(
             f"illegal play {text!r} for roll {die1}-{die2} in position {position.position_id()}"
         )
-    # left-out hit markers are accepted, but text that is exactly one play's
-    # notation ('13/4' beside '13/7*/4') means that play
-    if len(found) > 1 and len(exact) == 1:
-        found = exact
     if len(found) > 1:
         options = [str(p) for p in plays if p.position in found]
         raise AmbiguousPlayError(
