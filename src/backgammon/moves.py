@@ -216,9 +216,17 @@ def generate(
     return results
 
 
-def _to_step(raw: _RawStep) -> Step:
+def _make_step(raw: _RawStep) -> Step:
     src, dst, hit = raw
     return Step(src + 1, dst + 1 if dst >= 0 else OFF_POINT, hit)
+
+
+# Steps are immutable values: build each possible one once and share it
+# (building them per play was about a quarter of legal_plays' time).
+_STEPS: dict[_RawStep, Step] = {
+    (src, dst, hit): _make_step((src, dst, hit)) for src in range(25) for dst in range(-1, 24) for hit in (False, True)
+}
+_to_step = _STEPS.__getitem__
 
 
 def legal_plays(position: Position, die1: int, die2: int) -> tuple[Play, ...]:
@@ -234,7 +242,7 @@ def legal_plays(position: Position, die1: int, die2: int) -> tuple[Play, ...]:
     plays = []
     for (mine, theirs), raw in results.items():
         after = Position._trusted(theirs, mine)
-        plays.append(Play(position, dice, tuple(_to_step(r) for r in raw), after))
+        plays.append(Play(position, dice, tuple(map(_to_step, raw)), after))
     return tuple(plays)
 
 
