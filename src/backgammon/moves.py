@@ -238,6 +238,10 @@ def legal_plays(position: Position, die1: int, die2: int) -> tuple[Play, ...]:
         InvalidInputError: if a die is not an integer 1..6.
     """
     dice = check_dice(die1, die2)
+    if position.is_game_over():
+        # nothing to play once a side has borne off all its checkers (moving
+        # on would build a board with both sides off, which is not a position)
+        return (Play(position, dice, (), position.flip()),)
     results = generate(position.mine, position.theirs, die1, die2)
     plays = []
     for (mine, theirs), raw in results.items():

@@ -101,6 +101,8 @@ def _step(mine: list[int], theirs: list[int], src: int, die: int) -> list[int] |
 
 def reference_results(p: Position, d1: int, d2: int) -> set[Position]:
     """All resulting positions (seen by the opponent) under the rules, by brute force."""
+    if not sum(p.mine) or not sum(p.theirs):  # game over: nothing to play
+        return {p.flip()}
     orders = [(d1,) * 4] if d1 == d2 else [(d1, d2), (d2, d1)]
     finals: dict[int, set[tuple[tuple[int, ...], tuple[int, ...], int]]] = {}
 

@@ -251,3 +251,11 @@ def test_dice_are_validated() -> None:
     for bad in [(0, 1), (7, 1), (1, "2"), (True, 2), (1.0, 2)]:
         with pytest.raises(InvalidInputError):
             Position.initial().legal_plays(*bad)  # type: ignore[arg-type]
+
+
+def test_no_play_once_the_game_is_over(pos) -> None:
+    # the opponent has borne off everything: moving 1/off would leave both sides off
+    p = pos("x 1:1")
+    play = only(p, 6, 1)
+    assert play.steps == () and play.position == p.flip()
+    assert Position(play.position.mine, play.position.theirs) == play.position
