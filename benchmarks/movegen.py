@@ -190,7 +190,9 @@ def main(argv: list[str] | None = None) -> int:
         kernel[0](warm)
         kernel[1](warm)
 
-    header = f"{'set':<13} {'method':<20} {'pos-rolls':>9} {'plays':>8} {'pos-rolls/s':>12} {'plays/s':>11} {'vs gnubg':>9}"
+    header = (
+        f"{'set':<13} {'method':<20} {'pos-rolls':>9} {'plays':>8} {'pos-rolls/s':>12} {'plays/s':>11} {'vs gnubg':>9}"
+    )
     print(f"move generation, seed {args.seed}, best of {args.repeat}, CPU time of one thread")
     print(header)
     print("-" * len(header))

@@ -88,13 +88,16 @@ def test_bad_input_in_a_real_process() -> None:
         capture_output=True,
         text=True,
         timeout=60,
+        check=False,
     )
     assert proc.returncode == 2
     assert proc.stdout == "" and proc.stderr.startswith("error: invalid dice '0'")
     assert proc.stderr.count("\n") == 1
 
 
-@pytest.mark.parametrize(("text", "dice"), [("31", (3, 1)), ("3-1", (3, 1)), ("3,1", (3, 1)), ("3 1", (3, 1)), (" 66 ", (6, 6))])
+@pytest.mark.parametrize(
+    ("text", "dice"), [("31", (3, 1)), ("3-1", (3, 1)), ("3,1", (3, 1)), ("3 1", (3, 1)), (" 66 ", (6, 6))]
+)
 def test_parse_dice(text: str, dice: tuple[int, int]) -> None:
     assert parse_dice(text) == dice
 

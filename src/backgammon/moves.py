@@ -308,7 +308,7 @@ def all_step_sequences(
             _undo(mine, theirs, src, dst, hit)
 
     for order in orders:
-        rec(order, 0, 0)
+        rec(order, 0)
     return out
 
 

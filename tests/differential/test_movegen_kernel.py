@@ -17,7 +17,9 @@ _movegen = pytest.importorskip("backgammon._movegen")
 ALL_ROLLS = tuple((d1, d2) for d1 in range(1, 7) for d2 in range(d1, 7))
 
 
-def kernel_results(position: Position, d1: int, d2: int, out: np.ndarray) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
+def kernel_results(
+    position: Position, d1: int, d2: int, out: np.ndarray
+) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
     board = np.array([position.mine, position.theirs], dtype=np.int8)
     n = _movegen.successors(board, d1, d2, out)
     assert n >= 1, f"{position.position_id()} {d1}{d2}: kernel returned {n}"

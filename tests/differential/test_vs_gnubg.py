@@ -16,7 +16,6 @@ import pytest
 
 from backgammon.position import Position
 
-
 gnubg_nn = pytest.importorskip("gnubg_nn")
 
 ALL_ROLLS = tuple((d1, d2) for d1 in range(1, 7) for d2 in range(d1, 7))

@@ -56,7 +56,11 @@ def _position_id(text: object) -> None:
 
 
 @FUZZ
-@given(st.one_of(st.text(max_size=20), st.text(alphabet=B64, min_size=14, max_size=14), mutated(SEED_IDS, B64 + "=-_ \x00é")))
+@given(
+    st.one_of(
+        st.text(max_size=20), st.text(alphabet=B64, min_size=14, max_size=14), mutated(SEED_IDS, B64 + "=-_ \x00é")
+    )
+)
 def test_position_id_parser(text: str) -> None:
     _position_id(text)
 
@@ -77,7 +81,9 @@ def test_position_id_parser_non_strings(value: object) -> None:
 
 
 @FUZZ
-@given(st.one_of(st.text(max_size=40), st.text(alphabet=MOVE_ALPHABET, max_size=40), mutated(SEED_MOVES, MOVE_ALPHABET)))
+@given(
+    st.one_of(st.text(max_size=40), st.text(alphabet=MOVE_ALPHABET, max_size=40), mutated(SEED_MOVES, MOVE_ALPHABET))
+)
 def test_move_text_parser(text: str) -> None:
     try:
         segments = parse_move_text(text)
