@@ -637,8 +637,13 @@ def write_mat(
     still in progress are written without a result. Each move is written
     step by step, bar as 25 and off as 0.
 
+    Not written, because the format has no place for them: opening-roll
+    ties, resignations that were rejected, and a roll after which the player
+    resigned instead of moving.
+
     Raises:
-        InvalidInputError: if a game cannot be written (a draw, which the format cannot hold).
+        InvalidInputError: if a game cannot be written: a draw or automatic
+            doubles, which the format cannot hold.
     """
     from backgammon.game import Player
 
@@ -656,6 +661,8 @@ def write_mat(
         games.append(match.game)
     black, white = match.name_of(Player.BLACK), match.name_of(Player.WHITE)
     for number, game in enumerate(games, start=1):
+        if game.auto_doubles:
+            raise InvalidInputError(f"game {number} has automatic doubles, which a .mat file cannot hold")
         out.append(f" Game {number}")
         left = f"{black} : {game.score[1]}"
         out.append(f" {left:<31}{white} : {game.score[0]}")
@@ -680,7 +687,7 @@ def _game_lines(game: Game) -> list[str]:
         side = 1 if getattr(action, "player", None) is Player.WHITE else 0
         if isinstance(action, Move):
             play = action.play
-            steps = [f"{s.source}/{s.destination}{'*' if s.hit else ''}" for s in play.steps]
+            steps = _step_texts(play)
             text = "".join(step + (" " if k < 3 else "") for k, step in enumerate(steps))
             entries.append((side, f"{max(play.dice)}{min(play.dice)}: {text}"))
         elif isinstance(action, Double):
@@ -730,14 +737,36 @@ def _game_lines(game: Game) -> list[str]:
     return lines
 
 
+def _step_texts(play: Play) -> list[str]:
+    """The steps of a play, highest source first (a checker's steps stay in order), hits marked.
+
+    The steps are those of the generator's play for the higher die first, so
+    that one position is always written the same way.
+    """
+    high, low = max(play.dice), min(play.dice)
+    canonical = next((p for p in legal_plays(play.origin, high, low) if p == play), play)
+    theirs = list(play.origin.theirs)
+    out = []
+    for step in sorted(canonical.steps, key=lambda st: (-st.source, st.destination)):
+        hit = False
+        if step.destination and theirs[24 - step.destination] == 1:
+            theirs[24 - step.destination] = 0
+            theirs[24] += 1
+            hit = True
+        out.append(f"{step.source}/{step.destination}{'*' if hit else ''}")
+    return out
+
+
 def game_cube_after(game: Game, action: object) -> int:
-    """The cube value that a Double or Beaver in ``game``'s log proposes."""
-    from backgammon.game import Beaver, Double, OpeningRoll, Take
+    """The cube value that a Double or Beaver in ``game``'s log proposes.
+
+    Raises:
+        InvalidInputError: if the action is not in the log.
+    """
+    from backgammon.game import Beaver, Double, Take
 
     cube = 1
     for a in game.log:
-        if isinstance(a, OpeningRoll) and a.white_die == a.black_die and a.white_die is not None:
-            cube *= 2  # automatic double (never in a match)
         if a is action:
             return cube * 2 if isinstance(a, Double) else cube * 4
         if isinstance(a, Take):
