@@ -422,3 +422,15 @@ def test_play_from_mat() -> None:
     assert play_from_mat(start, (6, 6), "24/18 24/18 13/7 13/7") == play_from_mat(start, (6, 6), "24/18(2) 13/7(2)")
     bar = Position.from_points({"bar": 1, 6: 5, 8: 3, 13: 5, 24: 1}, {6: 5, 8: 3, 13: 5, 24: 2})
     assert play_from_mat(bar, (3, 1), "25/22 24/23") == play_from_mat(bar, (3, 1), "bar/22 24/23")
+
+
+def test_gnubg_reads_what_we_write() -> None:
+    """gnubg imported a file written by write_mat and exported it again: same match."""
+    ours = read_mat((DATA / "mat" / "written_by_us.mat").read_text())
+    theirs = read_mat((DATA / "mat" / "written_by_us_gnubg_reexport.mat").read_text())
+    assert theirs.header("EventDate") is not None and ours.headers == ()
+    a, b = replay(ours), replay(theirs)
+    assert a.log == b.log and a.score == b.score == (5, 7) and a.is_over
+    endings = {g.result.ending for g in a.games if g.result}
+    assert {Ending.PLAYED, Ending.PASSED, Ending.RESIGNED} <= endings
+    assert any(g.crawford_game for g in a.games)
