@@ -162,6 +162,8 @@ class MatchState:
     def from_match_id(cls, match_id: str) -> MatchState:
         """Decode a Match ID (12 base64 characters).
 
+        The dice are returned larger first, whatever order the ID holds them in.
+
         Raises:
             InvalidInputError: for text that is not a valid Match ID; the
                 message names the field at fault.
@@ -212,7 +214,7 @@ class MatchState:
             turn=field(11, 1),
             doubled=bool(field(12, 1)),
             resignation=field(13, 2),
-            dice=None if d1 == 0 else (d1, d2),
+            dice=None if d1 == 0 else (max(d1, d2), min(d1, d2)),
             match_length=length,
             score=score,
             extra_bits=field(66, 6),
