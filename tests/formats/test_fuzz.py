@@ -129,8 +129,12 @@ def test_xgid(text: str) -> None:
     assert Xgid.parse(printed) == xgid
     assert str(Xgid.parse(printed)) == printed
     position, state = xgid.to_gnubg()
-    assert Xgid.from_gnubg(position, state, jacoby=xgid.jacoby, beaver=xgid.beaver,
-                           max_cube_exponent=xgid.max_cube_exponent).position == xgid.position
+    assert (
+        Xgid.from_gnubg(
+            position, state, jacoby=xgid.jacoby, beaver=xgid.beaver, max_cube_exponent=xgid.max_cube_exponent
+        ).position
+        == xgid.position
+    )
 
 
 # ---------------------------------------------------------------- move text

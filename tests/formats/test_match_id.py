@@ -48,14 +48,30 @@ def test_formats_examples(text: str, expected: MatchState) -> None:
     [
         (
             "QYkqASAAIAAE",
-            MatchState(cube_value=2, cube_owner=0, dice_owner=1, turn=1, dice=(5, 2), match_length=9,
-                       score=(2, 4), extra_bits=1),
+            MatchState(
+                cube_value=2,
+                cube_owner=0,
+                dice_owner=1,
+                turn=1,
+                dice=(5, 2),
+                match_length=9,
+                score=(2, 4),
+                extra_bits=1,
+            ),
         ),
         ("cAngAGAAGAAE", MatchState(dice_owner=1, turn=1, match_length=7, score=(6, 3), extra_bits=1)),
         (
             "EgHvAGAAGAAE",
-            MatchState(cube_value=4, cube_owner=1, dice_owner=0, turn=0, dice=(6, 3), match_length=7,
-                       score=(6, 3), extra_bits=1),
+            MatchState(
+                cube_value=4,
+                cube_owner=1,
+                dice_owner=0,
+                turn=0,
+                dice=(6, 3),
+                match_length=7,
+                score=(6, 3),
+                extra_bits=1,
+            ),
         ),
         # gnubg (player 0) doubles at 1-2 in a 3-point match; root must answer
         ("MBlgABAAEAAE", MatchState(dice_owner=0, turn=1, doubled=True, match_length=3, score=(1, 2), extra_bits=1)),
@@ -65,8 +81,12 @@ def test_formats_examples(text: str, expected: MatchState) -> None:
         ("cAkAAAAAAAAA", MatchState(dice_owner=1, turn=1)),
         ("cAkAAAAAAAAE", MatchState(dice_owner=1, turn=1, extra_bits=1)),
         # 5-point match won 14-1 by a 12-point backgammon: gnubg keeps the real score
-        ("EgKgABAAcAAE", MatchState(cube_value=4, cube_owner=1, game_state=GameState.OVER, match_length=5,
-                                    score=(1, 14), extra_bits=1)),
+        (
+            "EgKgABAAcAAE",
+            MatchState(
+                cube_value=4, cube_owner=1, game_state=GameState.OVER, match_length=5, score=(1, 14), extra_bits=1
+            ),
+        ),
     ],
 )
 def test_gnubg_set_vectors(text: str, expected: MatchState) -> None:
@@ -112,8 +132,17 @@ def test_round_trip_all_fields() -> None:
     for owner in (None, 0, 1):
         for state in GameState:
             s = MatchState(
-                cube_value=8, cube_owner=owner, dice_owner=1, crawford=False, game_state=state, turn=0,
-                doubled=True, resignation=0, dice=None, match_length=64, score=(63, 12),
+                cube_value=8,
+                cube_owner=owner,
+                dice_owner=1,
+                crawford=False,
+                game_state=state,
+                turn=0,
+                doubled=True,
+                resignation=0,
+                dice=None,
+                match_length=64,
+                score=(63, 12),
             )
             assert MatchState.from_match_id(s.match_id()) == s
     s = MatchState(cube_value=1 << 15, resignation=3, turn=1, score=(30000, 2), extra_bits=63)

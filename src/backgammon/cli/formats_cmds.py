@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
@@ -77,8 +78,8 @@ def _render(position: Position, state: MatchState, xgid: Xgid | None) -> str:
 
 
 def mat_check(
-    path: Path = typer.Argument(..., help="a Jellyfish .mat match file"),
-    as_json: bool = typer.Option(False, "--json", help="print JSON"),
+    path: Annotated[Path, typer.Argument(help="a Jellyfish .mat match file")],
+    as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> int:
     """Read a .mat match file, replay every move through the rules and report games, score and errors.
 

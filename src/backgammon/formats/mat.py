@@ -39,6 +39,7 @@ column is player 1, :attr:`~backgammon.game.Player.WHITE`.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -187,9 +188,7 @@ _LENGTH = re.compile(r"^\s*(\d{1,5})\s+points?\s+match\b.*$", re.IGNORECASE)
 _GAME = re.compile(r"^\s*Game\s+(\d{1,6})\s*$", re.IGNORECASE)
 _PLAYERS = re.compile(r"^\s*(\S.*?)\s*:\s*(\d{1,6})\s+(\S.*?)\s*:\s*(\d{1,6})\s*$")
 _NUMBERED = re.compile(r"^(\s*\d{1,4}\))(.*)$")
-_START = re.compile(
-    r"(?<![^\s)])(?:[1-6][1-6]:|Doubles\b|Takes\b|Drops\b|Passes\b|Beavers\b|Wins\b)", re.IGNORECASE
-)
+_START = re.compile(r"(?<![^\s)])(?:[1-6][1-6]:|Doubles\b|Takes\b|Drops\b|Passes\b|Beavers\b|Wins\b)", re.IGNORECASE)
 _MOVE = re.compile(r"^([1-6])([1-6]):(.*)$", re.DOTALL)
 _CUBE = re.compile(r"^(Doubles|Beavers)\s*=>\s*(\d{1,6})$", re.IGNORECASE)
 _WIN = re.compile(r"^Wins\s+(\d{1,6})\s+points?(?:\s+and\s+the\s+match)?\.?$", re.IGNORECASE)
@@ -404,7 +403,7 @@ def _apply_steps(position: Position, text: str) -> Position | None:
         if len(points) < 2:
             return None
         for _ in range(repeat):
-            for src, dst in zip(points, points[1:]):
+            for src, dst in itertools.pairwise(points):
                 if src == 0 or dst == 25 or (dst >= src and dst != 0):
                     return None
                 if not mine[src - 1]:

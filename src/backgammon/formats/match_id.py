@@ -46,11 +46,11 @@ from backgammon.errors import InvalidInputError
 from backgammon.position import Position
 
 __all__ = [
-    "GameState",
     "MAX_MATCH_LENGTH",
+    "GameState",
     "MatchState",
-    "parse_gnubg_id",
     "format_gnubg_id",
+    "parse_gnubg_id",
 ]
 
 MAX_MATCH_LENGTH = 64  # gnubg's MAXSCORE: the longest match it plays
@@ -106,7 +106,9 @@ class MatchState:
     def __post_init__(self) -> None:
         cube = self.cube_value
         if not _is_int(cube) or cube < 1 or cube & (cube - 1) or cube > 1 << MAX_CUBE_LOG:
-            raise InvalidInputError(f"invalid cube value {cube!r}: expected a power of two from 1 to {1 << MAX_CUBE_LOG}")
+            raise InvalidInputError(
+                f"invalid cube value {cube!r}: expected a power of two from 1 to {1 << MAX_CUBE_LOG}"
+            )
         if self.cube_owner is not None and (not _is_int(self.cube_owner) or self.cube_owner not in (0, 1)):
             raise InvalidInputError(f"invalid cube owner {self.cube_owner!r}: expected 0, 1 or None (centred)")
         for name in ("dice_owner", "turn"):
@@ -126,17 +128,17 @@ class MatchState:
             )
         if self.dice is not None:
             dice = self.dice
-            if (
-                not isinstance(dice, tuple)
-                or len(dice) != 2
-                or not all(_is_int(d) and 1 <= d <= 6 for d in dice)
-            ):
+            if not isinstance(dice, tuple) or len(dice) != 2 or not all(_is_int(d) and 1 <= d <= 6 for d in dice):
                 raise InvalidInputError(f"invalid dice {dice!r}: expected None or two dice from 1 to 6")
         length = self.match_length
         if not _is_int(length) or not 0 <= length <= MAX_MATCH_LENGTH:
             raise InvalidInputError(f"invalid match length {length!r}: expected 0 (money) to {MAX_MATCH_LENGTH}")
         score = self.score
-        if not isinstance(score, tuple) or len(score) != 2 or not all(_is_int(s) and 0 <= s <= _MAX_SCORE for s in score):
+        if (
+            not isinstance(score, tuple)
+            or len(score) != 2
+            or not all(_is_int(s) and 0 <= s <= _MAX_SCORE for s in score)
+        ):
             raise InvalidInputError(f"invalid score {score!r}: expected two non-negative integers")
         problem = _score_problem(length, score, self.game_state)
         if problem:
@@ -288,7 +290,9 @@ def parse_gnubg_id(text: str) -> tuple[Position, MatchState]:
             break
     parts = body.split(":")
     if len(parts) != 2:
-        raise InvalidInputError(f"invalid gnubg id {text!r}: expected 'PositionID:MatchID', as in '4HPwATDgc/ABMA:cAkAAAAAAAAA'")
+        raise InvalidInputError(
+            f"invalid gnubg id {text!r}: expected 'PositionID:MatchID', as in '4HPwATDgc/ABMA:cAkAAAAAAAAA'"
+        )
     position = Position.from_position_id(parts[0])
     return position, MatchState.from_match_id(parts[1])
 
