@@ -237,3 +237,37 @@ def test_parse_gnubg_id_impossible_position() -> None:
     shared = Position._trusted(side, tuple(reversed(side[:24])) + (0,))  # both on the same point
     with pytest.raises(InvalidPositionError, match="both sides"):
         parse_gnubg_id(shared.position_id() + ":cAkAAAAAAAAA")
+
+
+def test_from_game_at_the_end_of_a_gnubg_match() -> None:
+    """gnubg printed AAAA2G0DQGEAAA:EgKgABAAcAAE after root won match5_seed2.mat by a backgammon."""
+    from backgammon.formats.mat import read_mat, replay
+    from backgammon.formats.match_id import gnubg_id_of_game
+
+    match = replay(read_mat((DATA / "match5_seed2.mat").read_text()))
+    assert gnubg_id_of_game(match.games[-1]) == "AAAA2G0DQGEAAA:EgKgABAAcAAA"  # bit 66 aside
+
+
+def test_from_game_states() -> None:
+    from backgammon.game import AcceptResignation, Double, OpeningRoll, Pass, Player, Resign, ResultKind, Rules
+    from backgammon.match import Match
+
+    m = Match.new(Rules(match_length=7))
+    assert MatchState.from_game(m.game).game_state is GameState.NONE
+    m = m.apply(OpeningRoll(3, 1))
+    m = m.apply(m.game.move_from_text("8/5 6/5"))
+    m = m.apply(Resign(Player.BLACK, ResultKind.GAMMON))
+    pending = MatchState.from_game(m.game)
+    assert (pending.resignation, pending.dice_owner, pending.turn) == (2, 0, 1)
+    m = m.apply(AcceptResignation(Player.WHITE))
+    done = MatchState.from_game(m.games[-1])
+    assert done.game_state is GameState.RESIGNED and done.resignation == 2 and done.score == (0, 2)
+    assert (done.dice_owner, done.turn) == (0, 1)
+    m = m.apply(OpeningRoll(1, 3))
+    m = m.apply(m.game.move_from_text("8/5 6/5"))
+    m = m.apply(Double(Player.WHITE))
+    doubled = MatchState.from_game(m.game)
+    assert doubled.doubled and doubled.dice_owner == 1 and doubled.turn == 0 and doubled.score == (0, 2)
+    m = m.apply(Pass(Player.BLACK))
+    dropped = MatchState.from_game(m.games[-1])
+    assert dropped.game_state is GameState.DROPPED and dropped.score == (0, 3)

@@ -41,9 +41,13 @@ import base64
 import binascii
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import TYPE_CHECKING
 
 from backgammon.errors import InvalidInputError
 from backgammon.position import Position
+
+if TYPE_CHECKING:
+    from backgammon.game import Game
 
 __all__ = [
     "MAX_MATCH_LENGTH",
@@ -158,6 +162,63 @@ class MatchState:
     def cube_log(self) -> int:
         """log2 of the cube value."""
         return self.cube_value.bit_length() - 1
+
+    @classmethod
+    def from_game(cls, game: Game) -> MatchState:
+        """The Match ID state of a :class:`~backgammon.game.Game`.
+
+        WHITE is gnubg's player 1, BLACK player 0. Before the opening roll
+        the game state is NONE. A finished game shows its ending and the
+        score after it, as gnubg does: played out (OVER), the loser is on
+        roll; resigned (RESIGNED), the loser's resignation stays and the
+        winner has the turn; a dropped double (DROPPED), the doubler is on roll.
+
+        Raises:
+            InvalidInputError: for a drawn (casual) game, which a Match ID cannot hold.
+        """
+        from backgammon.game import Ending, GamePhase, Player
+
+        def index(player: Player | None) -> int:
+            return 1 if player is Player.WHITE else 0
+
+        white, black = game.score
+        phase = game.phase
+        state = GameState.PLAYING
+        on_roll = index(game.on_roll or Player.WHITE)
+        turn = on_roll if game.turn is None else index(game.turn)
+        resignation = game.resignation.value if phase is GamePhase.RESIGNATION and game.resignation else 0
+        if phase is GamePhase.OPENING:
+            state = GameState.NONE
+        elif phase is GamePhase.OVER:
+            result = game.result
+            assert result is not None
+            if result.winner is None:
+                raise InvalidInputError("a drawn game has no match id")
+            loser = index(result.winner.other)
+            if result.ending is Ending.PLAYED:  # gnubg passes the turn to the loser
+                state, on_roll, turn = GameState.OVER, loser, loser
+            elif result.ending is Ending.RESIGNED:  # the resignation stays, the winner answered it
+                state, on_roll, turn = GameState.RESIGNED, loser, index(result.winner)
+                resignation = result.kind.value if result.kind is not None else 1
+            else:
+                state, turn = GameState.DROPPED, on_roll
+            if result.winner is Player.WHITE:
+                white += result.points
+            else:
+                black += result.points
+        return cls(
+            cube_value=game.cube_value,
+            cube_owner=None if game.cube_owner is None else index(game.cube_owner),
+            dice_owner=on_roll,
+            crawford=game.crawford_game,
+            game_state=state,
+            turn=turn,
+            doubled=phase is GamePhase.DOUBLED,
+            resignation=resignation,
+            dice=game.dice if phase is GamePhase.MOVE else None,
+            match_length=game.rules.match_length,
+            score=(black, white),
+        )
 
     # ------------------------------------------------------------------ coding
     @classmethod
@@ -300,3 +361,15 @@ def parse_gnubg_id(text: str) -> tuple[Position, MatchState]:
 def format_gnubg_id(position: Position, state: MatchState) -> str:
     """``PositionID:MatchID``, the inverse of :func:`parse_gnubg_id`."""
     return f"{position.position_id()}:{state.match_id()}"
+
+
+def gnubg_id_of_game(game: Game) -> str:
+    """The "GNU BG ID" (``PositionID:MatchID``) of a game; the board is seen from the dice owner.
+
+    Raises:
+        InvalidInputError: for a drawn (casual) game.
+    """
+    from backgammon.game import Player
+
+    state = MatchState.from_game(game)
+    return format_gnubg_id(game.board_for(Player.WHITE if state.dice_owner == 1 else Player.BLACK), state)
