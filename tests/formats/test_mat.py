@@ -444,3 +444,22 @@ def test_gnubg_reads_what_we_write() -> None:
     endings = {g.result.ending for g in a.games if g.result}
     assert {Ending.PLAYED, Ending.PASSED, Ending.RESIGNED} <= endings
     assert any(g.crawford_game for g in a.games)
+
+
+def test_money_jacoby_detected_without_header() -> None:
+    """gnubg writes no Jacoby header: a centred-cube gammon worth 1 point means the Jacoby rule."""
+    for seed in range(300):
+        match = _random_match(seed, Rules(jacoby=True), max_games=4, resign_rate=0.0)
+        if any(
+            g.result and g.result.kind is ResultKind.GAMMON and g.cube_owner is None and g.result.points == 1
+            for g in match.games
+        ):
+            break
+    else:  # pragma: no cover
+        pytest.fail("no random session with a Jacoby gammon")
+    record = read_mat(write_mat(match))
+    assert record.header("Jacoby") is None and not rules_for(record).jacoby
+    back = replay(record)
+    assert back.rules.jacoby and back.score == match.score
+    with pytest.raises(InvalidInputError, match="says"):
+        replay(record, Rules(jacoby=False))
