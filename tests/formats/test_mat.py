@@ -463,3 +463,31 @@ def test_money_jacoby_detected_without_header() -> None:
     assert back.rules.jacoby and back.score == match.score
     with pytest.raises(InvalidInputError, match="says"):
         replay(record, Rules(jacoby=False))
+
+
+def test_check_reports_every_bad_game() -> None:
+    from backgammon.formats.mat import check
+
+    text = (DATA / "gnubg" / "match11_seed5.mat").read_text()
+    assert check(read_mat(text)) == ()
+    lines = text.splitlines()
+    games = [i for i, line in enumerate(lines) if line.startswith(" Game ")]
+    # break a move in game 2 and in game 5; game 5 is later in the file, so edit it first
+    for game_index in (4, 1):
+        i = games[game_index] + 3  # the third move line of that game
+        lines[i] = re.sub(r"([1-6][1-6]): (\d+)/", r"\1: 24/", lines[i], count=1)
+    errors = check(read_mat("\n".join(lines) + "\n"))
+    assert [e.split(" line ")[0] for e in errors] == ["invalid .mat: game 2", "invalid .mat: game 5"]
+    with pytest.raises(InvalidInputError, match="game 2"):
+        replay(read_mat("\n".join(lines) + "\n"))
+
+
+def test_check_score_headers_and_crawford() -> None:
+    from backgammon.formats.mat import check
+
+    assert check(read_mat(XG_FILE)) == ()  # game 2 is replayed alone as the Crawford game
+    bad = XG_FILE.replace(
+        " Alice : 1                           Bob : 2", " Alice : 0                           Bob : 2"
+    )
+    assert any("game 3 starts at 0-2 but the games before give 1-2" in e for e in check(read_mat(bad)))
+    assert check(read_mat(XG_FILE.replace('"Backgammon"', '"Nackgammon"')))[0].startswith("unsupported variation")

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from backgammon.errors import InvalidInputError
-from backgammon.formats.mat import read_mat, replay
+from backgammon.formats.mat import check, read_mat, replay
 from backgammon.formats.match_id import GameState, MatchState, parse_gnubg_id
 from backgammon.formats.xgid import Xgid
 from backgammon.position import Position
@@ -90,13 +90,10 @@ def mat_check(
     except OSError as exc:
         raise InvalidInputError(f"cannot read {str(path)!r}: {exc.strerror or exc}") from None
     record = read_mat(text)
-    errors = list(record.all_errors)
+    errors = list(check(record))
     match = None
     if not errors:
-        try:
-            match = replay(record)
-        except InvalidInputError as exc:
-            errors.append(str(exc))
+        match = replay(record)
     left, right = record.names
     games = []
     for game in record.games:

@@ -60,6 +60,7 @@ __all__ = [
     "MatEntry",
     "MatGame",
     "MatchRecord",
+    "check",
     "play_from_mat",
     "read_mat",
     "replay",
@@ -510,7 +511,62 @@ def replay(record: MatchRecord, rules: Rules | None = None) -> Match:
         raise
 
 
-def _replay(record: MatchRecord, rules: Rules) -> Match:
+def check(record: MatchRecord, rules: Rules | None = None) -> tuple[str, ...]:
+    """Every problem of a record: its syntax errors, then each game's replay error.
+
+    Unlike :func:`replay`, which stops at the first problem, each game is
+    replayed on its own from the score in its header (the Crawford game is
+    the first game at which a side is one point away), so that one bad game
+    does not hide the others. An empty tuple means :func:`replay` succeeds.
+
+    >>> check(read_mat(" 1 point match\\n\\n Game 1\\n A : 0   B : 0\\n  1) 31: 8/5 6/3\\n"))
+    ("invalid .mat: game 1 line 5: illegal play '8/5 6/3' for roll 3-1 in position 4HPwATDgc/ABMA",)
+    """
+    from dataclasses import replace
+
+    errors = list(record.all_errors)
+    if rules is None:
+        try:
+            rules = rules_for(record)
+        except InvalidInputError as exc:
+            return (*errors, str(exc))
+        if rules.is_money and record.header("Jacoby") is None and not errors:
+            try:
+                _replay(record, rules)
+            except InvalidInputError:
+                try:
+                    _replay(record, replace(rules, jacoby=True))
+                    rules = replace(rules, jacoby=True)
+                except InvalidInputError:
+                    pass
+    length = record.match_length
+    previous: MatGame | None = None
+    for k, game in enumerate(record.games):
+        last = k == len(record.games) - 1
+        if previous is not None and previous.result is not None:
+            expected = list(previous.score)
+            expected[previous.result.side] += previous.result.value
+            if length and max(expected) >= length:
+                errors.append(f"invalid .mat: game {game.number} comes after the end of the match")
+            elif tuple(expected) != game.score:
+                errors.append(
+                    f"invalid .mat: game {game.number} starts at {game.score[0]}-{game.score[1]} "
+                    f"but the games before give {expected[0]}-{expected[1]}"
+                )
+        if not game.errors:
+            at_crawford = bool(length) and any(0 < s == length - 1 for s in game.score)
+            was_at_crawford = previous is not None and any(0 < s == length - 1 for s in previous.score)
+            crawford = at_crawford and not was_at_crawford and rules.crawford_applies
+            single = replace(record, games=(game,))
+            try:
+                _replay(single, rules, crawford_first=crawford, complete=not last)
+            except InvalidInputError as exc:
+                errors.append(str(exc))
+        previous = game
+    return tuple(errors)
+
+
+def _replay(record: MatchRecord, rules: Rules, *, crawford_first: bool = False, complete: bool = False) -> Match:
     from backgammon.game import Player
     from backgammon.match import Match
 
@@ -518,7 +574,15 @@ def _replay(record: MatchRecord, rules: Rules) -> Match:
     white_name = names[1].strip() or "Player 1"
     black_name = names[0].strip() or "Player 0"
     first_score = record.games[0].score if record.games else (0, 0)
-    match = Match.new(rules, players=(white_name, black_name), score=(first_score[1], first_score[0]))
+    try:
+        match = Match.new(
+            rules,
+            players=(white_name, black_name),
+            score=(first_score[1], first_score[0]),
+            crawford_game=crawford_first,
+        )
+    except InvalidInputError as exc:
+        raise InvalidInputError(f"invalid .mat: game {record.games[0].number}: {exc}") from None
     for number, game in enumerate(record.games):
         where = f"game {game.number}"
         if match.is_over:
@@ -550,7 +614,7 @@ def _replay(record: MatchRecord, rules: Rules) -> Match:
             except BackgammonError as exc:
                 raise InvalidInputError(f"invalid .mat: {where} line {entry.line}: {exc}") from None
             result_checked = entry.kind is EntryKind.WIN
-        last = number == len(record.games) - 1
+        last = number == len(record.games) - 1 and not complete
         if len(match.games) == games_before and not last:
             raise InvalidInputError(f"invalid .mat: {where} has no result")
         if len(match.games) != games_before and game.result is None and not last:
