@@ -5,8 +5,19 @@ Stdlib only. :mod:`.match_id` and :mod:`.xgid` need only the rules core;
 when a record is replayed or written).
 """
 
-from backgammon.formats.mat import EntryKind, MatchRecord, MatEntry, MatGame, read_mat, replay, write_mat
-from backgammon.formats.match_id import GameState, MatchState, format_gnubg_id, parse_gnubg_id
+from backgammon.formats.mat import (
+    EntryKind,
+    MatchRecord,
+    MatEntry,
+    MatGame,
+    check,
+    play_from_mat,
+    read_mat,
+    replay,
+    rules_for,
+    write_mat,
+)
+from backgammon.formats.match_id import GameState, MatchState, format_gnubg_id, gnubg_id_of_game, parse_gnubg_id
 from backgammon.formats.xgid import Xgid
 
 __all__ = [
@@ -17,9 +28,13 @@ __all__ = [
     "MatchRecord",
     "MatchState",
     "Xgid",
+    "check",
     "format_gnubg_id",
+    "gnubg_id_of_game",
     "parse_gnubg_id",
+    "play_from_mat",
     "read_mat",
     "replay",
+    "rules_for",
     "write_mat",
 ]

@@ -62,6 +62,7 @@ __all__ = [
     "MatchRecord",
     "check",
     "play_from_mat",
+    "rules_for",
     "read_mat",
     "replay",
     "write_mat",
