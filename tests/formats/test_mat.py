@@ -491,3 +491,10 @@ def test_check_score_headers_and_crawford() -> None:
     )
     assert any("game 3 starts at 0-2 but the games before give 1-2" in e for e in check(read_mat(bad)))
     assert check(read_mat(XG_FILE.replace('"Backgammon"', '"Nackgammon"')))[0].startswith("unsupported variation")
+
+
+def test_bom_and_windows_line_ends() -> None:
+    text = "\ufeff" + GOOD.replace("\n", "\r\n")
+    record = read_mat(text)
+    assert record.all_errors == () and record.match_length == 3
+    assert replay(record).score == (0, 1)

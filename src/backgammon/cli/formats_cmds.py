@@ -86,7 +86,7 @@ def mat_check(
     Exit status 0 when the file is valid, 1 when it has errors.
     """
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        text = path.read_text(encoding="utf-8-sig", errors="replace")
     except OSError as exc:
         raise InvalidInputError(f"cannot read {str(path)!r}: {exc.strerror or exc}") from None
     record = read_mat(text)

@@ -214,7 +214,7 @@ def read_mat(text: str) -> MatchRecord:
         raise InvalidInputError(f"invalid .mat text {text!r}: expected a string")
     if len(text) > MAX_FILE_SIZE:
         raise InvalidInputError(f"invalid .mat text: {len(text)} characters, at most {MAX_FILE_SIZE} allowed")
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    lines = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n").split("\n")
     headers: list[tuple[str, str]] = []
     comments: list[str] = []
     file_errors: list[str] = []
