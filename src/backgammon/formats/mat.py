@@ -62,9 +62,9 @@ __all__ = [
     "MatchRecord",
     "check",
     "play_from_mat",
-    "rules_for",
     "read_mat",
     "replay",
+    "rules_for",
     "write_mat",
 ]
 
@@ -358,14 +358,15 @@ def _normalise_move(move: str) -> str:
 
 
 # ====================================================================== moves
-def play_from_mat(position: Position, dice: tuple[int, int], text: str) -> Play:
+def play_from_mat(position: Position, dice: tuple[int, int], text: str, plays: tuple[Play, ...] | None = None) -> Play:
     """The legal play that ``.mat`` move text describes.
 
     ``position`` is seen from the mover; points are the mover's, 25 is the
     bar and 0 is off. The steps are applied one by one and the result must
     be the position of a legal play; text that leaves steps implicit
     (``13/7`` for 4-2 hitting on the way) goes through
-    :func:`backgammon.notation.parse_play`.
+    :func:`backgammon.notation.parse_play`. ``plays`` may pass the legal
+    plays when the caller has them already.
 
     Raises:
         InvalidInputError: for text that is not move notation.
@@ -373,7 +374,8 @@ def play_from_mat(position: Position, dice: tuple[int, int], text: str) -> Play:
         AmbiguousPlayError: when several legal plays match.
     """
     d1, d2 = dice
-    plays = legal_plays(position, d1, d2)
+    if plays is None:
+        plays = legal_plays(position, d1, d2)
     after = _apply_steps(position, text)
     if after is not None:
         for play in plays:
@@ -654,7 +656,7 @@ def _apply_entry(match: Match, entry: MatEntry, player: object) -> Match:
             match = match.apply(Roll(player, (high, low)))
         if match.game.on_roll is not player:
             raise InvalidInputError(f"{str(player).lower()} is not on roll")
-        play = play_from_mat(match.game.position, (high, low), entry.move)
+        play = play_from_mat(match.game.position, (high, low), entry.move, match.game.legal_plays)
         return match.apply(Move(player, play))
     if kind is EntryKind.DOUBLE:
         if entry.value != game.cube_value * 2:
@@ -808,7 +810,9 @@ def _step_texts(play: Play) -> list[str]:
     that one position is always written the same way.
     """
     high, low = max(play.dice), min(play.dice)
-    canonical = next((p for p in legal_plays(play.origin, high, low) if p == play), play)
+    canonical = play  # a Game's plays come from the generator for the dice as rolled
+    if play.dice != (high, low):
+        canonical = next((p for p in legal_plays(play.origin, high, low) if p == play), play)
     theirs = list(play.origin.theirs)
     out = []
     for step in sorted(canonical.steps, key=lambda st: (-st.source, st.destination)):
