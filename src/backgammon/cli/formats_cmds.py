@@ -47,16 +47,17 @@ def describe_state(text: str) -> str:
 
 
 def _who(player: int) -> str:
-    return f"player {player} ({'X' if player == 1 else 'O'})"
+    return f"player {player}"
 
 
 def _render(position: Position, state: MatchState, xgid: Xgid | None) -> str:
     on_roll = state.dice_owner
-    lines = [ascii_board(position, x_name=f"{_who(on_roll)}, on roll", o_name=_who(1 - on_roll))]
+    lines = [ascii_board(position, x_name=f"X = {_who(on_roll)}, on roll", o_name=f"O = {_who(1 - on_roll)}")]
+    lines.append("players as gnubg numbers them: player 0 = XGID's O (top), player 1 = XGID's X (bottom)")
     lines.append(f"GNU BG ID: {position.position_id()}:{state.match_id()}")
     if xgid is not None:
         lines.append(str(xgid))
-    score = f"player 0 (O) {state.score[0]}, player 1 (X) {state.score[1]}"
+    score = f"player 0 {state.score[0]}, player 1 {state.score[1]}"
     if state.is_money:
         kind = "money game" + ("" if xgid is None else f", jacoby {'on' if xgid.jacoby else 'off'}")
         lines.append(f"{kind}; score: {score}")
