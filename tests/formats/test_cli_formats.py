@@ -47,7 +47,7 @@ def test_show_double_and_finished(capsys: pytest.CaptureFixture[str]) -> None:
     _, out, _ = run(capsys, "show", "4HPwATDgc/ABMA:MBlgABAAEAAE")
     assert "player 0 doubles to 2; player 1 to answer" in out
     code, out, _ = run(capsys, "show", "AAAA2G0DQGEAAA:EgKgABAAcAAE")
-    assert code == 0 and "game state: over" in out and "XGID" not in out
+    assert code == 0 and "game state: over" in out and "XGID=" not in out
 
 
 @pytest.mark.parametrize("text", ["xx:yy", "XGID=nonsense", "4HPwATDgc/ABMA:QYkqASAAIAA"])
