@@ -40,3 +40,19 @@ class FakeEvaluator:
         return tuple(self.evaluate_boards(np.array([[position.mine, position.theirs]], dtype=np.int8))[0])
 
 
+
+
+class GnubgEvaluator:
+    """GNU Backgammon's 0-ply net (gnubg_nn, a test-only dependency) behind ``evaluate_boards``.
+
+    Plays sensibly, so self-played games end in a normal number of moves.
+    """
+
+    def __init__(self) -> None:
+        import gnubg_nn
+
+        self._g = gnubg_nn
+
+    def evaluate_boards(self, boards: np.ndarray) -> np.ndarray:
+        # gnubg boards are [opponent, side on roll]
+        return np.array([self._g.probabilities([b[1].tolist(), b[0].tolist()], 0) for b in boards], dtype=float)
