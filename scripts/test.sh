@@ -10,6 +10,7 @@ if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 need=""
 [ -x /usr/bin/chromium ] || need="$need chromium"
 [ -x /usr/games/gnubg ] || need="$need gnubg"
+[ -d /usr/share/fonts/opentype/noto ] || need="$need fonts-noto-cjk"
 if [ -n "$need" ]; then
   echo "installing system packages:$need"
   $SUDO apt-get update -qq

@@ -1,0 +1,661 @@
+// The browser side of the web app: routing, settings, accounts, the table socket and
+// moving checkers. The browser runs no rules: it follows the legal step sequences the
+// server sends with each state ("moves") and sends the chosen steps back.
+import { renderBoard, pointAt } from "./board.js";
+import { t, setLanguage, defaultLanguage, applyTranslations } from "./i18n.js";
+
+const DEFAULTS = {
+  orientation: "bottom-right", autoSwitch: false, lang: null, whiteColor: "#f4f1e8", blackColor: "#2b2b2b",
+  animation: "normal", showPips: true, autoForced: true,
+};
+const SPEED = { off: 0, fast: 120, normal: 320, slow: 700 };
+const $ = (sel) => document.querySelector(sel);
+
+let settings = loadSettings();
+let user = null;
+const S = {
+  id: null, state: null, ws: null, token: null, pending: [], selected: null, replay: null, history: null,
+  queue: Promise.resolve(), reconnect: 500, lastGameNumber: null, closing: false, drag: null, autoTimer: null,
+};
+
+// ------------------------------------------------------------------ settings
+function loadSettings() {
+  let saved = {};
+  try { saved = JSON.parse(localStorage.getItem("bg.settings") || "{}"); } catch { saved = {}; }
+  const s = { ...DEFAULTS, ...saved };
+  if (!s.lang) s.lang = defaultLanguage();
+  return s;
+}
+function saveSettings(patch, remote = true) {
+  settings = { ...settings, ...patch };
+  localStorage.setItem("bg.settings", JSON.stringify(settings));
+  if (user && remote) api("PUT", "/api/me/settings", patch).catch(() => {});
+  setLanguage(settings.lang);
+  applyTranslations();
+  fillRulesFields();
+  if (S.state) render();
+  renderHistory();
+}
+
+// ----------------------------------------------------------------------- api
+async function api(method, path, body, headers = {}) {
+  const res = await fetch(path, {
+    method, headers: { "Content-Type": "application/json", ...headers }, body: body === undefined ? undefined : JSON.stringify(body),
+    credentials: "same-origin",
+  });
+  const text = await res.text();
+  let doc = null;
+  try { doc = text ? JSON.parse(text) : null; } catch { doc = text; }
+  if (!res.ok) throw new Error((doc && doc.error) || res.statusText);
+  return doc;
+}
+
+function flash(message) {
+  const el = $("#flash");
+  el.textContent = message;
+  clearTimeout(flash.timer);
+  flash.timer = setTimeout(() => { el.textContent = ""; }, 4000);
+}
+
+// -------------------------------------------------------------------- routing
+function route() {
+  const m = /^\/t\/([A-Za-z0-9_-]+)/.exec(location.pathname);
+  for (const v of document.querySelectorAll(".view")) v.hidden = true;
+  if (m) { $("#view-table").hidden = false; openTable(m[1]); }
+  else { $("#view-home").hidden = false; closeTable(); refreshLobby(); }
+}
+function go(path) { history.pushState({}, "", path); route(); }
+
+// ---------------------------------------------------------------- home page
+function fillRulesFields() {
+  for (const fs of document.querySelectorAll(".rules-fields")) {
+    const old = Object.fromEntries(new FormData(fs.closest("form")));
+    const lengthOpts = [`<option value="0">${t("money")}</option>`].concat(
+      Array.from({ length: 25 }, (_, i) => `<option value="${i + 1}">${t("points", { n: i + 1 })}</option>`));
+    fs.innerHTML = `<legend>${t("variants")}</legend>
+      <label>${t("match_length")} <select name="match_length">${lengthOpts.join("")}</select></label>
+      <label class="check"><input type="checkbox" name="cube" checked> ${t("cube_on")}</label>
+      <label class="check"><input type="checkbox" name="crawford" checked> ${t("crawford")}</label>
+      <label class="check"><input type="checkbox" name="jacoby"> ${t("jacoby")}</label>
+      <label class="check"><input type="checkbox" name="beavers"> ${t("beavers")}</label>
+      <label>${t("auto_doubles")} <select name="automatic_doubles"><option>0</option><option>1</option><option>2</option><option>3</option></select></label>
+      <label>${t("bg_value")} <select name="backgammon_value"><option value="3">3</option><option value="2">2</option></select></label>
+      <label class="check"><input type="checkbox" name="casual"> ${t("casual")}</label>`;
+    const sel = fs.querySelector("[name=match_length]");
+    sel.value = old.match_length ?? "5";
+    if (old.automatic_doubles) fs.querySelector("[name=automatic_doubles]").value = old.automatic_doubles;
+  }
+}
+function rulesFrom(form) {
+  const f = (n) => form.querySelector(`[name=${n}]`);
+  return {
+    match_length: Number(f("match_length").value), cube: f("cube").checked, crawford: f("crawford").checked,
+    jacoby: f("jacoby").checked, beavers: f("beavers").checked, automatic_doubles: Number(f("automatic_doubles").value),
+    backgammon_value: Number(f("backgammon_value").value), casual: f("casual").checked,
+  };
+}
+function rememberSeat(doc) {
+  localStorage.setItem(`bg.seat.${doc.id}`, JSON.stringify({ token: doc.token, seat: doc.seat }));
+}
+async function createTable(form, mode) {
+  const body = { mode, rules: rulesFrom(form), seat: form.seat.value };
+  if (mode === "ai") body.level = form.level.value;
+  else { body.name = form.name.value || t("guest"); body.listed = form.listed.checked; }
+  try {
+    const doc = await api("POST", "/api/tables", body);
+    rememberSeat(doc);
+    go(`/t/${doc.id}`);
+  } catch (e) { flash(e.message); alert(e.message); }
+}
+async function refreshLobby() {
+  if ($("#view-home").hidden) return;
+  try {
+    const tables = await api("GET", "/api/tables");
+    const ul = $("#lobby");
+    ul.innerHTML = "";
+    if (!tables.length) ul.innerHTML = `<li>${t("lobby_empty")}</li>`;
+    for (const tb of tables) {
+      const li = document.createElement("li");
+      const len = tb.rules.match_length ? t("to_play", { n: tb.rules.match_length }) : t("money_session");
+      li.innerHTML = `<span>${escapeHtml(tb.host)} — ${len}</span>`;
+      const b = document.createElement("button");
+      b.type = "button"; b.textContent = t("join"); b.className = "lobby-join";
+      b.onclick = () => go(`/t/${tb.id}`);
+      li.appendChild(b);
+      ul.appendChild(li);
+    }
+  } catch { /* ignore */ }
+}
+function escapeHtml(s) { return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]); }
+
+// ------------------------------------------------------------------ accounts
+async function loadUser() {
+  try { user = await api("GET", "/api/me"); } catch { user = null; }
+  if (user && user.settings) saveSettings(user.settings, false);
+  renderAccount();
+}
+async function renderAccount() {
+  $("#who").textContent = user ? `${user.username} (${user.rating})` : t("guest");
+  $("#form-login").hidden = !!user;
+  $("#account-info").hidden = !user;
+  if (!user) return;
+  $("#acct-name").textContent = user.username;
+  $("#acct-rating").textContent = user.rating;
+  $("#acct-exp").textContent = user.experience;
+  renderHistory();
+}
+async function renderHistory() {
+  if (!user) return;
+  let rows = [];
+  try { rows = await api("GET", "/api/me/history"); } catch { rows = []; }
+  const ul = $("#history");
+  ul.innerHTML = rows.length ? "" : `<li>${t("no_history")}</li>`;
+  for (const r of rows) {
+    const li = document.createElement("li");
+    const len = r.length ? t("to_play", { n: r.length }) : t("money_session");
+    li.innerHTML = `<a href="/t/${r.id}">${t("vs")} ${escapeHtml(r.opponent)}</a> <span>${len} ${r.score.white}–${r.score.black}</span>`;
+    ul.appendChild(li);
+  }
+}
+async function account(path) {
+  const f = $("#form-login");
+  try {
+    user = await api("POST", path, { username: f.username.value, password: f.password.value });
+    $("#account-error").textContent = "";
+    // settings: the account's win over the browser's where it has them
+    saveSettings({ ...(user.settings || {}) }, false);
+    if (path === "/api/register") api("PUT", "/api/me/settings", settings).catch(() => {});
+    renderAccount();
+  } catch (e) { $("#account-error").textContent = e.message; }
+}
+
+// --------------------------------------------------------------------- table
+function closeTable() {
+  S.closing = true;
+  if (S.ws) S.ws.close();
+  S.ws = null; S.id = null; S.state = null; S.history = null; S.replay = null;
+}
+function openTable(id) {
+  if (S.id === id && S.ws) return;
+  closeTable();
+  S.closing = false;
+  S.id = id;
+  S.lastGameNumber = null;
+  const saved = JSON.parse(localStorage.getItem(`bg.seat.${id}`) || "null");
+  S.token = saved ? saved.token : null;
+  $("#export-link").href = `/api/tables/${id}/export.mat`;
+  $("#result").hidden = true;
+  connect();
+}
+function connect() {
+  const proto = location.protocol === "https:" ? "wss:" : "ws:";
+  const q = S.token ? `?token=${encodeURIComponent(S.token)}` : "";
+  const ws = new WebSocket(`${proto}//${location.host}/ws/tables/${S.id}${q}`);
+  S.ws = ws;
+  ws.onopen = () => { S.reconnect = 500; $("#status").classList.remove("lost"); };
+  ws.onmessage = (ev) => {
+    const msg = JSON.parse(ev.data);
+    S.queue = S.queue.then(() => handle(msg)).catch((e) => console.error(e));
+  };
+  ws.onclose = () => {
+    if (S.closing || S.ws !== ws) return;
+    $("#status").textContent = t("connection_lost");
+    setTimeout(() => { if (!S.closing && S.ws === ws) connect(); }, S.reconnect);
+    S.reconnect = Math.min(S.reconnect * 2, 5000);
+  };
+}
+function send(doc) {
+  if (S.ws && S.ws.readyState === WebSocket.OPEN) S.ws.send(JSON.stringify(doc));
+  else flash(t("connection_lost"));
+}
+async function handle(msg) {
+  if (msg.type === "state") setState(msg.state);
+  else if (msg.type === "event") {
+    if (S.state && msg.state.version > S.state.version + 1) send({ type: "resync" });
+    if (S.state && msg.event && msg.event.kind === "move" && msg.event.player !== S.state.you && S.replay === null) {
+      await animate(msg.event, S.state);
+    }
+    setState(msg.state);
+  } else if (msg.type === "error") flash(msg.message);
+  else if (msg.type === "hint") showHints(msg);
+}
+
+function sleep(ms) { return new Promise((r) => setTimeout(r, ms)); }
+function cloneBoard(b) { return { mine: b.mine.slice(), theirs: b.theirs.slice() }; }
+// apply one step in the mover's numbering to (mover, other) arrays
+function applyStep(mover, other, from, to) {
+  mover[from === 25 ? 24 : from - 1] -= 1;
+  if (to === 0) return;
+  const oi = 24 - to;
+  if (other[oi] === 1) { other[oi] = 0; other[24] += 1; }
+  mover[to - 1] += 1;
+}
+async function animate(event, state) {
+  const delay = SPEED[settings.animation] ?? 300;
+  if (!delay || !event.steps || !event.steps.length) return;
+  const view = state.view;
+  const b = cloneBoard(state.game.board);
+  const dice = event.dice || state.game.dice;
+  for (const [from, to] of event.steps) {
+    if (event.player === view) applyStep(b.mine, b.theirs, from, to);
+    else applyStep(b.theirs, b.mine, from, to);
+    draw(state, b, { dice, diceMine: event.player === view });
+    await sleep(delay);
+  }
+}
+
+function setState(st) {
+  const prev = S.state;
+  if (!prev || prev.version !== st.version) { S.pending = []; S.selected = null; $("#hints").hidden = true; }
+  S.state = st;
+  const gn = st.match.game_number;
+  if (S.lastGameNumber !== null && (gn > S.lastGameNumber || (st.match.over && !prev?.match.over)) && st.match.last_result) {
+    showResult(st);
+  } else if (st.match.over && S.lastGameNumber === null) showResult(st);
+  S.lastGameNumber = gn;
+  render();
+  loadHistory();
+  maybeAutoPlay();
+}
+
+function nameOf(st, side) {
+  if (!side) return "";
+  const n = st.table.names[side] || t(side);
+  return `${n} (${t(side)})`;
+}
+function showResult(st) {
+  const r = st.match.last_result;
+  const box = $("#result");
+  let text = "";
+  if (r) text = r.winner ? t("wins_points", { who: nameOf(st, r.winner), n: r.points }) : t("draw");
+  if (st.match.over) text += `<br>${t("match_over", { who: nameOf(st, st.match.winner), a: st.match.score.white, b: st.match.score.black })}`;
+  box.innerHTML = text + `<br><button class="primary" id="btn-result-ok">${st.match.over ? t("close") : t("next_game")}</button>`;
+  box.hidden = false;
+  $("#btn-result-ok").onclick = () => { box.hidden = true; };
+}
+
+// effective orientation: the setting, mirrored left-right in every other game when switching sides
+function orientation() {
+  let o = settings.orientation;
+  const gn = S.state ? S.state.match.game_number : 1;
+  if (settings.autoSwitch && gn % 2 === 0) o = o.endsWith("right") ? o.replace("right", "left") : o.replace("left", "right");
+  return o;
+}
+
+function pipsOf(side) {
+  let n = 0;
+  for (let i = 0; i < 24; i++) n += side[i] * (i + 1);
+  return n + side[24] * 25;
+}
+
+// the candidate sequences consistent with the steps made so far
+function candidates() {
+  const st = S.state;
+  return (st.moves || []).filter((seq) => S.pending.every((s, i) => seq[i] && seq[i][0] === s[0] && seq[i][1] === s[1]));
+}
+function maxSteps() { return S.state.moves && S.state.moves.length ? S.state.moves[0].length : 0; }
+function sources() {
+  const set = new Set();
+  for (const seq of candidates()) if (seq.length > S.pending.length) set.add(seq[S.pending.length][0]);
+  return set;
+}
+// destinations for the selected checker: one step, or several steps of the same checker
+function targets(src) {
+  const map = new Map();
+  if (src === null || src === undefined) return map;
+  const k0 = S.pending.length;
+  for (const seq of candidates()) {
+    let at = src;
+    const path = [];
+    for (let k = k0; k < seq.length; k++) {
+      if (seq[k][0] !== at) break;
+      path.push(seq[k]);
+      at = seq[k][1];
+      if (!map.has(at)) map.set(at, path.slice());
+      if (at === 0) break;
+    }
+  }
+  return map;
+}
+function usedDice(dice, pendingSteps) {
+  if (!dice) return [false, false];
+  const pool = dice[0] === dice[1] ? [dice[0], dice[0], dice[0], dice[0]] : dice.slice();
+  const used = pool.map(() => false);
+  for (const [from, to] of pendingSteps) {
+    const dist = (from === 25 ? 25 : from) - to;
+    let i = pool.findIndex((d, j) => !used[j] && d === dist);
+    if (i < 0) i = pool.findIndex((d, j) => !used[j] && d > dist);
+    if (i >= 0) used[i] = true;
+  }
+  if (dice[0] === dice[1]) return [used.filter(Boolean).length >= 2, used.filter(Boolean).length >= 4];
+  return used;
+}
+
+function draw(st, board, extra = {}) {
+  const view = st.view;
+  const other = view === "white" ? "black" : "white";
+  const colour = (side) => (side === "white" ? settings.whiteColor : settings.blackColor);
+  const cube = st.game.cube;
+  const rel = (p) => (p === null ? null : p === view ? "me" : "them");
+  const moving = st.allowed.includes("move");
+  const srcs = moving && S.replay === null ? sources() : new Set();
+  const tg = moving && S.selected !== null ? targets(S.selected) : new Map();
+  const model = {
+    mine: board.mine, theirs: board.theirs,
+    dice: extra.dice !== undefined ? extra.dice : st.game.dice,
+    diceMine: extra.diceMine !== undefined ? extra.diceMine : st.game.on_roll === view,
+    usedDice: extra.usedDice || [false, false],
+    cube: { value: extra.cubeValue || cube.value, owner: rel(extra.cubeOwner !== undefined ? extra.cubeOwner : cube.owner), offered: extra.replay ? null : rel(cube.offered_by), enabled: cube.enabled },
+    pips: { me: pipsOf(board.mine), them: pipsOf(board.theirs) },
+    off: { me: 15 - board.mine.reduce((a, b) => a + b, 0), them: 15 - board.theirs.reduce((a, b) => a + b, 0) },
+    sources: srcs, targets: new Set(tg.keys()), selected: S.selected,
+    crawford: st.match.crawford,
+  };
+  renderBoard($("#board"), model, {
+    orientation: orientation(), myColor: colour(view), theirColor: colour(other), showPips: settings.showPips,
+    crawfordLabel: t("crawford_game"),
+  });
+}
+
+function render() {
+  const st = S.state;
+  if (!st) return;
+  const view = st.view;
+  const other = view === "white" ? "black" : "white";
+  if (S.replay !== null && S.history) return renderReplay();
+  const board = cloneBoard(st.game.board);
+  for (const [from, to] of S.pending) applyStep(board.mine, board.theirs, from, to);
+  draw(st, board, { usedDice: usedDice(st.game.dice, S.pending) });
+  // players, match info
+  const pl = (side) => {
+    const pips = settings.showPips ? ` · ${t("pips")} ${side === view ? pipsOf(board.mine) : pipsOf(board.theirs)}` : "";
+    return `${escapeHtml(nameOf(st, side))}${st.you === side ? ` — ${t("you")}` : ""}${pips}`;
+  };
+  $("#player-top").innerHTML = pl(other);
+  $("#player-bottom").innerHTML = pl(view);
+  $("#player-top").classList.toggle("turn", st.game.turn === other);
+  $("#player-bottom").classList.toggle("turn", st.game.turn === view);
+  const m = st.match;
+  let info = m.length ? t("to_play", { n: m.length }) : t("money_session");
+  info += ` · ${t("score")} ${m.score[view]}–${m.score[other]} · ${t("game_n", { n: m.game_number })}`;
+  if (m.crawford) info += ` · ${t("crawford_game")}`;
+  else if (m.post_crawford) info += ` · ${t("post_crawford")}`;
+  $("#matchinfo").textContent = info;
+  $("#pos-id").textContent = st.game.position_id;
+  renderControls();
+  renderStatus();
+  // share / join panels
+  const link = `${location.origin}/t/${st.table.id}`;
+  $("#share").hidden = !(st.you && st.table.status === "waiting");
+  $("#share-link").value = link;
+  const free = st.table.mode === "human" && !st.you && (!st.table.seated.white || !st.table.seated.black);
+  $("#join").hidden = !free;
+}
+
+function renderStatus() {
+  const st = S.state;
+  const el = $("#status");
+  const turnName = nameOf(st, st.game.turn);
+  const a = st.allowed;
+  let text;
+  if (st.match.over) text = t("match_over", { who: nameOf(st, st.match.winner), a: st.match.score.white, b: st.match.score.black });
+  else if (st.table.status === "waiting") text = t("waiting_opponent");
+  else if (!st.you) text = `${t("spectating")} ${t("waiting_for", { who: turnName })}`;
+  else if (a.includes("move")) {
+    const seqs = st.moves || [];
+    text = seqs.length === 1 && seqs[0].length === 0 ? t("no_moves") : t("your_turn_move", { d: st.game.dice.join("-") });
+  } else if (a.includes("roll")) text = a.includes("double") ? t("your_turn_roll") : t("your_turn_roll_only");
+  else if (a.includes("take")) text = t("your_turn_take", { who: nameOf(st, st.game.cube.offered_by), v: st.game.cube.value * 2 });
+  else if (a.includes("accept_resignation")) text = t("your_turn_resign", { who: nameOf(st, st.game.on_roll === st.you ? null : st.game.on_roll) || "", level: t(`resign_${st.game.resignation}`) });
+  else if (a.includes("accept_draw")) text = t("your_turn_draw", { who: nameOf(st, st.you === "white" ? "black" : "white") });
+  else text = t("waiting_for", { who: turnName });
+  el.textContent = text;
+}
+
+function button(id, label, onclick, primary = false) {
+  const b = document.createElement("button");
+  b.id = id; b.textContent = label; b.onclick = onclick; b.type = "button";
+  if (primary) b.className = "primary";
+  return b;
+}
+function act(action, extra = {}) { send({ type: "action", action, version: S.state.version, ...extra }); }
+
+function renderControls() {
+  const st = S.state;
+  const c = $("#controls");
+  c.innerHTML = "";
+  if (S.replay !== null) return;
+  const a = st.allowed;
+  if (a.includes("roll")) c.appendChild(button("act-roll", t("roll"), () => act("roll"), true));
+  if (a.includes("double")) c.appendChild(button("act-double", t("double"), () => act("double")));
+  if (a.includes("take")) c.appendChild(button("act-take", t("take"), () => act("take"), true));
+  if (a.includes("pass")) c.appendChild(button("act-pass", t("pass"), () => act("pass")));
+  if (a.includes("beaver")) c.appendChild(button("act-beaver", t("beaver"), () => act("beaver")));
+  if (a.includes("accept_resignation")) {
+    c.appendChild(button("act-accept-resignation", t("accept"), () => act("accept_resignation"), true));
+    c.appendChild(button("act-reject-resignation", t("reject"), () => act("reject_resignation")));
+  }
+  if (a.includes("accept_draw")) {
+    c.appendChild(button("act-accept-draw", t("accept"), () => act("accept_draw"), true));
+    c.appendChild(button("act-reject-draw", t("reject"), () => act("reject_draw")));
+  }
+  if (a.includes("move")) {
+    const complete = S.pending.length === maxSteps();
+    const undo = button("act-undo", t("undo"), () => { S.pending.pop(); S.selected = null; render(); });
+    undo.disabled = !S.pending.length;
+    c.appendChild(undo);
+    const confirm = button("act-confirm", t("confirm"), () => { act("move", { steps: S.pending }); }, true);
+    confirm.disabled = !complete;
+    c.appendChild(confirm);
+    if (st.table.mode === "ai") c.appendChild(button("act-hint", t("hint"), () => send({ type: "hint" })));
+  }
+  if (a.includes("offer_draw")) c.appendChild(button("act-offer-draw", t("offer_draw"), () => act("offer_draw")));
+  if (a.includes("resign")) {
+    const sel = document.createElement("select");
+    sel.id = "resign-level";
+    for (const lv of ["single", "gammon", "backgammon"]) {
+      const o = document.createElement("option");
+      o.value = lv; o.textContent = t(`resign_${lv}`);
+      sel.appendChild(o);
+    }
+    c.appendChild(sel);
+    c.appendChild(button("act-resign", t("resign"), () => act("resign", { level: sel.value })));
+  }
+}
+
+function maybeAutoPlay() {
+  clearTimeout(S.autoTimer);
+  const st = S.state;
+  if (!settings.autoForced || !st.allowed.includes("move") || st.plays !== 1 || S.replay !== null) return;
+  const version = st.version;
+  S.autoTimer = setTimeout(() => {
+    if (S.state.version === version && S.pending.length === 0) act("move", { steps: S.state.moves[0] });
+  }, 700);
+}
+
+function showHints(msg) {
+  const box = $("#hints");
+  box.hidden = false;
+  box.innerHTML = `<b>${t("hints_title")}</b><ol>` + msg.plays.map((p) => `<li>${escapeHtml(p.play || "—")} ${p.equity !== undefined ? p.equity : p.score}</li>`).join("") + "</ol>";
+}
+
+// ------------------------------------------------------- moving checkers
+function stepsTo(dest) {
+  const map = targets(S.selected);
+  return map.get(dest) || null;
+}
+function applyPending(steps) {
+  S.pending.push(...steps);
+  S.selected = null;
+  render();
+}
+function refuse() {
+  flash(t("illegal_drop"));
+  S.selected = null;
+  render();
+}
+function setupBoardInput() {
+  const svg = $("#board");
+  svg.addEventListener("pointerdown", (ev) => {
+    const st = S.state;
+    if (!st || !st.allowed.includes("move") || S.replay !== null) return;
+    const p = pointAt(svg, ev.clientX, ev.clientY, orientation());
+    if (p === null) return;
+    if (S.selected !== null && S.selected !== p) {
+      const steps = stepsTo(p);
+      if (steps) { applyPending(steps); return; }
+    }
+    if (sources().has(p)) {
+      S.selected = p;
+      render();
+      S.drag = { from: p, x: ev.clientX, y: ev.clientY, moved: false, ghost: null };
+      svg.setPointerCapture(ev.pointerId);
+    } else if (S.selected !== null) {
+      refuse();
+    }
+  });
+  svg.addEventListener("pointermove", (ev) => {
+    const d = S.drag;
+    if (!d) return;
+    if (Math.hypot(ev.clientX - d.x, ev.clientY - d.y) > 6) d.moved = true;
+    if (!d.moved) return;
+    const pt = svg.createSVGPoint();
+    pt.x = ev.clientX; pt.y = ev.clientY;
+    const p = pt.matrixTransform(svg.getScreenCTM().inverse());
+    if (!d.ghost) {
+      d.ghost = document.createElementNS("http://www.w3.org/2000/svg", "circle");
+      d.ghost.setAttribute("r", 31);
+      d.ghost.setAttribute("class", "ghost");
+      const view = S.state.view;
+      d.ghost.setAttribute("fill", view === "white" ? settings.whiteColor : settings.blackColor);
+      d.ghost.setAttribute("stroke", "#ffd400");
+      d.ghost.setAttribute("stroke-width", 4);
+      svg.appendChild(d.ghost);
+    }
+    d.ghost.setAttribute("cx", p.x);
+    d.ghost.setAttribute("cy", p.y);
+  });
+  const end = (ev) => {
+    const d = S.drag;
+    S.drag = null;
+    if (!d) return;
+    if (d.ghost) d.ghost.remove();
+    if (!d.moved) return; // a click: the checker stays selected, the next click chooses where
+    const q = pointAt(svg, ev.clientX, ev.clientY, orientation());
+    const steps = q === null ? null : stepsTo(q);
+    if (steps) applyPending(steps);
+    else refuse();
+  };
+  svg.addEventListener("pointerup", end);
+  svg.addEventListener("pointercancel", () => { if (S.drag?.ghost) S.drag.ghost.remove(); S.drag = null; render(); });
+}
+
+// ------------------------------------------------------- history & replay
+async function loadHistory() {
+  if (!S.id) return;
+  const id = S.id;
+  try {
+    const h = await api("GET", `/api/tables/${id}/history`);
+    if (S.id !== id) return;
+    S.history = h;
+    renderMoveList();
+  } catch { /* ignore */ }
+}
+function renderMoveList() {
+  const h = S.history;
+  const ol = $("#movelist");
+  ol.innerHTML = "";
+  let game = 0;
+  h.entries.forEach((e, i) => {
+    if (e.kind === "start" || e.kind === "roll") return;
+    if (e.game !== game) {
+      game = e.game;
+      const head = document.createElement("li");
+      head.className = "gamehead";
+      head.textContent = t("game_n", { n: game });
+      ol.appendChild(head);
+    }
+    const li = document.createElement("li");
+    const who = e.player ? (h.names[e.player] || t(e.player)) : "";
+    let text = e.text;
+    const prev = h.entries[i - 1];
+    if (e.kind === "move" && prev && prev.kind === "roll") text = `${prev.dice ? prev.dice.join("") : ""}: ${e.text || "—"}`;
+    li.textContent = who ? `${who}: ${text}` : text;
+    li.dataset.index = i;
+    if (S.replay === i) li.className = "current";
+    li.onclick = () => { S.replay = i; render(); renderMoveList(); };
+    ol.appendChild(li);
+  });
+  if (S.replay === null) ol.scrollTop = ol.scrollHeight;
+}
+function renderReplay() {
+  const st = S.state;
+  const e = S.history.entries[S.replay];
+  const white = e.board;
+  const board = st.view === "white" ? cloneBoard(white) : { mine: white.theirs.slice(), theirs: white.mine.slice() };
+  draw(st, board, { dice: e.dice, diceMine: e.on_roll === st.view, cubeValue: e.cube, cubeOwner: e.cube_owner, replay: true });
+  $("#pos-id").textContent = e.position_id;
+  $("#xgid-line").hidden = !e.xgid;
+  $("#xgid").textContent = e.xgid || "";
+  renderControls();
+  $("#status").textContent = `${t("replay")}: ${S.replay} / ${S.history.entries.length - 1}`;
+}
+function stepReplay(delta) {
+  if (!S.history) return;
+  const n = S.history.entries.length;
+  S.replay = Math.max(0, Math.min(n - 1, (S.replay === null ? n - 1 : S.replay) + delta));
+  render();
+  renderMoveList();
+}
+
+// ------------------------------------------------------------------ setup
+function setupSettingsDialog() {
+  const dlg = $("#dlg-settings");
+  const form = $("#form-settings");
+  $("#btn-settings").onclick = () => {
+    for (const [k, v] of Object.entries(settings)) {
+      const input = form.elements[k];
+      if (!input) continue;
+      if (input.type === "checkbox") input.checked = !!v;
+      else input.value = v;
+    }
+    dlg.showModal();
+  };
+  form.addEventListener("change", (ev) => {
+    const input = ev.target;
+    saveSettings({ [input.name]: input.type === "checkbox" ? input.checked : input.value });
+  });
+  $("#btn-rules").onclick = () => $("#dlg-rules").showModal();
+}
+
+function init() {
+  setLanguage(settings.lang);
+  applyTranslations();
+  fillRulesFields();
+  setupSettingsDialog();
+  setupBoardInput();
+  $("#home-link").onclick = (ev) => { ev.preventDefault(); go("/"); };
+  $("#form-ai").onsubmit = (ev) => { ev.preventDefault(); createTable(ev.target, "ai"); };
+  $("#form-human").onsubmit = (ev) => { ev.preventDefault(); createTable(ev.target, "human"); };
+  $("#form-login").onsubmit = (ev) => { ev.preventDefault(); account("/api/login"); };
+  $("#btn-register").onclick = () => account("/api/register");
+  $("#btn-logout").onclick = async () => { await api("POST", "/api/logout"); user = null; renderAccount(); };
+  $("#btn-copy").onclick = async () => { try { await navigator.clipboard.writeText($("#share-link").value); flash(t("copied")); } catch { $("#share-link").select(); } };
+  $("#btn-join").onclick = async () => {
+    try {
+      const doc = await api("POST", `/api/tables/${S.id}/join`, { name: $("#join-name").value || t("guest") });
+      rememberSeat(doc);
+      const id = S.id;
+      closeTable();
+      openTable(id);
+    } catch (e) { flash(e.message); }
+  };
+  $("#btn-prev").onclick = () => stepReplay(-1);
+  $("#btn-next").onclick = () => stepReplay(1);
+  $("#btn-live").onclick = () => { S.replay = null; $("#xgid-line").hidden = true; render(); renderMoveList(); };
+  window.addEventListener("popstate", route);
+  setInterval(refreshLobby, 4000);
+  loadUser();
+  route();
+}
+init();

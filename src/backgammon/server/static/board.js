@@ -1,0 +1,188 @@
+// The SVG board. renderBoard() draws a model seen from the viewer; pointAt() maps a
+// screen position back to a point number (viewer numbering: 1..24, 25 = bar, 0 = tray).
+// Orientation names the corner of the viewer's home board: bottom-right (default),
+// bottom-left, top-right, top-left. Geometry is computed for bottom-right and mirrored.
+const NS = "http://www.w3.org/2000/svg";
+export const W = 1000;
+export const H = 760;
+const R = 31;
+const COL = 70;
+
+function el(name, attrs = {}, text) {
+  const node = document.createElementNS(NS, name);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function flips(orientation) {
+  return { fx: orientation.endsWith("left"), fy: orientation.startsWith("top") };
+}
+
+// Base geometry (bottom-right): x0 of the point's column and whether it is in the bottom row.
+function baseColumn(p) {
+  if (p >= 1 && p <= 6) return { x0: 500 + (6 - p) * COL, bottom: true };
+  if (p >= 7 && p <= 12) return { x0: 20 + (12 - p) * COL, bottom: true };
+  if (p >= 13 && p <= 18) return { x0: 20 + (p - 13) * COL, bottom: false };
+  return { x0: 500 + (p - 19) * COL, bottom: false };
+}
+
+export function geometry(orientation) {
+  const { fx, fy } = flips(orientation);
+  const X = (x) => (fx ? W - x : x);
+  const Y = (y) => (fy ? H - y : y);
+  return { X, Y, fx, fy };
+}
+
+function checker(g, cx, cy, fill, stroke, label, extra = {}) {
+  const c = el("circle", { cx, cy, r: R, fill, stroke, "stroke-width": 2, class: "checker", ...extra });
+  g.appendChild(c);
+  if (label) {
+    const dark = isDark(fill);
+    g.appendChild(el("text", { x: cx, y: cy + 8, "text-anchor": "middle", class: "count", fill: dark ? "#fff" : "#222" }, label));
+  }
+  return c;
+}
+
+function isDark(hex) {
+  const m = /^#?([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(hex || "");
+  if (!m) return false;
+  const [r, g, b] = [1, 2, 3].map((i) => parseInt(m[i], 16));
+  return r * 0.3 + g * 0.59 + b * 0.11 < 128;
+}
+
+function die(g, x, y, value, used) {
+  const size = 56;
+  const grp = el("g", { class: "die" + (used ? " used" : ""), "data-value": value });
+  grp.appendChild(el("rect", { x: x - size / 2, y: y - size / 2, width: size, height: size, rx: 10, fill: used ? "#bbb" : "#fffdf5", stroke: "#333", "stroke-width": 2 }));
+  const pips = { 1: [[0, 0]], 2: [[-1, -1], [1, 1]], 3: [[-1, -1], [0, 0], [1, 1]], 4: [[-1, -1], [1, -1], [-1, 1], [1, 1]], 5: [[-1, -1], [1, -1], [0, 0], [-1, 1], [1, 1]], 6: [[-1, -1], [1, -1], [-1, 0], [1, 0], [-1, 1], [1, 1]] }[value] || [];
+  for (const [dx, dy] of pips) grp.appendChild(el("circle", { cx: x + dx * 15, cy: y + dy * 15, r: 5.5, fill: "#222" }));
+  g.appendChild(grp);
+}
+
+// model: {mine[25], theirs[25], dice, diceMine, usedDice[], cube:{value, owner:'me'|'them'|null, offered, enabled},
+//         pips:{me, them}, off:{me, them}, sources:Set, targets:Set, selected, crawford, labels}
+export function renderBoard(svg, model, opts) {
+  const { X, Y } = geometry(opts.orientation);
+  svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
+  while (svg.firstChild) svg.removeChild(svg.firstChild);
+  const myFill = opts.myColor, theirFill = opts.theirColor;
+  const root = el("g");
+  svg.appendChild(root);
+  // frame, trays, bar
+  root.appendChild(el("rect", { x: 0, y: 0, width: W, height: H, fill: "#5b3a1e", rx: 14 }));
+  root.appendChild(el("rect", { x: Math.min(X(20), X(920)), y: 20, width: 900, height: 720, fill: "#e9d8b4" }));
+  root.appendChild(el("rect", { x: Math.min(X(440), X(500)), y: 20, width: 60, height: 720, fill: "#4a2f18", class: "bar" }));
+  const trayX = Math.min(X(925), X(990));
+  const myTray = { x: trayX, y: Math.min(Y(420), Y(740)), width: 65, height: 320 };
+  const theirTray = { x: trayX, y: Math.min(Y(20), Y(340)), width: 65, height: 320 };
+  root.appendChild(el("rect", { ...theirTray, fill: "#3d2714", rx: 6, class: "tray their-tray" }));
+  root.appendChild(el("rect", { ...myTray, fill: "#3d2714", rx: 6, class: "tray my-tray" + (model.targets?.has(0) ? " target" : ""), "data-point": 0 }));
+  // points
+  for (let p = 1; p <= 24; p++) {
+    const { x0, bottom } = baseColumn(p);
+    const baseY = bottom ? 740 : 20;
+    const tipY = bottom ? 440 : 320;
+    const fill = p % 2 ? "#a0522d" : "#d2b48c";
+    const pts = [[x0, baseY], [x0 + COL, baseY], [x0 + COL / 2, tipY]].map(([x, y]) => `${X(x)},${Y(y)}`).join(" ");
+    const cls = "point" + (model.targets?.has(p) ? " target" : "");
+    root.appendChild(el("polygon", { points: pts, fill, class: cls, "data-point": p }));
+    const labelY = bottom ? 754 : 14;
+    root.appendChild(el("text", { x: X(x0 + COL / 2), y: Y(labelY) + (opts.orientation.startsWith("top") ? 4 : 0), "text-anchor": "middle", class: "pointnum" }, String(p)));
+  }
+  // checkers on points
+  const checkers = el("g", { class: "checkers" });
+  root.appendChild(checkers);
+  for (let p = 1; p <= 24; p++) {
+    const mineN = model.mine[p - 1];
+    const theirN = model.theirs[24 - p];
+    const n = mineN || theirN;
+    if (!n) continue;
+    const fill = mineN ? myFill : theirFill;
+    const { x0, bottom } = baseColumn(p);
+    const shown = Math.min(n, 5);
+    for (let i = 0; i < shown; i++) {
+      const y = bottom ? 740 - R - 2 - i * (2 * R) : 20 + R + 2 + i * (2 * R);
+      const top = i === shown - 1;
+      const extra = { "data-point": p, "data-side": mineN ? "me" : "them" };
+      if (top && mineN && model.sources?.has(p)) extra.class = "checker movable" + (model.selected === p ? " selected" : "");
+      const c = checker(checkers, X(x0 + COL / 2), Y(y), fill, isDark(fill) ? "#ddd" : "#333", top && n > 5 ? String(n) : "", extra);
+      if (extra.class) c.setAttribute("class", extra.class);
+    }
+  }
+  // bar checkers: mine in the half towards the top of the base geometry, theirs below
+  const barX = X(470);
+  for (const [count, fill, side, base, step] of [[model.mine[24], myFill, "me", 310, -55], [model.theirs[24], theirFill, "them", 450, 55]]) {
+    const shown = Math.min(count, 4);
+    for (let i = 0; i < shown; i++) {
+      const top = i === shown - 1;
+      const extra = { "data-point": 25, "data-side": side };
+      const c = checker(checkers, barX, Y(base + i * step), fill, isDark(fill) ? "#ddd" : "#333", top && count > 4 ? String(count) : "", extra);
+      if (top && side === "me" && model.sources?.has(25)) c.setAttribute("class", "checker movable" + (model.selected === 25 ? " selected" : ""));
+    }
+  }
+  // borne-off checkers in the trays
+  for (const [count, fill, tray, fromBottom] of [[model.off.me, myFill, myTray, Y(740) > Y(420)], [model.off.them, theirFill, theirTray, Y(20) > Y(340)]]) {
+    for (let i = 0; i < count; i++) {
+      const y = fromBottom ? tray.y + tray.height - 6 - (i + 1) * 19 : tray.y + 6 + i * 19;
+      checkers.appendChild(el("rect", { x: tray.x + 6, y, width: tray.width - 12, height: 16, rx: 4, fill, stroke: isDark(fill) ? "#ddd" : "#333", class: "offchecker" }));
+    }
+  }
+  // pip counts, beside the trays
+  if (opts.showPips) {
+    const tx = X(957);
+    root.appendChild(el("text", { x: tx, y: Y(365) + 5, "text-anchor": "middle", class: "pips pips-them" }, String(model.pips.them)));
+    root.appendChild(el("text", { x: tx, y: Y(400) + 5, "text-anchor": "middle", class: "pips pips-me" }, String(model.pips.me)));
+  }
+  // dice
+  if (model.dice) {
+    const xs = model.diceMine ? [665, 755] : [185, 275];
+    const [a, b] = model.dice;
+    die(root, X(xs[0]), Y(380), a, model.usedDice?.[0]);
+    die(root, X(xs[1]), Y(380), b, model.usedDice?.[1]);
+  }
+  if (model.opening) {
+    // the opening roll: one die for each side
+    die(root, X(710), Y(380), model.opening.me, false);
+    die(root, X(230), Y(380), model.opening.them, false);
+  }
+  // cube
+  if (model.cube && model.cube.enabled) {
+    let cy = 380;
+    if (model.cube.owner === "me") cy = 700;
+    if (model.cube.owner === "them") cy = 60;
+    let cx = 470;
+    if (model.cube.offered) cx = model.cube.offered === "me" ? 820 : 110;
+    const value = model.cube.offered ? model.cube.value * 2 : model.cube.value;
+    const g = el("g", { class: "cube", "data-owner": model.cube.owner || "centre" });
+    g.appendChild(el("rect", { x: X(cx) - 26, y: Y(cy) - 26, width: 52, height: 52, rx: 8, fill: "#fdfdfd", stroke: "#111", "stroke-width": 3 }));
+    g.appendChild(el("text", { x: X(cx), y: Y(cy) + 9, "text-anchor": "middle", class: "cubeval" }, String(value === 1 ? 64 : value)));
+    root.appendChild(g);
+  }
+  if (model.crawford) {
+    root.appendChild(el("text", { x: X(230), y: Y(395) - 40, "text-anchor": "middle", class: "crawford" }, opts.crawfordLabel || "Crawford"));
+  }
+}
+
+// Which point (viewer numbering) is under the client position: 1..24, 25 (bar), 0 (my tray), or null.
+export function pointAt(svg, clientX, clientY, orientation) {
+  const pt = svg.createSVGPoint();
+  pt.x = clientX;
+  pt.y = clientY;
+  const ctm = svg.getScreenCTM();
+  if (!ctm) return null;
+  const { x: sx, y: sy } = pt.matrixTransform(ctm.inverse());
+  const { fx, fy } = flips(orientation);
+  const x = fx ? W - sx : sx;
+  const y = fy ? H - sy : sy;
+  if (x >= 920 && x <= 1000 && y >= 380) return 0;
+  if (x >= 440 && x < 500) return 25;
+  if (y < 20 || y > 740 || x < 20 || x >= 920) return null;
+  const bottom = y >= 380;
+  if (x >= 500) {
+    const col = Math.floor((x - 500) / COL);
+    return bottom ? 6 - col : 19 + col;
+  }
+  const col = Math.floor((x - 20) / COL);
+  return bottom ? 12 - col : 13 + col;
+}

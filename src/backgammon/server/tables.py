@@ -1,0 +1,506 @@
+"""Tables: the games being played, their seats, persistence and broadcasting.
+
+One :class:`TableRuntime` per table holds the replayed :class:`~backgammon.match.Match`, the
+connected sockets and an ``asyncio.Lock``: every action on a table goes through
+:meth:`TableManager.act` under that lock (one serial handler per game). An action is
+appended to the database *before* it is broadcast, so a killed server resumes every
+game at its last confirmed action (:meth:`TableManager.load`).
+
+Computer players run off the event loop (``asyncio.to_thread``); their answer is
+tagged with the table's version and dropped if anything happened meanwhile.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import secrets
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import sessionmaker
+
+from backgammon.dice import RandomDice
+from backgammon.errors import IllegalActionError, InvalidInputError, NotYourTurnError
+from backgammon.game import (
+    AcceptDraw,
+    AcceptResignation,
+    Double,
+    GamePhase,
+    Move,
+    OpeningRoll,
+    Pass,
+    Player,
+    RejectDraw,
+    RejectResignation,
+    Resign,
+    Roll,
+    Take,
+)
+from backgammon.match import Match
+from backgammon.position import Position
+from backgammon.server import protocol
+from backgammon.server.agents import LEVELS, Agent, make_agent
+from backgammon.server.auth import new_token, token_hash
+from backgammon.server.db import Action, Table, User
+from backgammon.server.matchflow import StartPosition, last_result, new_match
+from backgammon.server.rating import rating_change
+
+log = logging.getLogger("backgammon.server")
+
+
+@dataclass
+class TableRuntime:
+    """A table in memory: its database row's facts, the match and the connections."""
+
+    id: str
+    config: dict[str, Any]
+    flow: Match
+    tokens: dict[Player, str | None]
+    names: dict[Player, str]
+    user_ids: dict[Player, int | None]
+    listed: bool
+    status: str
+    actions: list[dict[str, Any]] = field(default_factory=list)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    sockets: dict[Any, Player | None] = field(default_factory=dict)
+    dice: Any = None
+    agent: Agent | None = None
+    bot_task: asyncio.Task | None = None
+
+    @property
+    def version(self) -> int:
+        return len(self.actions)
+
+    @property
+    def ai_seat(self) -> Player | None:
+        seat = self.config.get("ai_seat")
+        return protocol.player_from_wire(seat) if seat else None
+
+    def seat_for(self, token: str | None) -> Player | None:
+        """The seat a token opens, or None (a spectator)."""
+        if not token:
+            return None
+        digest = token_hash(token)
+        for seat, stored in self.tokens.items():
+            if stored is not None and secrets.compare_digest(stored, digest):
+                return seat
+        return None
+
+
+class TableManager:
+    """All tables of the server, loaded from and saved to the database."""
+
+    def __init__(self, sessions: sessionmaker, dice_seed: int | None = None, test_hooks: bool = False) -> None:
+        self.sessions = sessions
+        self.tables: dict[str, TableRuntime] = {}
+        self.dice_seed = dice_seed
+        self.test_hooks = test_hooks
+        self.bot_delay = 0.0
+
+    # ---------------------------------------------------------------- setup
+    def _dice_for(self, table_id: str) -> RandomDice:
+        if self.dice_seed is None:
+            return RandomDice(None)
+        return RandomDice(random.Random(f"{self.dice_seed}:{table_id}").getrandbits(64))
+
+    def _runtime(self, row: Table) -> TableRuntime:
+        config = row.config
+        rules = protocol.rules_from_wire(config.get("rules", {}))
+        start = None
+        if config.get("start"):
+            start = StartPosition(
+                Position.from_position_id(config["start"]["position_id"]),
+                protocol.player_from_wire(config["start"].get("on_roll", "white")),
+            )
+        table = TableRuntime(
+            id=row.id,
+            config=config,
+            flow=new_match(rules, start),
+            tokens={Player.WHITE: row.white_token, Player.BLACK: row.black_token},
+            names={Player.WHITE: row.white_name, Player.BLACK: row.black_name},
+            user_ids={Player.WHITE: row.white_user_id, Player.BLACK: row.black_user_id},
+            listed=row.listed,
+            status=row.status,
+        )
+        table.dice = self._dice_for(row.id)
+        if config.get("mode") == "ai":
+            table.agent = make_agent(config.get("level", "intermediate"))
+        return table
+
+    def load(self) -> int:
+        """Replay every unfinished table from the database (at start). Returns how many."""
+        with self.sessions() as db:
+            rows = db.scalars(select(Table).where(Table.status != "over")).all()
+            for row in rows:
+                self.tables[row.id] = self._replay(db, row)
+        return len(self.tables)
+
+    def _replay(self, db, row: Table) -> TableRuntime:
+        table = self._runtime(row)
+        actions = db.scalars(select(Action).where(Action.table_id == row.id).order_by(Action.seq)).all()
+        for record in actions:
+            action = protocol.action_from_wire(record.payload, table.flow.game)
+            table.flow = table.flow.apply(action)
+            table.actions.append(record.payload)
+        return table
+
+    def get(self, table_id: str) -> TableRuntime:
+        """A table by id (loaded from the database if needed).
+
+        Raises:
+            InvalidInputError: if there is no such table (mapped to 404).
+        """
+        table = self.tables.get(table_id)
+        if table is not None:
+            return table
+        if not isinstance(table_id, str) or len(table_id) > 32:
+            raise LookupError(f"no table {table_id!r}")
+        with self.sessions() as db:
+            row = db.get(Table, table_id)
+            if row is None:
+                raise LookupError(f"no table {table_id!r}")
+            table = self._replay(db, row)
+        self.tables[table_id] = table
+        return table
+
+    # ------------------------------------------------------------- creation
+    def create(
+        self,
+        *,
+        mode: str,
+        rules_doc: object,
+        seat: str = "white",
+        level: str = "intermediate",
+        name: str = "Guest",
+        user_id: int | None = None,
+        listed: bool = False,
+        start: object = None,
+    ) -> tuple[TableRuntime, Player, str]:
+        """A new table; returns it, the creator's seat and the creator's seat token.
+
+        Raises:
+            InvalidInputError: for a bad mode, rules, seat, level or start position.
+        """
+        if mode not in ("ai", "human"):
+            raise InvalidInputError(f"invalid mode {mode!r}: expected 'ai' or 'human'")
+        rules = protocol.rules_from_wire(rules_doc)
+        if seat == "random":
+            seat = random.choice(("white", "black"))
+        player = protocol.player_from_wire(seat)
+        if mode == "ai" and level not in (*LEVELS, "greedy"):
+            raise InvalidInputError(f"invalid level {level!r}: expected one of {', '.join(LEVELS)}")
+        name = _check_name(name)
+        config: dict[str, Any] = {"mode": mode, "rules": protocol.rules_to_wire(rules)}
+        if mode == "ai":
+            config["ai_seat"] = player.other.value
+            config["level"] = level
+        if start is not None:
+            if not self.test_hooks:
+                raise InvalidInputError("invalid option 'start': starting positions need the server's --test-hooks")
+            if not isinstance(start, dict) or not isinstance(start.get("position_id"), str):
+                raise InvalidInputError(f"invalid start {start!r}: expected {{'position_id': ..., 'on_roll': ...}}")
+            protocol.player_from_wire(start.get("on_roll", "white"))
+            new_match(rules, StartPosition(Position.from_position_id(start["position_id"])))
+            config["start"] = {"position_id": start["position_id"], "on_roll": start.get("on_roll", "white")}
+        token = new_token()
+        table_id = secrets.token_urlsafe(8)
+        row = Table(
+            id=table_id,
+            config=config,
+            listed=bool(listed) and mode == "human",
+            status="playing" if mode == "ai" else "waiting",
+            rated=False,
+        )
+        setattr(row, f"{player.value}_token", token_hash(token))
+        setattr(row, f"{player.value}_name", name)
+        setattr(row, f"{player.value}_user_id", user_id)
+        if mode == "ai":
+            setattr(row, f"{player.other.value}_name", f"AI ({level})")
+        with self.sessions() as db:
+            db.add(row)
+            db.commit()
+            table = self._runtime(row)
+        self.tables[table_id] = table
+        return table, player, token
+
+    async def join(self, table_id: str, name: str, user_id: int | None) -> tuple[TableRuntime, Player, str]:
+        """Take the free seat of a human table.
+
+        Raises:
+            LookupError: no such table. IllegalActionError: no free seat.
+        """
+        table = self.get(table_id)
+        name = _check_name(name)
+        async with table.lock:
+            free = [p for p in (Player.WHITE, Player.BLACK) if table.tokens[p] is None]
+            if table.config.get("mode") != "human" or not free:
+                raise IllegalActionError(f"cannot join table {table_id!r}: no free seat")
+            seat = free[0]
+            token = new_token()
+            with self.sessions() as db:
+                row = db.get(Table, table_id)
+                setattr(row, f"{seat.value}_token", token_hash(token))
+                setattr(row, f"{seat.value}_name", name)
+                setattr(row, f"{seat.value}_user_id", user_id)
+                row.status = "playing"
+                db.commit()
+            table.tokens[seat] = token_hash(token)
+            table.names[seat] = name
+            table.user_ids[seat] = user_id
+            table.status = "playing"
+            await self._after_action(table)
+            await self.broadcast(table, None)
+        return table, seat, token
+
+    def lobby(self) -> list[dict[str, Any]]:
+        """Listed tables waiting for a second player, newest first."""
+        out = []
+        for table in self.tables.values():
+            if table.listed and table.status == "waiting":
+                seat = Player.WHITE if table.tokens[Player.WHITE] else Player.BLACK
+                out.append(
+                    {"id": table.id, "host": table.names[seat], "rules": table.config["rules"], "free_seat": seat.other.value}
+                )
+        return out
+
+    # -------------------------------------------------------------- actions
+    async def act(self, table: TableRuntime, seat: Player | None, message: dict[str, Any]) -> None:
+        """Apply a client's action for ``seat`` (serially), store it, broadcast it.
+
+        Raises:
+            NotYourTurnError: a spectator, or not this seat's turn.
+            InvalidInputError / IllegalActionError / IllegalPlayError: a bad or illegal action;
+                the game is unchanged.
+        """
+        async with table.lock:
+            if seat is None:
+                raise NotYourTurnError("a spectator cannot act: join the table to play")
+            if table.status != "playing":
+                raise IllegalActionError(f"cannot act: the table is {table.status}")
+            if table.ai_seat is seat:
+                raise NotYourTurnError("that seat is played by the computer")
+            version = message.get("version")
+            if version is not None and version != table.version:
+                raise IllegalActionError(f"stale action: the table is at version {table.version}, not {version!r}")
+            action = self._client_action(table, seat, message)
+            await self._commit(table, action)
+            await self._after_action(table)
+
+    def _client_action(self, table: TableRuntime, seat: Player, message: dict[str, Any]) -> object:
+        game = table.flow.game
+        kind = message.get("action")
+        if kind not in protocol.CLIENT_KINDS:
+            raise InvalidInputError(f"invalid action {kind!r}: expected one of {', '.join(protocol.CLIENT_KINDS)}")
+        if game.turn is not seat:
+            who = game.turn.value if game.turn else "nobody"
+            raise NotYourTurnError(f"not your turn: {who} is to act ({game.describe()})")
+        if kind == "roll":
+            if game.phase is not GamePhase.ROLL:
+                raise IllegalActionError(f"cannot roll now: {game.describe()}")
+            return Roll(seat, table.dice.roll())
+        if kind == "move":
+            if "steps" in message:
+                play = protocol.play_from_steps(game, protocol.check_steps(message["steps"]))
+            elif isinstance(message.get("play"), str):
+                play = game.play_from_text(message["play"])
+            else:
+                raise InvalidInputError("invalid move: expected 'steps' or 'play'")
+            return Move(seat, play)
+        if kind == "resign":
+            level = message.get("level", "single")
+            if level not in protocol.RESIGN_LEVELS:
+                raise InvalidInputError(f"invalid resignation level {level!r}: expected single, gammon or backgammon")
+            return Resign(seat, protocol.RESIGN_LEVELS[level])
+        return protocol.SIMPLE_ACTIONS[kind](seat)
+
+    async def _commit(self, table: TableRuntime, action: object) -> None:
+        """Apply (raises, leaving the table unchanged), store, then broadcast."""
+        flow = table.flow.apply(action)
+        payload = protocol.action_to_wire(action)
+        seq = table.version + 1
+        with self.sessions() as db:
+            db.add(Action(table_id=table.id, seq=seq, payload=payload))
+            if flow.is_over:
+                row = db.get(Table, table.id)
+                row.status = "over"
+            db.commit()
+        table.flow = flow
+        table.actions.append(payload)
+        if flow.is_over:
+            table.status = "over"
+            self._rate(table)
+        await self.broadcast(table, payload)
+
+    async def _after_action(self, table: TableRuntime) -> None:
+        """Roll opening dice when a game waits for them, and wake the computer player."""
+        if table.status != "playing":
+            return
+        while not table.flow.is_over and table.flow.game.phase is GamePhase.OPENING:
+            white, black = table.dice.die(), table.dice.die()
+            await self._commit(table, OpeningRoll(white, black))
+        self._schedule_bot(table)
+
+    # ------------------------------------------------------------------ bots
+    def _schedule_bot(self, table: TableRuntime) -> None:
+        if table.agent is None or table.flow.is_over or table.flow.game.turn is not table.ai_seat:
+            return
+        if table.bot_task is not None and not table.bot_task.done():
+            return
+        table.bot_task = asyncio.create_task(self._bot_turn(table, table.version))
+
+    async def _bot_turn(self, table: TableRuntime, version: int) -> None:
+        try:
+            if self.bot_delay:
+                await asyncio.sleep(self.bot_delay)
+            game = table.flow.game
+            action = await asyncio.to_thread(decide, table.agent, game, table.ai_seat)
+            async with table.lock:
+                if table.version != version:
+                    return  # stale: something happened meanwhile
+                if isinstance(action, Roll):
+                    action = Roll(action.player, table.dice.roll())
+                await self._commit(table, action)
+                table.bot_task = None
+                await self._after_action(table)
+        except Exception:  # a computer player must never take the server down
+            log.exception("computer player failed on table %s", table.id)
+
+    # ------------------------------------------------------------ broadcast
+    async def broadcast(self, table: TableRuntime, event: dict[str, Any] | None) -> None:
+        """Send every connection its own view of the new state (with the event that led to it)."""
+        dead = []
+        for socket, seat in list(table.sockets.items()):
+            try:
+                await socket.send_json({"type": "event", "event": event, "state": state_for(table, seat)})
+            except Exception:
+                dead.append(socket)
+        for socket in dead:
+            table.sockets.pop(socket, None)
+
+    # --------------------------------------------------------------- rating
+    def _rate(self, table: TableRuntime) -> None:
+        flow = table.flow
+        length = flow.rules.match_length
+        winner = flow.winner
+        if not length or winner is None or table.config.get("mode") != "human":
+            return
+        w_id, l_id = table.user_ids[winner], table.user_ids[winner.other]
+        if not w_id or not l_id or w_id == l_id:
+            return
+        with self.sessions() as db:
+            row = db.get(Table, table.id)
+            if row.rated:
+                return
+            w, l = db.get(User, w_id), db.get(User, l_id)
+            change = rating_change(w.rating, l.rating, length, w.experience, l.experience)
+            w.rating += change.winner_delta
+            l.rating += change.loser_delta
+            w.experience += length
+            l.experience += length
+            row.rated = True
+            db.commit()
+
+
+def decide(agent: Agent, game, seat: Player) -> object:
+    """What the computer player does now (a Roll's dice are filled in by the caller)."""
+    phase = game.phase
+    me = game.board_for(seat)
+    info = {"cube_value": game.cube_value, "score": game.score, "match_length": game.rules.match_length}
+    if phase is GamePhase.ROLL:
+        if game.may_double(seat) and agent.wants_to_double(me, info):
+            return Double(seat)
+        return Roll(seat, None)
+    if phase is GamePhase.MOVE:
+        play = agent.choose_play(me, game.dice)
+        return Move(seat, play)
+    if phase is GamePhase.DOUBLED:
+        return Take(seat) if agent.takes(me, info) else Pass(seat)
+    if phase is GamePhase.RESIGNATION:
+        level = game.resignation.value if game.resignation else 1
+        accept = agent.accepts_resignation(me, level)
+        return AcceptResignation(seat) if accept else RejectResignation(seat)
+    if phase is GamePhase.DRAW_OFFERED:
+        return AcceptDraw(seat) if agent.accepts_draw(me) else RejectDraw(seat)
+    raise IllegalActionError(f"the computer has nothing to do: {game.describe()}")
+
+
+def _check_name(name: object) -> str:
+    if name is None:
+        return "Guest"
+    if not isinstance(name, str) or not 1 <= len(name.strip()) <= 24:
+        raise InvalidInputError(f"invalid name {name!r}: expected 1 to 24 characters")
+    return name.strip()
+
+
+def state_for(table: TableRuntime, seat: Player | None) -> dict[str, Any]:
+    """The full state of a table as one viewer sees it."""
+    flow = table.flow
+    game = flow.game
+    view = seat or Player.WHITE
+    board = game.board_for(view)
+    pips_view, pips_other = board.pip_counts()
+    off_view, off_other = board.off()
+    allowed = protocol.allowed_for(game, seat) if table.status == "playing" and not flow.is_over else []
+    if seat is not None and seat is table.ai_seat:
+        allowed = []
+    moves = protocol.move_tree(game) if "move" in allowed else []
+    on_roll = game.on_roll
+    return {
+        "table": {
+            "id": table.id,
+            "mode": table.config.get("mode"),
+            "level": table.config.get("level"),
+            "ai_seat": table.config.get("ai_seat"),
+            "status": table.status,
+            "rules": table.config["rules"],
+            "names": {p.value: table.names[p] for p in Player},
+            "seated": {p.value: table.tokens[p] is not None for p in Player},
+            "test_start": bool(table.config.get("start")),
+        },
+        "version": table.version,
+        "you": protocol.player_to_wire(seat),
+        "view": view.value,
+        "match": {
+            "length": flow.rules.match_length,
+            "score": {"white": flow.score[0], "black": flow.score[1]},
+            "crawford": flow.is_crawford_game,
+            "post_crawford": flow.is_post_crawford,
+            "over": flow.is_over,
+            "winner": protocol.player_to_wire(flow.winner),
+            "game_number": len(flow.games) + (0 if flow.is_over else 1),
+            "last_result": protocol.result_to_wire(last_result(flow)),
+        },
+        "game": {
+            "phase": game.phase.value,
+            "turn": protocol.player_to_wire(game.turn),
+            "on_roll": protocol.player_to_wire(on_roll),
+            "dice": list(game.dice) if game.dice else None,
+            "cube": {
+                "value": game.cube_value,
+                "owner": protocol.player_to_wire(game.cube_owner),
+                "offered_by": protocol.player_to_wire(game.doubled_by),
+                "enabled": flow.rules.cube and not flow.rules.casual and not game.crawford_game,
+            },
+            "resignation": game.resignation.name.lower() if game.resignation else None,
+            "board": protocol.board_to_wire(board),
+            "pips": {view.value: pips_view, view.other.value: pips_other},
+            "off": {view.value: off_view, view.other.value: off_other},
+            "position_id": game.position.position_id(),
+            "result": protocol.result_to_wire(game.result),
+            "description": game.describe(),
+            "last_opening": _last_opening(table),
+        },
+        "allowed": allowed,
+        "moves": moves,
+        "plays": len(game.legal_plays) if "move" in allowed else 0,
+    }
+
+
+def _last_opening(table: TableRuntime) -> list[int] | None:
+    for payload in reversed(table.actions[-6:]):
+        if payload.get("kind") == "opening_roll":
+            return payload["dice"]
+    return None

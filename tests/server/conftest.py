@@ -1,0 +1,25 @@
+"""Fixtures for the web platform's tests: an app on a temporary data folder."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import pytest
+
+warnings.filterwarnings("ignore", message=".*httpx2.*")
+
+from fastapi.testclient import TestClient  # noqa: E402
+
+from backgammon.server.app import ServerConfig, create_app  # noqa: E402
+
+
+def make_client(data_dir: Path, **kwargs) -> TestClient:
+    config = ServerConfig(data_dir=data_dir, bot_delay=0.0, dice_seed=kwargs.pop("dice_seed", 7), **kwargs)
+    return TestClient(create_app(config))
+
+
+@pytest.fixture
+def client(tmp_path: Path):
+    with make_client(tmp_path, test_hooks=True) as c:
+        yield c

@@ -1,0 +1,90 @@
+"""The table WebSocket: state on connect, versioned events to every viewer, errors + resync."""
+
+from __future__ import annotations
+
+from .test_api import human_table, state
+
+
+def test_socket_events_errors_and_resync(client):
+    tid, w, b = human_table(client)
+    tokens = {"white": w, "black": b}
+    st = state(client, tid)
+    mover = st["game"]["turn"]
+    other = "black" if mover == "white" else "white"
+    with client.websocket_connect(f"/ws/tables/{tid}?token={tokens[mover]}") as ws_m, client.websocket_connect(
+        f"/ws/tables/{tid}?token={tokens[other]}"
+    ) as ws_o, client.websocket_connect(f"/ws/tables/{tid}") as ws_s:
+        first = ws_m.receive_json()
+        assert first["type"] == "state" and first["state"]["you"] == mover and first["state"]["moves"]
+        assert ws_o.receive_json()["state"]["you"] == other
+        spect = ws_s.receive_json()["state"]
+        assert spect["you"] is None and spect["moves"] == [] and spect["allowed"] == []
+        version = first["state"]["version"]
+
+        # malformed JSON: an error, then the full state again
+        ws_m.send_text("{oops")
+        err = ws_m.receive_json()
+        assert err["type"] == "error" and err["status"] == 400 and "malformed JSON" in err["message"]
+        assert ws_m.receive_json()["type"] == "state"
+        ws_m.send_json({"type": "dance"})
+        assert ws_m.receive_json()["status"] == 400
+        ws_m.receive_json()
+        # out of turn
+        ws_o.send_json({"type": "action", "action": "roll"})
+        err = ws_o.receive_json()
+        assert err["status"] == 409 and "not your turn" in err["message"]
+        assert ws_o.receive_json()["state"]["version"] == version
+        # a spectator cannot act
+        ws_s.send_json({"type": "action", "action": "move", "steps": []})
+        assert ws_s.receive_json()["status"] == 409
+        ws_s.receive_json()
+        # an illegal move
+        ws_m.send_json({"type": "action", "action": "move", "steps": [[1, 2]]})
+        err = ws_m.receive_json()
+        assert err["status"] == 422
+        assert ws_m.receive_json()["state"]["version"] == version
+
+        # a legal move reaches everyone as a versioned event
+        steps = first["state"]["moves"][0]
+        ws_m.send_json({"type": "action", "action": "move", "steps": steps, "version": version})
+        for ws, seat in ((ws_m, mover), (ws_o, other), (ws_s, None)):
+            ev = ws.receive_json()
+            assert ev["type"] == "event" and ev["state"]["version"] == version + 1
+            assert ev["event"]["kind"] == "move" and ev["event"]["player"] == mover
+            assert ev["event"]["steps"] == steps
+            assert ev["state"]["you"] == seat
+        # resync on request
+        ws_s.send_json({"type": "resync"})
+        again = ws_s.receive_json()
+        assert again["type"] == "state" and again["state"]["version"] == version + 1
+        # the other player now rolls: the dice come from the server
+        ws_o.send_json({"type": "action", "action": "roll", "dice": [6, 6]})
+        ev = ws_o.receive_json()
+        assert ev["event"]["kind"] == "roll" and len(ev["event"]["dice"]) == 2
+        ws_m.receive_json()
+        ws_s.receive_json()
+        ws_o.send_json({"type": "ping"})
+        assert ws_o.receive_json() == {"type": "pong"}
+
+
+def test_socket_unknown_table(client):
+    with client.websocket_connect("/ws/tables/missing") as ws:
+        msg = ws.receive_json()
+        assert msg["type"] == "error" and msg["status"] == 404
+
+
+def test_hint_over_socket(client):
+    from .test_api import LATE
+
+    r = client.post("/api/tables", json={"mode": "ai", "rules": {"match_length": 1}, "start": {"position_id": LATE}})
+    tid, tok = r.json()["id"], r.json()["token"]
+    with client.websocket_connect(f"/ws/tables/{tid}?token={tok}") as ws:
+        ws.receive_json()
+        ws.send_json({"type": "hint"})
+        assert ws.receive_json()["status"] == 409
+        ws.receive_json()
+        ws.send_json({"type": "action", "action": "roll"})
+        assert ws.receive_json()["type"] == "event"
+        ws.send_json({"type": "hint"})
+        hint = ws.receive_json()
+        assert hint["type"] == "hint" and hint["plays"][0]["play"] == "1/off(2)"
