@@ -1,6 +1,6 @@
 """Engine subcommands: ``hint``, ``eval``, ``rollout``, ``analyze`` and ``engine`` (plus ``train``).
 
-The evaluator is the engine's default (``backgammon.engine.evaluator.default_evaluator``);
+The evaluator is the engine's network (``NetEvaluator.default()``, shipped weights);
 the environment variable ``BACKGAMMON_EVALUATOR=module:factory`` names
 another one (a callable returning an object with ``evaluate_boards``), for
 tests and experiments.
@@ -38,11 +38,9 @@ def load_evaluator() -> Any:
         except (ImportError, AttributeError) as exc:
             raise EngineError(f"cannot load evaluator {spec!r}: {exc}") from None
         return factory()
-    try:
-        from backgammon.engine.evaluator import default_evaluator  # type: ignore[attr-defined]
-    except ImportError:
-        raise EngineError("no evaluator available: backgammon.engine.evaluator is not installed") from None
-    return default_evaluator()
+    from backgammon.engine.evaluator import NetEvaluator
+
+    return NetEvaluator.default()
 
 
 def _cube_info(match_id: str | None, xgid: str | None, position: Position | None, jacoby: bool) -> tuple[Position | None, Any]:
@@ -133,6 +131,7 @@ def eval_cmd(
     match_id: str = typer.Option(None, "--match-id", help="gnubg Match ID: adds the cube decision at that score"),
     xgid: str = typer.Option(None, "--xgid", help="an XGID (position, cube and score) instead of the IDs"),
     jacoby: bool = typer.Option(False, "--jacoby", help="money play with the Jacoby rule"),
+    plies: int = typer.Option(0, "--plies", help="evaluation depth (0, 1 or 2)"),
     as_json: bool = typer.Option(False, "--json", help="print JSON"),
 ) -> None:
     """Evaluate a position: probabilities, cubeless equity and (with a Match ID or XGID) the cube decision."""
@@ -146,7 +145,9 @@ def eval_cmd(
     assert position is not None
     if position.is_game_over():
         raise InvalidInputError(f"the game is over in position {position.position_id()!r}")
-    probs = _evaluate(load_evaluator(), position)
+    if plies not in (0, 1, 2):
+        raise InvalidInputError(f"invalid plies {plies!r}: expected 0, 1 or 2")
+    probs = _evaluate(load_evaluator(), position, plies)
     decision = cube_decision(probs, info, cube_efficiency(position))
     with_cube = bool(match_id or xgid or jacoby)
     if as_json:

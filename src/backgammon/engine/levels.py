@@ -18,10 +18,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
-from backgammon.engine.rollout import outputs_equity, position_to_board, terminal_outputs
-from backgammon.errors import EngineError, InvalidInputError
+from backgammon.errors import InvalidInputError
 from backgammon.moves import Play
 from backgammon.position import Position
 
@@ -86,39 +83,16 @@ def _outputs_of(probs: Any) -> tuple[float, float, float, float, float]:
 def rank_plays(position: Position, dice: tuple[int, int], evaluator: Any, plies: int = 0) -> list[RankedPlay]:
     """Every legal play for the roll, best first, evaluated from the mover's side.
 
-    Uses :func:`backgammon.engine.search.rank_plays` when the engine has it
-    (any depth); without it, a 0-ply evaluation of each resulting position.
-    Finished games are scored exactly.
+    A thin layer over :func:`backgammon.engine.search.rank_plays` (its move
+    filters) giving the probabilities as a plain 5-tuple.
 
     Raises:
-        InvalidInputError: on bad dice.
-        EngineError: if ``plies > 0`` and the search module is missing.
+        InvalidInputError: on bad dice, bad plies or a finished game.
     """
-    d1, d2 = dice
-    try:
-        from backgammon.engine import search  # type: ignore[attr-defined]
-    except ImportError:
-        search = None
-    if search is not None:
-        ranked = search.rank_plays(position, d1, d2, evaluator, plies=plies)
-        return [RankedPlay(play, _outputs_of(probs), float(eq)) for play, probs, eq in ranked]
-    if plies:
-        raise EngineError(f"a {plies}-ply search needs backgammon.engine.search, which is not installed")
-    plays = position.legal_plays(d1, d2)
-    boards = np.array([position_to_board(p.position) for p in plays], dtype=np.int8)
-    out: list[RankedPlay] = []
-    live = [i for i, b in enumerate(boards) if terminal_outputs(b) is None]
-    probs = np.asarray(evaluator.evaluate_boards(boards[live]), dtype=float) if live else np.zeros((0, 5))
-    by_index = dict(zip(live, probs))
-    for i, play in enumerate(plays):
-        theirs = by_index.get(i)
-        if theirs is None:
-            theirs = terminal_outputs(boards[i])
-        w, wg, wb, lg, lb = (float(v) for v in theirs)  # type: ignore[union-attr]
-        mine = (1.0 - w, lg, lb, wg, wb)
-        out.append(RankedPlay(play, mine, outputs_equity(np.array(mine))))
-    out.sort(key=lambda r: -r.equity)
-    return out
+    from backgammon.engine import search
+
+    ranked = search.rank_plays(position, dice[0], dice[1], evaluator, plies=plies)
+    return [RankedPlay(r.play, _outputs_of(r.probabilities), float(r.equity)) for r in ranked]
 
 
 def choose_play(
@@ -135,7 +109,6 @@ def choose_play(
 
     Raises:
         InvalidInputError: on an unknown level or bad dice.
-        EngineError: if the level's depth needs a search module that is missing.
     """
     lv = get_level(level)
     ranked = rank_plays(position, dice, evaluator, lv.plies)
