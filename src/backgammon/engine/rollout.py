@@ -303,9 +303,22 @@ def _cubeful_truncated(
     return mwc if sign == 0 else 1.0 - mwc
 
 
+_WORKER_EVALUATOR: list[Any] = []
+
+
+def _init_worker(evaluator: Any) -> None:
+    """Pool initializer: keep the evaluator once per worker process (not once per task)."""
+    _WORKER_EVALUATOR[:] = [evaluator]
+
+
 def _run_chunk(args: tuple[Any, list[np.ndarray], RolloutSettings, int, int]) -> np.ndarray:
-    """Trials [start, stop) of every root board: array (roots, trials, 7) (outputs, equity, cubeful)."""
+    """Trials [start, stop) of every root board: array (roots, trials, 7) (outputs, equity, cubeful).
+
+    ``args[0]`` is the evaluator, or None in a pool worker (then the one given to the initializer).
+    """
     evaluator, roots, settings, start, stop = args
+    if evaluator is None:
+        evaluator = _WORKER_EVALUATOR[0]
     out = np.zeros((len(roots), stop - start, 7))
     for r, root in enumerate(roots):
         for t in range(start, stop):
@@ -359,8 +372,9 @@ def _rollout_boards(
                 advance(_run_chunk(task))
         else:
             ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-            with ctx.Pool(min(workers, len(tasks))) as pool:
-                for part in pool.imap(_run_chunk, tasks):
+            light = [(None, *task[1:]) for task in tasks]
+            with ctx.Pool(min(workers, len(tasks)), initializer=_init_worker, initargs=(evaluator,)) as pool:
+                for part in pool.imap(_run_chunk, light):
                     advance(part)
     samples = np.concatenate(parts, axis=1)
     return [_summarise(samples[r], settings.cubeful) for r in range(len(roots))]
