@@ -258,11 +258,15 @@ def analyze(
     path: str = typer.Argument(..., help="a Jellyfish .mat match file"),
     as_json: bool = typer.Option(False, "--json", help="print JSON"),
     errors_only: bool = typer.Option(False, "--errors", help="list only decisions with an error"),
+    plies: int = typer.Option(0, "--plies", help="search depth for judging plays (0, 1 or 2)"),
+    luck: bool = typer.Option(False, "--luck", help="also rate each roll's luck"),
 ) -> None:
     """Analyse a match: every play and cube decision of both players, errors and totals."""
     from backgammon.engine.analysis import analyze_mat_file, report_json, report_text
 
-    report = analyze_mat_file(path, load_evaluator())
+    if plies not in (0, 1, 2):
+        raise InvalidInputError(f"invalid plies {plies!r}: expected 0, 1 or 2")
+    report = analyze_mat_file(path, load_evaluator(), plies=plies, luck=luck)
     if as_json:
         print(json.dumps(report_json(report)))
     else:
