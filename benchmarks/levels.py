@@ -80,7 +80,9 @@ def main(argv: list[str] | None = None) -> int:
         f"{len(decisions)} decisions (seed {args.seed}, evaluator {args.evaluator}), "
         f"reference: {ref_level.name} ({ref_level.plies}-ply) best play"
     )
-    print(f"{'level':<14}{'plies':>6}{'noise':>8}{'N':>6}{'loss/decision':>16}{'+-SE':>9}{'differs':>9}{'time/dec':>12}")
+    print(
+        f"{'level':<14}{'plies':>6}{'noise':>8}{'N':>6}{'loss/decision':>16}{'+-SE':>9}{'differs':>9}{'time/dec':>12}"
+    )
     for name in args.levels.split(","):
         level = LEVELS[name]
         t1 = time.perf_counter()

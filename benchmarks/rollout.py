@@ -33,11 +33,15 @@ def main(argv: list[str] | None = None) -> int:
     print(f"position {args.position}, {args.trials} trials, truncate {args.truncate or 'none'}, seed 1")
     print(f"{'workers':>8}{'seconds':>10}{'trials/s':>10}{'equity':>9}{'+-95%':>8}{'win':>8}")
     for workers in sorted({1, args.workers}):
-        settings = RolloutSettings(trials=args.trials, truncate=args.truncate or None, seed=1, workers=workers, chunk=12)
+        settings = RolloutSettings(
+            trials=args.trials, truncate=args.truncate or None, seed=1, workers=workers, chunk=12
+        )
         t0 = time.perf_counter()
         r = rollout_position(position, evaluator, settings)
         dt = time.perf_counter() - t0
-        print(f"{workers:>8}{dt:>10.2f}{args.trials / dt:>10.1f}{r.equity:>+9.3f}{r.equity_ci95:>8.3f}{r.mean[0]:>8.3f}")
+        print(
+            f"{workers:>8}{dt:>10.2f}{args.trials / dt:>10.1f}{r.equity:>+9.3f}{r.equity_ci95:>8.3f}{r.mean[0]:>8.3f}"
+        )
     try:
         import gnubg_nn
 

@@ -40,8 +40,6 @@ class FakeEvaluator:
         return tuple(self.evaluate_boards(np.array([[position.mine, position.theirs]], dtype=np.int8))[0])
 
 
-
-
 class GnubgEvaluator:
     """GNU Backgammon's 0-ply net (gnubg_nn, a test-only dependency) behind ``evaluate_boards``.
 

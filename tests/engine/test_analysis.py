@@ -8,7 +8,7 @@ import pytest
 
 from backgammon.engine.analysis import analyze_game, analyze_match, report_json, report_text
 from backgammon.engine.cube import cube_decision
-from backgammon.engine.levels import choose_play, rank_plays
+from backgammon.engine.levels import rank_plays
 
 game_module = pytest.importorskip("backgammon.game")
 match_module = pytest.importorskip("backgammon.match")
@@ -19,8 +19,8 @@ def play_match(evaluator, length: int, seed: int, bad_every: int = 0, cube: bool
     """A match where both sides play the best 0-ply play (every ``bad_every``-th play the worst) and
     double/take by the cube model; returns (match, number of deliberate blunders)."""
     from backgammon.engine.analysis import _cube_info
-    from backgammon.engine.protocol import _evaluate
     from backgammon.engine.cube import cube_efficiency
+    from backgammon.engine.protocol import _evaluate
 
     G = game_module
     rng = random.Random(seed)
@@ -35,7 +35,9 @@ def play_match(evaluator, length: int, seed: int, bad_every: int = 0, cube: bool
         elif game.phase is G.GamePhase.ROLL:
             player = game.turn
             if cube and game.may_double(player):
-                d = cube_decision(_evaluate(evaluator, game.position), _cube_info(game, player), cube_efficiency(game.position))
+                d = cube_decision(
+                    _evaluate(evaluator, game.position), _cube_info(game, player), cube_efficiency(game.position)
+                )
                 if d.should_double:
                     match = match.apply(G.Double(player))
                     continue
@@ -43,7 +45,9 @@ def play_match(evaluator, length: int, seed: int, bad_every: int = 0, cube: bool
         elif game.phase is G.GamePhase.DOUBLED:
             player = game.turn
             doubler = player.other
-            d = cube_decision(_evaluate(evaluator, game.position), _cube_info(game, doubler), cube_efficiency(game.position))
+            d = cube_decision(
+                _evaluate(evaluator, game.position), _cube_info(game, doubler), cube_efficiency(game.position)
+            )
             match = match.apply(G.Take(player) if d.take else G.Pass(player))
         elif game.phase is G.GamePhase.MOVE:
             ranked = rank_plays(game.position, game.dice, evaluator)

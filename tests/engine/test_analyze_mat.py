@@ -12,8 +12,8 @@ import pytest
 
 pytest.importorskip("backgammon.formats.mat")
 
-from backgammon.engine.analysis import analyze_mat_file  # noqa: E402
-from backgammon.errors import InvalidInputError  # noqa: E402
+from backgammon.engine.analysis import analyze_mat_file
+from backgammon.errors import InvalidInputError
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "gnubg"
 
@@ -36,14 +36,23 @@ def test_analyze_cli_json_and_bad_file(tmp_path: Path) -> None:
     env = dict(os.environ, BACKGAMMON_EVALUATOR="fake_evaluator:FakeEvaluator")
     env["PYTHONPATH"] = os.pathsep.join([str(here), env.get("PYTHONPATH", "")])
     run = [sys.executable, "-c", "import sys; from backgammon.cli import main; main(sys.argv[1:])"]
-    proc = subprocess.run([*run, "analyze", str(DATA / "match1_seed6.mat"), "--json"], capture_output=True, text=True, env=env, timeout=300)
+    proc = subprocess.run(
+        [*run, "analyze", str(DATA / "match1_seed6.mat"), "--json"],
+        check=False,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
     assert set(doc["players"]) == {"White", "Black"}
     assert all("pr" in p for p in doc["players"].values())
     bad = tmp_path / "bad.mat"
     bad.write_text("this is not a match file\n")
-    proc = subprocess.run([*run, "analyze", str(bad)], capture_output=True, text=True, env=env, timeout=120)
+    proc = subprocess.run(
+        [*run, "analyze", str(bad)], check=False, capture_output=True, text=True, env=env, timeout=120
+    )
     assert proc.returncode == 2 and proc.stderr.startswith("error: ")
     with pytest.raises(InvalidInputError):
         analyze_mat_file(tmp_path / "missing.mat", None)

@@ -76,6 +76,7 @@ def test_engine_subprocess() -> None:
     proc = subprocess.run(
         [sys.executable, "-c", "from backgammon.cli import main; main(['engine'])"],
         input="\n".join(requests) + "\n",
+        check=False,
         capture_output=True,
         text=True,
         env=env,

@@ -89,7 +89,12 @@ def test_cubeful_money_rollout(fake_evaluator) -> None:
 
 def test_progress_callback(fake_evaluator) -> None:
     seen: list[tuple[int, int]] = []
-    rollout_position(MIDGAME, fake_evaluator, RolloutSettings(trials=20, truncate=1, chunk=8), progress=lambda d, t: seen.append((d, t)))
+    rollout_position(
+        MIDGAME,
+        fake_evaluator,
+        RolloutSettings(trials=20, truncate=1, chunk=8),
+        progress=lambda d, t: seen.append((d, t)),
+    )
     assert seen == [(8, 20), (16, 20), (20, 20)]
 
 

@@ -43,7 +43,9 @@ def load_evaluator() -> Any:
     return NetEvaluator.default()
 
 
-def _cube_info(match_id: str | None, xgid: str | None, position: Position | None, jacoby: bool) -> tuple[Position | None, Any]:
+def _cube_info(
+    match_id: str | None, xgid: str | None, position: Position | None, jacoby: bool
+) -> tuple[Position | None, Any]:
     from backgammon.engine.cube import CubeInfo
     from backgammon.engine.protocol import cube_info_from_match_state, parse_match_id, parse_xgid
 
@@ -162,7 +164,9 @@ def eval_cmd(
         print(json.dumps(doc))
         return
     w, wg, wb, lg, lb = probs
-    print(f"position {position.position_id()}  ({'money' if info.is_money else f'{info.away[0]}-away/{info.away[1]}-away'})")
+    print(
+        f"position {position.position_id()}  ({'money' if info.is_money else f'{info.away[0]}-away/{info.away[1]}-away'})"
+    )
     print(f"win {_pct(w)}  win gammon {_pct(wg)}  win bg {_pct(wb)}  lose gammon {_pct(lg)}  lose bg {_pct(lb)}")
     print(f"cubeless equity {decision.cubeless_equity:+.3f}   cubeful (no double) {decision.no_double:+.3f}")
     if with_cube:
@@ -227,7 +231,10 @@ def rollout_cmd(
         d1, d2 = parse_dice(dice)
         count = len(position.legal_plays(d1, d2))
         with _progress("rollout", trials * count, as_json) as advance:
-            results = [(str(r.play), r.result) for r in rollout_plays(position, (d1, d2), evaluator, settings, progress=advance)]
+            results = [
+                (str(r.play), r.result)
+                for r in rollout_plays(position, (d1, d2), evaluator, settings, progress=advance)
+            ]
     else:
         with _progress("rollout", trials, as_json) as advance:
             results = [("", rollout_position(position, evaluator, settings, progress=advance))]
@@ -244,7 +251,9 @@ def rollout_cmd(
         ]
         print(json.dumps({"position_id": position.position_id(), "seed": seed, "results": doc}))
         return
-    print(f"{'play':<24}{'trials':>7}{'equity':>9}{'+-95%':>8}  {'win':>6} {'w.g':>6} {'w.bg':>6} {'l.g':>6} {'l.bg':>6}")
+    print(
+        f"{'play':<24}{'trials':>7}{'equity':>9}{'+-95%':>8}  {'win':>6} {'w.g':>6} {'w.bg':>6} {'l.g':>6} {'l.bg':>6}"
+    )
     for move, r in results:
         w, wg, wb, lg, lb = r.probabilities
         cube = f"  cubeful {r.cubeful:+.3f} +-{r.cubeful_ci95:.3f}" if r.cubeful is not None else ""

@@ -169,7 +169,12 @@ def analyze_game(game: Any, evaluator: Any, game_number: int = 1, plies: int = 0
                     luck=_luck(position, g.dice, evaluator, plies, cache) if luck else None,
                 )
             )
-        elif isinstance(action, (Roll, Double)) and g.phase is GamePhase.ROLL and g.rules.uses_cube and g.may_double(action.player):
+        elif (
+            isinstance(action, (Roll, Double))
+            and g.phase is GamePhase.ROLL
+            and g.rules.uses_cube
+            and g.may_double(action.player)
+        ):
             position = g.position
             info = _cube_info(g, action.player)
             if info.may_double():
@@ -263,7 +268,7 @@ def analyze_mat_file(path: str | Path, evaluator: Any, plies: int = 0, luck: boo
         InvalidInputError: if the file cannot be read or replayed, or the formats module is missing.
     """
     try:
-        from backgammon.formats import mat
+        from backgammon.formats import mat  # type: ignore[attr-defined,unused-ignore]
     except ImportError:
         raise InvalidInputError("reading .mat files needs backgammon.formats.mat, which is not installed") from None
     try:
@@ -325,7 +330,7 @@ def report_text(report: MatchReport, errors_only: bool = False, threshold: float
         mark = "  ??" if d.error > 0.08 else "  ?" if d.error > threshold else ""
         best = "" if d.chosen == d.best or d.error == 0 else f"  (best: {d.best})"
         lines.append(
-            f"g{d.game:<3}{d.index:>4} {str(d.player):<6} {d.kind:<5} {dice} {d.chosen or '(no move)':<24}"
+            f"g{d.game:<3}{d.index:>4} {d.player!s:<6} {d.kind:<5} {dice} {d.chosen or '(no move)':<24}"
             f" err {d.error:.3f}{mark}{best}"
         )
     lines.append("")

@@ -116,7 +116,7 @@ def answer(line: str, evaluator: Any, rng: random.Random | None = None) -> dict[
         return _answer(request, evaluator, rng)
     except BackgammonError as exc:
         return {"error": str(exc).replace("\n", " ")}
-    except Exception as exc:  # a bug must not stop the engine: report it and keep serving
+    except Exception as exc:  # noqa: BLE001 - a bug must not stop the engine: report it and keep serving
         return {"error": f"internal error: {type(exc).__name__}: {exc}"}
 
 

@@ -151,7 +151,8 @@ def successor_boards(board: np.ndarray, d1: int, d2: int) -> np.ndarray:
     n = _movegen.successors_ws(np.ascontiguousarray(board, dtype=np.int8), d1, d2, out, work, table)
     if n < 0:
         raise EngineError("too many plays for the move generator's buffer")
-    return out[:n].copy()
+    result: np.ndarray = out[:n].copy()
+    return result
 
 
 def terminal_outputs(board: np.ndarray) -> np.ndarray | None:
@@ -184,12 +185,13 @@ def outputs_equity(outputs: np.ndarray) -> float:
 
 def _choose(evaluator: BoardEvaluator, board: np.ndarray, d1: int, d2: int) -> np.ndarray:
     boards = successor_boards(board, d1, d2)
-    if len(boards) == 1:
-        return boards[0]
-    # each board is seen by the opponent: pick the one worst for them
-    probs = np.asarray(evaluator.evaluate_boards(boards), dtype=float)
-    eq = 2 * probs[:, 0] - 1 + probs[:, 1] - probs[:, 3] + probs[:, 2] - probs[:, 4]
-    return boards[int(np.argmin(eq))]
+    chosen: np.ndarray = boards[0]
+    if len(boards) > 1:
+        # each board is seen by the opponent: pick the one worst for them
+        probs = np.asarray(evaluator.evaluate_boards(boards), dtype=float)
+        eq = 2 * probs[:, 0] - 1 + probs[:, 1] - probs[:, 3] + probs[:, 2] - probs[:, 4]
+        chosen = boards[int(np.argmin(eq))]
+    return chosen
 
 
 def _trial_dice(seed: int, trial: int, stratify: bool = True) -> Callable[[int], tuple[int, int]]:
@@ -382,7 +384,7 @@ def _rollout_boards(
 
 def _run_on_ray(tasks: list[Any], address: str) -> Any:
     try:
-        import ray  # type: ignore[import-not-found]
+        import ray  # type: ignore[import-not-found,unused-ignore]
     except ImportError:
         raise EngineError("rollouts on a cluster need ray: pip install 'backgammon[cluster]'") from None
     if not ray.is_initialized():
@@ -474,9 +476,7 @@ def rollout_plays(
             results.append(
                 PlayRollout(
                     play,
-                    RolloutResult(
-                        settings.trials, mean, (0.0,) * 6, cubeful, 0.0 if settings.cubeful else None
-                    ),
+                    RolloutResult(settings.trials, mean, (0.0,) * 6, cubeful, 0.0 if settings.cubeful else None),
                 )
             )
     results.sort(key=lambda r: -(r.result.cubeful if r.result.cubeful is not None else r.result.equity))
