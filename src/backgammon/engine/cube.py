@@ -32,11 +32,11 @@ the cube limit (or a level where doubling is pointless), where the cube is
 dead. With no gammons, money and ``x = 1`` this gives the classic live-cube
 take point of 20% and cash point of 80%; with ``x = 0`` the dead-cube 25%.
 
-**Cube efficiency** ``x`` (document of our choice, not a measured value):
-0.68 in contact positions, as commonly quoted for GNU Backgammon's contact
-evaluations; in races it grows with the race's length from 0.6 (short races,
-where the game may end before the cube turns) to 0.7 (long ones). Callers may
-pass their own ``x``.
+**Cube efficiency** ``x``: the values Rick Janowski suggested, as the GNU
+Backgammon manual ("The cube efficiency") documents them: 0.68 in contact
+positions; in races a linear interpolation on the pip count of the player on
+roll, 0.6 at 40 pips or fewer to 0.7 at 120 or more; 0.6 once both sides are
+bearing off. Callers may pass their own ``x``.
 
 Money with the **Jacoby rule**: while the cube is centred, gammons and
 backgammons count as single games, so the centred (no double) line and its
@@ -267,6 +267,8 @@ def cube_efficiency(position: Position) -> float:
     phase = position.phase()
     if phase is Phase.CONTACT:
         return CONTACT_CUBE_EFFICIENCY
+    if phase is Phase.BEAROFF:
+        return 0.6
     pips = position.pip_counts()[0]
     return min(0.7, max(0.6, 0.6 + (pips - 40) * 0.1 / 80))
 
