@@ -13,7 +13,7 @@ import pytest
 from backgammon.position import Position
 
 sys.path.insert(0, str(Path(__file__).parent))  # for fake_evaluator (also used by subprocesses)
-from fake_evaluator import FakeEvaluator, GnubgEvaluator  # noqa: E402
+from fake_evaluator import FakeEvaluator, GnubgEvaluator
 
 
 def gnubg_board(position: Position) -> object:

@@ -16,7 +16,7 @@ Player, Rules = game_module.Player, game_module.Rules
 
 
 def play_match(evaluator, length: int, seed: int, bad_every: int = 0, cube: bool = True):
-    """A match where both sides play the best 0-ply play (every ``bad_every``-th play the worst) and
+    """A match where both sides play the best 0-ply cubeful play (every ``bad_every``-th play the worst) and
     double/take by the cube model; returns (match, number of deliberate blunders)."""
     from backgammon.engine.analysis import _cube_info
     from backgammon.engine.cube import cube_efficiency
@@ -50,10 +50,10 @@ def play_match(evaluator, length: int, seed: int, bad_every: int = 0, cube: bool
             )
             match = match.apply(G.Take(player) if d.take else G.Pass(player))
         elif game.phase is G.GamePhase.MOVE:
-            ranked = rank_plays(game.position, game.dice, evaluator)
+            ranked = rank_plays(game.position, game.dice, evaluator, 0, _cube_info(game, game.turn))
             plays += 1
             pick = ranked[0]
-            if bad_every and plays % bad_every == 0 and ranked[-1].equity < ranked[0].equity - 0.05:
+            if bad_every and plays % bad_every == 0 and ranked[-1].score < ranked[0].score - 0.05:
                 pick = ranked[-1]
                 blunders += 1
             match = match.apply(G.Move(game.turn, pick.play))

@@ -196,6 +196,15 @@ class CubeDecision:
             return min(self.double_take, self.double_pass)
         return self.no_double
 
+    @property
+    def best_mwc(self) -> float | None:
+        """The match-winning chance of the right action (None for money)."""
+        if self.no_double_mwc is None or self.double_take_mwc is None or self.double_pass_mwc is None:
+            return None
+        if self.should_double:
+            return min(self.double_take_mwc, self.double_pass_mwc)
+        return self.no_double_mwc
+
     def error(self, doubled: bool, took: bool | None = None) -> tuple[float, float | None]:
         """Equity lost by the doubler's choice and by the receiver's answer.
 

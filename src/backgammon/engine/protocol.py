@@ -148,16 +148,17 @@ def _answer(request: dict[str, Any], evaluator: Any, rng: random.Random | None) 
     dice_value = request.get("dice")
     if dice_value is None and state is not None and getattr(state, "dice", None):
         dice_value = list(state.dice)
-    if dice_value is not None:
-        dice = _dice(dice_value)
-        play = choose_play(position, dice, level, rng, evaluator)
-        return {"play": str(play), "position_id": play.position.position_id()}
     jacoby = request.get("jacoby", False)
     if not isinstance(jacoby, bool):
         raise InvalidInputError(f"invalid jacoby flag {jacoby!r}: expected true or false")
     info = (
         CubeInfo.money(jacoby=jacoby) if state is None else cube_info_from_match_state(state, state.dice_owner, jacoby)
     )
+    if dice_value is not None:
+        dice = _dice(dice_value)
+        # in a match, plays are ranked by match-winning chances (gammons worth what the score makes them)
+        play = choose_play(position, dice, level, rng, evaluator, info if state is not None else None)
+        return {"play": str(play), "position_id": play.position.position_id()}
     decision = cube_decision(_evaluate(evaluator, position, level.plies), info, cube_efficiency(position))
     return decision_json(decision)
 
