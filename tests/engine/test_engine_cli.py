@@ -75,3 +75,18 @@ def test_bad_input_exits_2_with_one_line(capsys, args) -> None:
     code, _, err = run(capsys, *args)
     assert code == 2
     assert err.startswith("error: ") and err.count("\n") == 1
+
+
+def test_hint_at_double_match_point_ranks_by_wins(capsys, monkeypatch) -> None:
+    monkeypatch.setenv("BACKGAMMON_EVALUATOR", "fake_evaluator:GnubgEvaluator")
+    pytest.importorskip("gnubg_nn")
+    from backgammon.formats.match_id import MatchState
+
+    dmp = MatchState(match_length=5, score=(4, 4), dice_owner=1, turn=1).match_id()
+    code, out, _ = run(capsys, "hint", START, "64", "--match-id", dmp, "--json")
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["cubeful"] is True
+    wins = [p["probabilities"][0] for p in doc["plays"]]
+    assert wins == sorted(wins, reverse=True)
+    assert all(p["mwc"] == pytest.approx(p["probabilities"][0]) for p in doc["plays"])

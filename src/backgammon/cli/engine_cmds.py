@@ -72,32 +72,41 @@ def hint(
     candidates: int = typer.Option(5, "--candidates", help="plays to roll out (with --rollout)"),
     truncate: int = typer.Option(0, "--truncate", help="truncate rollouts after this many plies (0: play out)"),
     seed: int = typer.Option(0, "--seed", help="rollout seed"),
+    match_id: str = typer.Option(None, "--match-id", help="gnubg Match ID: rank by cubeful equity at that score"),
     as_json: bool = typer.Option(False, "--json", help="print JSON"),
 ) -> None:
-    """Rank the legal plays for a roll: equity and win/gammon chances."""
+    """Rank the legal plays for a roll: equity and win/gammon chances.
+
+    With --match-id, plays are ranked by cubeful equity (EMG) at that cube and score.
+    """
     from backgammon.cli.core import parse_dice
     from backgammon.engine.levels import rank_plays
 
     position = Position.from_position_id(position_id)
     d1, d2 = parse_dice(dice)
+    cube = _cube_info(match_id, None, position, False)[1] if match_id else None
     if plies not in (0, 1, 2):
         raise InvalidInputError(f"invalid plies {plies!r}: expected 0, 1 or 2")
     if rollout < 0 or candidates < 1 or truncate < 0:
         raise InvalidInputError("invalid rollout options: expected non-negative trials/truncation and candidates >= 1")
     evaluator = load_evaluator()
-    ranked = rank_plays(position, (d1, d2), evaluator, plies)
+    ranked = rank_plays(position, (d1, d2), evaluator, plies, cube)
     rows: list[dict[str, Any]] = [
         {
             "move": str(r.play),
             "position_id": r.play.position.position_id(),
-            "equity": r.equity,
+            "equity": r.score,
+            "cubeless_equity": r.equity,
             "probabilities": list(r.probabilities),
+            **({"mwc": r.cubeful_mwc} if r.cubeful_mwc is not None else {}),
         }
         for r in ranked
     ]
     if rollout:
         from backgammon.engine.rollout import RolloutSettings, rollout_plays
 
+        if cube is not None:
+            raise InvalidInputError("--rollout with --match-id is not supported: rollouts here are cubeless money")
         settings = RolloutSettings(trials=rollout, truncate=truncate or None, seed=seed, workers=0)
         top = [r.play for r in ranked[:candidates]]
         with _progress("rollout", rollout * len(top), as_json) as advance:
@@ -114,7 +123,8 @@ def hint(
             for r in results
         ]
     if as_json:
-        print(json.dumps({"position_id": position.position_id(), "dice": [d1, d2], "plies": plies, "plays": rows}))
+        doc = {"position_id": position.position_id(), "dice": [d1, d2], "plies": plies, "cubeful": cube is not None}
+        print(json.dumps({**doc, "plays": rows}))
         return
     best = rows[0]["equity"]
     header = f"{'#':>3} {'play':<24}{'equity':>9}{'diff':>8}  {'win':>6} {'w.g':>6} {'w.bg':>6} {'l.g':>6} {'l.bg':>6}"
