@@ -10,6 +10,8 @@ average equity loss per decision against the strongest level (README,
 
 >>> LEVELS["beginner"].noise > LEVELS["expert"].noise
 True
+>>> str(choose_play(Position.initial(), (3, 1), "world_class", None))
+'8/5 6/5'
 """
 
 from __future__ import annotations
@@ -179,19 +181,24 @@ def choose_play(
     dice: tuple[int, int],
     level: str | Level,
     rng: random.Random | None,
-    evaluator: Any,
+    evaluator: Any = None,
     cube: CubeInfo | None = None,
 ) -> Play:
     """The play a player of this level makes: best by equity plus the level's noise.
 
     ``rng`` draws the noise (seed it for reproducible games); it is not used
-    by noiseless levels. ``cube``: the mover's cube and score, to rank by
-    cubeful equity (see :func:`rank_plays`).
+    by noiseless levels. ``evaluator``: the engine's network
+    (:meth:`NetEvaluator.default`) when omitted. ``cube``: the mover's cube
+    and score, to rank by cubeful equity (see :func:`rank_plays`).
 
     Raises:
         InvalidInputError: on an unknown level or bad dice.
     """
     lv = get_level(level)
+    if evaluator is None:
+        from backgammon.engine.evaluator import NetEvaluator
+
+        evaluator = NetEvaluator.default()
     ranked = rank_plays(position, dice, evaluator, lv.plies, cube)
     if len(ranked) == 1 or lv.noise == 0:
         return ranked[0].play
