@@ -90,3 +90,12 @@ def test_hint_at_double_match_point_ranks_by_wins(capsys, monkeypatch) -> None:
     wins = [p["probabilities"][0] for p in doc["plays"]]
     assert wins == sorted(wins, reverse=True)
     assert all(p["mwc"] == pytest.approx(p["probabilities"][0]) for p in doc["plays"])
+
+
+def test_cubeful_match_rollout_command(capsys) -> None:
+    code, out, _ = run(
+        capsys, "rollout", START, "--trials", "36", "--truncate", "2", "--match-id", "cAkgASAAIAAA", "--json"
+    )
+    assert code == 0
+    result = json.loads(out)["results"][0]
+    assert result["cubeful_unit"] == "match winning chance" and 0.0 <= result["cubeful"] <= 1.0

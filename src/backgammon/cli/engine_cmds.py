@@ -225,16 +225,29 @@ def rollout_cmd(
     seed: int = typer.Option(0, "--seed", help="dice seed: same seed, same result"),
     workers: int = typer.Option(0, "--workers", help="processes (0: one per CPU)"),
     cluster: str = typer.Option(None, "--cluster", help="Ray cluster address (needs the 'cluster' extra)"),
-    cubeful: bool = typer.Option(False, "--cubeful", help="play the cube too (money, centred cube)"),
+    cubeful: bool = typer.Option(False, "--cubeful", help="play the cube too (money, centred cube by default)"),
+    match_id: str = typer.Option(None, "--match-id", help="gnubg Match ID: cubeful rollout at that cube and score"),
     as_json: bool = typer.Option(False, "--json", help="print JSON"),
 ) -> None:
-    """Roll out a position (or every play for a roll) with 95% confidence intervals."""
+    """Roll out a position (or every play for a roll) with 95% confidence intervals.
+
+    With --cubeful or --match-id the cube is played too; the cubeful result is money points per
+    cube, or the match-winning chance of the player on roll (--match-id).
+    """
     from backgammon.cli.core import parse_dice
+    from backgammon.engine.cube import CubeInfo
     from backgammon.engine.rollout import OUTPUT_NAMES, RolloutSettings, rollout_plays, rollout_position
 
     position = Position.from_position_id(position_id)
+    cube = _cube_info(match_id, None, position, False)[1] if match_id else CubeInfo.money()
     settings = RolloutSettings(
-        trials=trials, truncate=truncate or None, seed=seed, workers=workers, cluster=cluster, cubeful=cubeful
+        trials=trials,
+        truncate=truncate or None,
+        seed=seed,
+        workers=workers,
+        cluster=cluster,
+        cubeful=cubeful or bool(match_id),
+        cube=cube,
     )
     evaluator = load_evaluator()
     if dice:
@@ -255,7 +268,15 @@ def rollout_cmd(
                 "trials": r.trials,
                 "mean": dict(zip(OUTPUT_NAMES, r.mean)),
                 "ci95": dict(zip(OUTPUT_NAMES, r.ci95)),
-                **({"cubeful": r.cubeful, "cubeful_ci95": r.cubeful_ci95} if r.cubeful is not None else {}),
+                **(
+                    {
+                        "cubeful": r.cubeful,
+                        "cubeful_ci95": r.cubeful_ci95,
+                        "cubeful_unit": "points per cube" if settings.cube.is_money else "match winning chance",
+                    }
+                    if r.cubeful is not None
+                    else {}
+                ),
             }
             for move, r in results
         ]
@@ -266,7 +287,12 @@ def rollout_cmd(
     )
     for move, r in results:
         w, wg, wb, lg, lb = r.probabilities
-        cube = f"  cubeful {r.cubeful:+.3f} +-{r.cubeful_ci95:.3f}" if r.cubeful is not None else ""
+        if r.cubeful is None:
+            cube = ""
+        elif settings.cube.is_money:
+            cube = f"  cubeful {r.cubeful:+.3f} +-{r.cubeful_ci95:.3f}"
+        else:
+            cube = f"  match winning chance {r.cubeful:.3f} +-{r.cubeful_ci95:.3f}"
         print(
             f"{move or '(position)':<24}{r.trials:>7}{r.equity:>+9.3f}{r.equity_ci95:>8.3f}  "
             f"{_pct(w)} {_pct(wg)} {_pct(wb)} {_pct(lg)} {_pct(lb)}{cube}"
