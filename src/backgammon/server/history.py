@@ -56,9 +56,12 @@ def history_of(table) -> dict[str, Any]:
     flow = new_match(rules, start)
     entries = [_entry(flow, None, 0)]
     for seq, payload in enumerate(table.actions, start=1):
+        number = len(flow.games) + 1  # the game this action belongs to
         action = protocol.action_from_wire(payload, flow.game)
         flow = flow.apply(action)
-        entries.append(_entry(flow, payload, seq))
+        entry = _entry(flow, payload, seq)
+        entry["game"] = number
+        entries.append(entry)
     return {
         "names": {p.value: table.names[p] for p in Player},
         "length": rules.match_length,
@@ -76,6 +79,7 @@ def _entry(flow: Match, payload: dict[str, Any] | None, seq: int) -> dict[str, A
         "player": payload.get("player") if payload else None,
         "kind": payload["kind"] if payload else "start",
         "text": _describe(payload) if payload else "start",
+        "raw": payload or {},
         "board": protocol.board_to_wire(white),
         "dice": list(game.dice) if game.dice else None,
         "cube": game.cube_value,

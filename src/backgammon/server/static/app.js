@@ -34,6 +34,8 @@ function saveSettings(patch, remote = true) {
   applyTranslations();
   fillRulesFields();
   if (S.state) render();
+  if (S.history) renderMoveList();
+  if (!user) $("#who").textContent = t("guest");
   renderHistory();
 }
 
@@ -258,10 +260,27 @@ function setState(st) {
   maybeAutoPlay();
 }
 
+function displayName(names, side, aiSeat, level) {
+  if (side === aiSeat) return `${t("computer")} (${t(`level_${level}`)})`;
+  const n = names[side];
+  return !n || n === "Guest" ? t("guest") : n;
+}
 function nameOf(st, side) {
   if (!side) return "";
-  const n = st.table.names[side] || t(side);
-  return `${n} (${t(side)})`;
+  return `${displayName(st.table.names, side, st.table.ai_seat, st.table.level)} (${t(side)})`;
+}
+function eventText(e, prev) {
+  switch (e.kind) {
+    case "start": return t("start_position");
+    case "opening_roll": return t("ev_opening_roll", { a: e.raw.dice[0], b: e.raw.dice[1] });
+    case "roll": return t("ev_roll", { d: e.dice ? e.dice.join("") : "" });
+    case "move": {
+      const text = e.raw.play || t("ev_no_move");
+      return prev && prev.kind === "roll" ? `${prev.dice ? prev.dice.join("") : ""}: ${text}` : text;
+    }
+    case "resign": return t("ev_resign", { level: t(`resign_${e.raw.level}`) });
+    default: return t(`ev_${e.kind}`);
+  }
 }
 function showResult(st) {
   const r = st.match.last_result;
@@ -576,10 +595,9 @@ function renderMoveList() {
       ol.appendChild(head);
     }
     const li = document.createElement("li");
-    const who = e.player ? (h.names[e.player] || t(e.player)) : "";
-    let text = e.text;
-    const prev = h.entries[i - 1];
-    if (e.kind === "move" && prev && prev.kind === "roll") text = `${prev.dice ? prev.dice.join("") : ""}: ${e.text || "—"}`;
+    const st = S.state;
+    const who = e.player ? displayName(h.names, e.player, st?.table.ai_seat, st?.table.level) : "";
+    const text = eventText(e, h.entries[i - 1]);
     li.textContent = who ? `${who}: ${text}` : text;
     li.dataset.index = i;
     if (S.replay === i) li.className = "current";
