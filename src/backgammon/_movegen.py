@@ -1,0 +1,293 @@
+"""Compiled legal-play generation (numba), for the engine's hot loops.
+
+Boards are ``np.int8`` arrays of shape ``(2, 25)``: row 0 is the side on roll,
+row 1 the opponent, each in its own numbering (index 0..23 = points 1..24,
+24 = bar), the layout of :class:`backgammon.position.Position`.
+
+:func:`successors` writes every distinct legal resulting board, already
+flipped so that the opponent is on roll (as ``Play.position``), and returns how
+many. It applies the same rules as :mod:`backgammon.moves` (which stays the
+reference implementation with steps and notation): it works level by level,
+a depth-first search that keeps a Zobrist hash of the board up to date step
+by step and removes duplicate results with a hash table (full compare on a hash
+match); doubles take their sources in non-increasing order, which reaches every
+play while avoiding most permutations.
+
+This module is private: the public API is ``Position.legal_plays``. It is
+unchecked: the caller passes a valid board and dice 1..6.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+MAX_PLAYS = 4096
+_TABLE_BITS = 13
+_TABLE_SIZE = 1 << _TABLE_BITS
+
+
+_ZOBRIST = np.random.default_rng(20261129).integers(0, 2**63 - 1, size=(2, 25, 16), dtype=np.int64).astype(np.uint64)
+
+
+@njit(cache=True)
+def new_workspace() -> tuple[np.ndarray, np.ndarray]:
+    """Scratch memory for :func:`successors_ws` (reuse it across calls in one thread).
+
+    Returns ``(work, table)``: a working board plus per-result flags, and the
+    hash table (stamps, rows, hashes).
+    """
+    work = np.zeros((MAX_PLAYS + 2, 25), dtype=np.int8)
+    table = np.zeros((3, _TABLE_SIZE + 1), dtype=np.int64)
+    table[0, _TABLE_SIZE] = 1
+    return work, table
+
+
+@njit(cache=True)
+def successors(board: np.ndarray, d1: int, d2: int, out: np.ndarray) -> int:
+    """Write the distinct legal resulting boards (flipped) into ``out``; return the count.
+
+    Returns -1 if ``out`` is too small (it never is with ``MAX_PLAYS`` rows).
+    Allocates its scratch memory; hot loops use :func:`successors_ws`.
+    """
+    work, table = new_workspace()
+    return successors_ws(board, d1, d2, out, work, table)
+
+
+@njit(cache=True, inline="always")
+def _dest(me: np.ndarray, opp: np.ndarray, s: int, die: int, outside: int) -> int:
+    """Destination index of a step from ``s`` by ``die``; -1 = off; -2 = illegal."""
+    d = s - die
+    if d >= 0:
+        if opp[23 - d] >= 2:
+            return -2
+        return d
+    if outside > 0:
+        return -2
+    if d < -1:
+        for i in range(s + 1, 6):
+            if me[i] > 0:
+                return -2
+    return -1
+
+
+@njit(cache=True, inline="always")
+def _step(me: np.ndarray, opp: np.ndarray, s: int, d: int, h: np.uint64) -> tuple[bool, np.uint64]:
+    """Move a checker from ``s`` to ``d`` in place; return (hit, new hash)."""
+    c = me[s]
+    h ^= _ZOBRIST[0, s, c] ^ _ZOBRIST[0, s, c - 1]
+    me[s] = c - 1
+    hit = False
+    if d >= 0:
+        c = me[d]
+        h ^= _ZOBRIST[0, d, c] ^ _ZOBRIST[0, d, c + 1]
+        me[d] = c + 1
+        o = 23 - d
+        if opp[o] == 1:
+            hit = True
+            b = opp[24]
+            h ^= _ZOBRIST[1, o, 1] ^ _ZOBRIST[1, o, 0] ^ _ZOBRIST[1, 24, b] ^ _ZOBRIST[1, 24, b + 1]
+            opp[o] = 0
+            opp[24] = b + 1
+    return hit, h
+
+
+@njit(cache=True, inline="always")
+def _unstep(me: np.ndarray, opp: np.ndarray, s: int, d: int, hit: bool) -> None:
+    me[s] += 1
+    if d >= 0:
+        me[d] -= 1
+        if hit:
+            opp[23 - d] = 1
+            opp[24] -= 1
+
+
+@njit(cache=True)
+def _record(
+    work: np.ndarray, out: np.ndarray, table: np.ndarray, state: np.ndarray, depth: int, h: np.uint64, flag: int
+) -> None:
+    """Store the working board (rows 0 and 1 of ``work``) as a result at ``depth``.
+
+    ``state``: [count, best depth, overflow]. Results shallower than the best
+    are dropped; a deeper one restarts the set.
+    """
+    if depth < state[1]:
+        return
+    if depth > state[1]:
+        state[1] = depth
+        state[0] = 0
+        table[0, _TABLE_SIZE] += 1
+    stamp = table[0, _TABLE_SIZE]
+    slot = np.int64(h & np.uint64(_TABLE_SIZE - 1))
+    n = state[0]
+    while True:
+        if table[0, slot] != stamp:
+            if n >= out.shape[0] or n >= MAX_PLAYS:
+                state[2] = 1
+                return
+            out[n, 0, :] = work[0]
+            out[n, 1, :] = work[1]
+            work[2 + n, 0] = flag
+            table[0, slot] = stamp
+            table[1, slot] = n
+            table[2, slot] = np.int64(h)
+            state[0] = n + 1
+            return
+        if table[2, slot] == np.int64(h):
+            row = table[1, slot]
+            same = True
+            for i in range(25):
+                if out[row, 0, i] != work[0, i] or out[row, 1, i] != work[1, i]:
+                    same = False
+                    break
+            if same:
+                work[2 + row, 0] |= flag
+                return
+        slot = (slot + 1) & (_TABLE_SIZE - 1)
+
+
+@njit(cache=True)
+def successors_ws(board: np.ndarray, d1: int, d2: int, out: np.ndarray, work: np.ndarray, table: np.ndarray) -> int:
+    """:func:`successors` with scratch memory from :func:`new_workspace`."""
+    me = work[0]
+    opp = work[1]
+    me[:] = board[0]
+    opp[:] = board[1]
+    h = np.uint64(0)
+    outside = 0
+    for i in range(25):
+        h ^= _ZOBRIST[0, i, me[i]] ^ _ZOBRIST[1, i, opp[i]]
+        if i >= 6:
+            outside += me[i]
+    state = np.zeros(3, dtype=np.int64)
+    state[1] = -1
+    table[0, _TABLE_SIZE] += 1
+    if table[0, _TABLE_SIZE] > 1 << 60:
+        table[0, :] = 0
+        table[0, _TABLE_SIZE] = 1
+    if d1 == d2:
+        _doubles(me, opp, d1, outside, h, work, out, table, state)
+    else:
+        high = max(d1, d2)
+        low = min(d1, d2)
+        _two(me, opp, high, low, 1, outside, h, work, out, table, state)
+        _two(me, opp, low, high, 2, outside, h, work, out, table, state)
+        if state[1] == 1:
+            # only one die can be used: the higher one if it can be
+            keep = 0
+            for r in range(state[0]):
+                if work[2 + r, 0] & 1:
+                    keep += 1
+            if keep > 0:
+                k = 0
+                for r in range(state[0]):
+                    if work[2 + r, 0] & 1:
+                        if k != r:
+                            out[k, :, :] = out[r]
+                        k += 1
+                state[0] = k
+    if state[2]:
+        return -1
+    n = state[0]
+    for r in range(n):
+        for j in range(25):
+            t = out[r, 0, j]
+            out[r, 0, j] = out[r, 1, j]
+            out[r, 1, j] = t
+    return n
+
+
+@njit(cache=True)
+def _two(me, opp, a, b, flag_a, outside, h, work, out, table, state) -> None:  # type: ignore[no-untyped-def]
+    """Non-doubles: die ``a`` then die ``b``. ``flag_a`` marks one-die results of ``a``."""
+    lo1 = 24 if me[24] > 0 else 0
+    moved = False
+    for s1 in range(24, lo1 - 1, -1):
+        if me[s1] == 0:
+            continue
+        t1 = _dest(me, opp, s1, a, outside)
+        if t1 == -2:
+            continue
+        moved = True
+        out1 = outside - 1 if (s1 >= 6 and t1 < 6) else outside
+        hit1, h1 = _step(me, opp, s1, t1, h)
+        moved2 = False
+        lo2 = 24 if me[24] > 0 else 0
+        for s2 in range(24, lo2 - 1, -1):
+            if me[s2] == 0:
+                continue
+            t2 = _dest(me, opp, s2, b, out1)
+            if t2 == -2:
+                continue
+            moved2 = True
+            hit2, h2 = _step(me, opp, s2, t2, h1)
+            _record(work, out, table, state, 2, h2, 0)
+            _unstep(me, opp, s2, t2, hit2)
+        if not moved2:
+            _record(work, out, table, state, 1, h1, flag_a)
+        _unstep(me, opp, s1, t1, hit1)
+    if not moved:
+        _record(work, out, table, state, 0, h, 0)
+
+
+@njit(cache=True)
+def _doubles(me, opp, die, outside, h, work, out, table, state) -> None:  # type: ignore[no-untyped-def]
+    """Doubles: up to four steps, sources in non-increasing order (this covers every play)."""
+    src = np.zeros(4, dtype=np.int64)
+    dst = np.zeros(4, dtype=np.int64)
+    hits = np.zeros(4, dtype=np.bool_)
+    hs = np.zeros(5, dtype=np.uint64)
+    outs = np.zeros(5, dtype=np.int64)
+    hs[0] = h
+    outs[0] = outside
+    depth = 0
+    src[0] = 25  # next source to try at this depth is src[depth] - 1
+    moved = np.zeros(4, dtype=np.bool_)
+    while depth >= 0:
+        # find the next legal step at this depth
+        s = src[depth] - 1
+        found = False
+        lo = 24 if me[24] > 0 else 0
+        while s >= lo:
+            if me[s] > 0:
+                t = _dest(me, opp, s, die, outs[depth])
+                if t != -2:
+                    found = True
+                    break
+            s -= 1
+        if not found:
+            if not moved[depth]:
+                _record(work, out, table, state, depth, hs[depth], 0)
+            # backtrack
+            depth -= 1
+            if depth >= 0:
+                _unstep(me, opp, src[depth], dst[depth], hits[depth])
+            continue
+        moved[depth] = True
+        src[depth] = s
+        dst[depth] = t
+        hit, h2 = _step(me, opp, s, t, hs[depth])
+        hits[depth] = hit
+        outs[depth + 1] = outs[depth] - 1 if (s >= 6 and t < 6) else outs[depth]
+        hs[depth + 1] = h2
+        if depth == 3:
+            _record(work, out, table, state, 4, h2, 0)
+            _unstep(me, opp, s, t, hit)
+            continue
+        depth += 1
+        src[depth] = s + 1  # non-increasing sources: the next step starts at s
+        moved[depth] = False
+
+
+def successors_py(board: np.ndarray, d1: int, d2: int) -> np.ndarray:
+    """Convenience wrapper: the flipped resulting boards as a new ``(n, 2, 25)`` array."""
+    out = np.empty((MAX_PLAYS, 2, 25), dtype=np.int8)
+    n = successors(np.ascontiguousarray(board, dtype=np.int8), d1, d2, out)
+    if n < 0:
+        raise RuntimeError("too many plays for the move generator's buffer")
+    return out[:n].copy()
+
+
+def board_of(position: object) -> np.ndarray:
+    """The ``(2, 25)`` int8 board of a :class:`~backgammon.position.Position`."""
+    return np.array([position.mine, position.theirs], dtype=np.int8)  # type: ignore[attr-defined]
