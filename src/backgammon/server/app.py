@@ -111,8 +111,9 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             await manager._after_action(table)
         yield
         for table in manager.tables.values():
-            if table.bot_task:
-                table.bot_task.cancel()
+            for task in (table.bot_task, table.clock_task):
+                if task:
+                    task.cancel()
 
     app = FastAPI(title="backgammon", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
@@ -276,7 +277,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
                     "status": table.status,
                     "length": table.flow.rules.match_length,
                     "score": {"white": table.flow.score[0], "black": table.flow.score[1]},
-                    "winner": protocol.player_to_wire(table.flow.winner),
+                    "winner": protocol.player_to_wire(table.winner),
                 }
             )
         return out
@@ -305,6 +306,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             user_id=user.id if user else None,
             listed=bool(doc.get("listed", False)),
             start=doc.get("start"),
+            clock=doc.get("clock"),
         )
         async with table.lock:
             await manager._after_action(table)

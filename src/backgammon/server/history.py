@@ -22,6 +22,8 @@ def _describe(payload: dict[str, Any]) -> str:
         return payload["play"] or "cannot move"
     if kind == "double":
         return "doubles"
+    if kind == "timeout":
+        return "loses on time"
     if kind == "resign":
         return f"resigns ({payload['level']})"
     return kind.replace("_", " ")
@@ -57,8 +59,8 @@ def history_of(table) -> dict[str, Any]:
     entries = [_entry(flow, None, 0)]
     for seq, payload in enumerate(table.actions, start=1):
         number = len(flow.games) + 1  # the game this action belongs to
-        action = protocol.action_from_wire(payload, flow.game)
-        flow = flow.apply(action)
+        if payload["kind"] != "timeout":
+            flow = flow.apply(protocol.action_from_wire(payload, flow.game))
         entry = _entry(flow, payload, seq)
         entry["game"] = number
         entries.append(entry)

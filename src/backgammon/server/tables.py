@@ -13,6 +13,7 @@ tagged with the table's version and dropped if anything happened meanwhile.
 from __future__ import annotations
 
 import asyncio
+import datetime as _dt
 import logging
 import random
 import secrets
@@ -44,7 +45,7 @@ from backgammon.position import Position
 from backgammon.server import protocol
 from backgammon.server.agents import LEVELS, Agent, make_agent
 from backgammon.server.auth import new_token, token_hash
-from backgammon.server.db import Action, Table, User
+from backgammon.server.db import Action, Table, User, utcnow
 from backgammon.server.matchflow import StartPosition, last_result, new_match
 from backgammon.server.rating import rating_change
 
@@ -69,6 +70,50 @@ class TableRuntime:
     dice: Any = None
     agent: Agent | None = None
     bot_task: asyncio.Task | None = None
+    stamps: list[_dt.datetime] = field(default_factory=list)  # when each action was stored
+    turns: list[Player | None] = field(default_factory=list)  # who was to act before each action
+    timeout_loser: Player | None = None  # lost the match on time
+    clock_task: asyncio.Task | None = None
+
+    @property
+    def is_over(self) -> bool:
+        return self.flow.is_over or self.timeout_loser is not None
+
+    @property
+    def winner(self) -> Player | None:
+        if self.timeout_loser is not None:
+            return self.timeout_loser.other
+        return self.flow.winner
+
+    @property
+    def clock(self) -> dict[str, Any] | None:
+        """The clock settings: ``{"minutes": M, "delay": D}`` or None."""
+        return self.config.get("clock")
+
+    def clock_remaining(self, now: _dt.datetime | None = None) -> dict[Player, float]:
+        """Seconds left on each human seat's clock (reserve after the per-move delay)."""
+        clock = self.clock
+        if not clock:
+            return {}
+        delay = clock["delay"]
+        left = {p: clock["minutes"] * 60.0 for p in Player if p is not self.ai_seat}
+        for i in range(1, len(self.actions)):
+            who = self.turns[i]
+            if who in left and self.actions[i].get("kind") != "opening_roll":
+                left[who] -= max(0.0, (self.stamps[i] - self.stamps[i - 1]).total_seconds() - delay)
+        running = self.clock_running
+        if running in left and self.stamps:
+            now = now or utcnow()
+            left[running] -= max(0.0, (now - self.stamps[-1]).total_seconds() - delay)
+        return left
+
+    @property
+    def clock_running(self) -> Player | None:
+        """The seat whose clock runs now (the human to act), or None."""
+        if not self.clock or self.status != "playing" or self.is_over:
+            return None
+        turn = self.flow.game.turn
+        return turn if turn is not self.ai_seat else None
 
     @property
     def version(self) -> int:
@@ -142,9 +187,14 @@ class TableManager:
         table = self._runtime(row)
         actions = db.scalars(select(Action).where(Action.table_id == row.id).order_by(Action.seq)).all()
         for record in actions:
-            action = protocol.action_from_wire(record.payload, table.flow.game)
-            table.flow = table.flow.apply(action)
+            table.turns.append(table.flow.game.turn)
+            if record.payload.get("kind") == "timeout":
+                table.timeout_loser = protocol.player_from_wire(record.payload["player"])
+            else:
+                action = protocol.action_from_wire(record.payload, table.flow.game)
+                table.flow = table.flow.apply(action)
             table.actions.append(record.payload)
+            table.stamps.append(record.created_at)
         return table
 
     def get(self, table_id: str) -> TableRuntime:
@@ -178,6 +228,7 @@ class TableManager:
         user_id: int | None = None,
         listed: bool = False,
         start: object = None,
+        clock: object = None,
     ) -> tuple[TableRuntime, Player, str]:
         """A new table; returns it, the creator's seat and the creator's seat token.
 
@@ -205,6 +256,8 @@ class TableManager:
             protocol.player_from_wire(start.get("on_roll", "white"))
             new_match(rules, StartPosition(Position.from_position_id(start["position_id"])))
             config["start"] = {"position_id": start["position_id"], "on_roll": start.get("on_roll", "white")}
+        if clock is not None:
+            config["clock"] = _check_clock(clock)
         token = new_token()
         table_id = secrets.token_urlsafe(8)
         row = Table(
@@ -320,19 +373,52 @@ class TableManager:
         """Apply (raises, leaving the table unchanged), store, then broadcast."""
         flow = table.flow.apply(action)
         payload = protocol.action_to_wire(action)
-        seq = table.version + 1
-        with self.sessions() as db:
-            db.add(Action(table_id=table.id, seq=seq, payload=payload))
-            if flow.is_over:
-                row = db.get(Table, table.id)
-                row.status = "over"
-            db.commit()
+        await self._store(table, payload, flow.is_over)
+        table.turns.append(table.flow.game.turn)
         table.flow = flow
         table.actions.append(payload)
         if flow.is_over:
             table.status = "over"
             self._rate(table)
         await self.broadcast(table, payload)
+
+    async def _store(self, table: TableRuntime, payload: dict[str, Any], over: bool) -> None:
+        stamp = utcnow()
+        with self.sessions() as db:
+            db.add(Action(table_id=table.id, seq=table.version + 1, payload=payload, created_at=stamp))
+            if over:
+                row = db.get(Table, table.id)
+                row.status = "over"
+            db.commit()
+        table.stamps.append(stamp)
+
+    # ---------------------------------------------------------------- clock
+    def _schedule_clock(self, table: TableRuntime) -> None:
+        task = table.clock_task
+        if task is not None and not task.done() and task is not asyncio.current_task():
+            task.cancel()
+        running = table.clock_running
+        if running is None:
+            return
+        left = table.clock_remaining()[running]
+        table.clock_task = asyncio.create_task(self._clock_expiry(table, table.version, running, left))
+
+    async def _clock_expiry(self, table: TableRuntime, version: int, player: Player, left: float) -> None:
+        await asyncio.sleep(max(0.0, left) + 0.05)
+        async with table.lock:
+            if table.version != version or table.is_over:
+                return
+            if table.clock_remaining().get(player, 1.0) > 0:
+                self._schedule_clock(table)
+                return
+            payload = {"kind": "timeout", "player": player.value}
+            await self._store(table, payload, True)
+            table.turns.append(table.flow.game.turn)
+            table.actions.append(payload)
+            table.timeout_loser = player
+            table.status = "over"
+            self._rate(table)
+            await self.broadcast(table, payload)
 
     async def _after_action(self, table: TableRuntime) -> None:
         """Roll opening dice when a game waits for them, and wake the computer player."""
@@ -342,6 +428,7 @@ class TableManager:
             white, black = table.dice.die(), table.dice.die()
             await self._commit(table, OpeningRoll(white, black))
         self._schedule_bot(table)
+        self._schedule_clock(table)
 
     # ------------------------------------------------------------------ bots
     def _schedule_bot(self, table: TableRuntime) -> None:
@@ -384,7 +471,7 @@ class TableManager:
     def _rate(self, table: TableRuntime) -> None:
         flow = table.flow
         length = flow.rules.match_length
-        winner = flow.winner
+        winner = table.winner
         if not length or winner is None or table.config.get("mode") != "human":
             return
         w_id, l_id = table.user_ids[winner], table.user_ids[winner.other]
@@ -443,7 +530,7 @@ def state_for(table: TableRuntime, seat: Player | None) -> dict[str, Any]:
     board = game.board_for(view)
     pips_view, pips_other = board.pip_counts()
     off_view, off_other = board.off()
-    allowed = protocol.allowed_for(game, seat) if table.status == "playing" and not flow.is_over else []
+    allowed = protocol.allowed_for(game, seat) if table.status == "playing" and not table.is_over else []
     if seat is not None and seat is table.ai_seat:
         allowed = []
     moves = protocol.move_tree(game) if "move" in allowed else []
@@ -468,8 +555,9 @@ def state_for(table: TableRuntime, seat: Player | None) -> dict[str, Any]:
             "score": {"white": flow.score[0], "black": flow.score[1]},
             "crawford": flow.is_crawford_game,
             "post_crawford": flow.is_post_crawford,
-            "over": flow.is_over,
-            "winner": protocol.player_to_wire(flow.winner),
+            "over": table.is_over,
+            "winner": protocol.player_to_wire(table.winner),
+            "timeout": protocol.player_to_wire(table.timeout_loser),
             "game_number": len(flow.games) + (0 if flow.is_over else 1),
             "last_result": protocol.result_to_wire(last_result(flow)),
         },
@@ -496,7 +584,37 @@ def state_for(table: TableRuntime, seat: Player | None) -> dict[str, Any]:
         "allowed": allowed,
         "moves": moves,
         "plays": len(game.legal_plays) if "move" in allowed else 0,
+        "clock": _clock_doc(table),
     }
+
+
+def _clock_doc(table: TableRuntime) -> dict[str, Any] | None:
+    if not table.clock:
+        return None
+    left = table.clock_remaining()
+    return {
+        "minutes": table.clock["minutes"],
+        "delay": table.clock["delay"],
+        "remaining": {p.value: round(max(0.0, v), 1) for p, v in left.items()},
+        "running": protocol.player_to_wire(table.clock_running),
+        "elapsed": round((utcnow() - table.stamps[-1]).total_seconds(), 1) if table.stamps else 0.0,
+    }
+
+
+def _check_clock(clock: object) -> dict[str, Any]:
+    """Validate ``{"minutes": 1..120, "delay": 0..60}`` (delay defaults to 10 s).
+
+    Raises:
+        InvalidInputError: for anything else.
+    """
+    if not isinstance(clock, dict) or set(clock) - {"minutes", "delay"}:
+        raise InvalidInputError(f"invalid clock {clock!r}: expected {{'minutes': 1..120, 'delay': 0..60}}")
+    minutes, delay = clock.get("minutes"), clock.get("delay", 10)
+    ok_minutes = isinstance(minutes, (int, float)) and not isinstance(minutes, bool) and 0.05 <= minutes <= 120
+    ok_delay = isinstance(delay, (int, float)) and not isinstance(delay, bool) and 0 <= delay <= 60
+    if not ok_minutes or not ok_delay:
+        raise InvalidInputError(f"invalid clock {clock!r}: expected minutes 0.05..120 and delay 0..60 seconds")
+    return {"minutes": minutes, "delay": delay}
 
 
 def _last_opening(table: TableRuntime) -> list[int] | None:

@@ -102,7 +102,11 @@ function rememberSeat(doc) {
 async function createTable(form, mode) {
   const body = { mode, rules: rulesFrom(form), seat: form.seat.value };
   if (mode === "ai") body.level = form.level.value;
-  else { body.name = form.name.value || t("guest"); body.listed = form.listed.checked; }
+  else {
+    body.name = form.name.value || t("guest");
+    body.listed = form.listed.checked;
+    if (Number(form.clock.value)) body.clock = { minutes: Number(form.clock.value), delay: 10 };
+  }
   try {
     const doc = await api("POST", "/api/tables", body);
     rememberSeat(doc);
@@ -250,8 +254,9 @@ function setState(st) {
   const prev = S.state;
   if (!prev || prev.version !== st.version) { S.pending = []; S.selected = null; $("#hints").hidden = true; }
   S.state = st;
+  S.receivedAt = performance.now();
   const gn = st.match.game_number;
-  if (S.lastGameNumber !== null && (gn > S.lastGameNumber || (st.match.over && !prev?.match.over)) && st.match.last_result) {
+  if (S.lastGameNumber !== null && (gn > S.lastGameNumber || (st.match.over && !prev?.match.over)) && (st.match.last_result || st.match.timeout)) {
     showResult(st);
   } else if (st.match.over && S.lastGameNumber === null) showResult(st);
   S.lastGameNumber = gn;
@@ -287,6 +292,7 @@ function showResult(st) {
   const box = $("#result");
   let text = "";
   if (r) text = r.winner ? t("wins_points", { who: nameOf(st, r.winner), n: r.points }) : t("draw");
+  if (st.match.timeout) text = t("lost_on_time", { who: nameOf(st, st.match.timeout) });
   if (st.match.over) text += `<br>${t("match_over", { who: nameOf(st, st.match.winner), a: st.match.score.white, b: st.match.score.black })}`;
   box.innerHTML = text + `<br><button class="primary" id="btn-result-ok">${st.match.over ? t("close") : t("next_game")}</button>`;
   box.hidden = false;
@@ -400,6 +406,7 @@ function render() {
   if (m.crawford) info += ` · ${t("crawford_game")}`;
   else if (m.post_crawford) info += ` · ${t("post_crawford")}`;
   $("#matchinfo").textContent = info;
+  renderClocks();
   $("#pos-id").textContent = st.game.position_id;
   renderControls();
   renderStatus();
@@ -411,13 +418,41 @@ function render() {
   $("#join").hidden = !free;
 }
 
+// the clocks: the server's remaining time, counted down locally for the side to act
+function clockText(seconds) {
+  const s = Math.max(0, Math.ceil(seconds));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+function renderClocks() {
+  const st = S.state;
+  const c = st && st.clock;
+  const view = st ? st.view : "white";
+  const other = view === "white" ? "black" : "white";
+  for (const [side, id] of [[other, "#clock-top"], [view, "#clock-bottom"]]) {
+    const el = $(id);
+    if (!c || c.remaining[side] === undefined) { el.textContent = ""; continue; }
+    let left = c.remaining[side];
+    if (c.running === side) {
+      const e = (performance.now() - S.receivedAt) / 1000;
+      left -= Math.max(0, c.elapsed + e - c.delay) - Math.max(0, c.elapsed - c.delay);
+    }
+    el.textContent = `⏱ ${clockText(left)}`;
+    el.classList.toggle("running", c.running === side);
+    el.classList.toggle("low", left < 30);
+  }
+}
+setInterval(() => { if (S.state && S.state.clock && S.state.clock.running) renderClocks(); }, 500);
+
 function renderStatus() {
   const st = S.state;
   const el = $("#status");
   const turnName = nameOf(st, st.game.turn);
   const a = st.allowed;
   let text;
-  if (st.match.over) text = t("match_over", { who: nameOf(st, st.match.winner), a: st.match.score.white, b: st.match.score.black });
+  if (st.match.over) {
+    text = t("match_over", { who: nameOf(st, st.match.winner), a: st.match.score.white, b: st.match.score.black });
+    if (st.match.timeout) text = `${t("lost_on_time", { who: nameOf(st, st.match.timeout) })} ${text}`;
+  }
   else if (st.table.status === "waiting") text = t("waiting_opponent");
   else if (!st.you) text = `${t("spectating")} ${t("waiting_for", { who: turnName })}`;
   else if (a.includes("move")) {

@@ -135,6 +135,10 @@ export const MESSAGES = {
     ev_accept_draw: "accepts the draw",
     ev_reject_draw: "rejects the draw",
     start_position: "start",
+    clock: "Clock (minutes each)",
+    no_clock: "No clock",
+    ev_timeout: "loses on time",
+    lost_on_time: "{who} loses on time.",
     rules_html: `<h3>Goal</h3><p>Each side has 15 checkers. Move all your checkers into your home board, then bear them off. The first side to bear off all 15 wins.</p>
 <h3>Moving</h3><p>Roll two dice; each die moves one checker that many points, toward your home board. A checker may land on an empty point, on your own checkers, or on a single opposing checker (a <b>blot</b>), which is <b>hit</b> and put on the bar. You cannot land on a point held by two or more opposing checkers. Doubles are played four times. You must use both dice if you can (or the larger one if only one can be played).</p>
 <h3>The bar</h3><p>A checker on the bar must re-enter in the opponent's home board before any other checker moves.</p>
@@ -277,6 +281,10 @@ export const MESSAGES = {
     ev_accept_draw: "引き分けを受ける",
     ev_reject_draw: "引き分けを断る",
     start_position: "開始",
+    clock: "持ち時間(各自・分)",
+    no_clock: "なし",
+    ev_timeout: "時間切れ負け",
+    lost_on_time: "{who}の時間切れ負けです。",
     rules_html: `<h3>目的</h3><p>各プレイヤーは15個の駒を持ちます。すべての駒を自分のインナーボードに集め、盤外に出します(ベアオフ)。先に15個すべてを出した方が勝ちです。</p>
 <h3>駒の動かし方</h3><p>ダイスを2個振り、それぞれの目の数だけ駒を1つ、インナーボードに向かって進めます。空いているポイント、自分の駒があるポイント、相手の駒が1つだけのポイント(<b>ブロット</b>)に止まれます。ブロットに止まると相手の駒を<b>ヒット</b>してバーに置きます。相手の駒が2つ以上あるポイントには止まれません。ゾロ目は4回動かします。可能なら両方の目を使わなければなりません(片方しか使えないときは大きい方)。</p>
 <h3>バー</h3><p>バーにある駒は、他の駒を動かす前に相手のインナーボードへ再エントリーしなければなりません。</p>
