@@ -1,0 +1,98 @@
+"""Equity loss per decision of each difficulty level, against the strongest 0-ply choice.
+
+    python benchmarks/levels.py [--positions N] [--seed S] [--evaluator gnubg|default]
+
+Positions: met in seeded self-play (both sides play the reference choice), with
+a seeded roll each; plays with a single legal choice are skipped. For each
+level, ``choose_play`` picks a play (seeded noise); its loss is the reference
+evaluation's best equity minus the chosen play's equity (cubeless, money).
+Prints a table: level, plies, noise, decisions, mean loss per decision with
+its standard error, the share of decisions where the level's play differs.
+
+``--evaluator gnubg`` uses GNU Backgammon's 0-ply net through gnubg_nn (a
+benchmark-only dependency) as the shared evaluator, so the figures measure the
+levels' noise, not our net; ``default`` uses the engine's own evaluator.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import statistics
+import sys
+import time
+
+import numpy as np
+
+from backgammon.engine.levels import LEVELS, choose_play, rank_plays
+from backgammon.position import Position
+
+
+class GnubgEvaluator:
+    """gnubg_nn's 0-ply evaluation behind the engine's evaluate_boards interface (benchmarks only)."""
+
+    def __init__(self) -> None:
+        import gnubg_nn
+
+        self._g = gnubg_nn
+
+    def evaluate_boards(self, boards: np.ndarray) -> np.ndarray:
+        # gnubg boards are [opponent, side on roll]
+        return np.array([self._g.probabilities([b[1].tolist(), b[0].tolist()], 0) for b in boards], dtype=float)
+
+
+def sample_decisions(evaluator, count: int, seed: int) -> list[tuple[Position, tuple[int, int]]]:
+    rng = random.Random(seed)
+    out: list[tuple[Position, tuple[int, int]]] = []
+    while len(out) < count:
+        position = Position.initial()
+        while not position.is_game_over() and len(out) < count:
+            dice = (rng.randint(1, 6), rng.randint(1, 6))
+            ranked = rank_plays(position, dice, evaluator, 0)
+            if len(ranked) > 1:
+                out.append((position, dice))
+            position = ranked[0].play.position
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--positions", type=int, default=300)
+    parser.add_argument("--seed", type=int, default=20261129)
+    parser.add_argument("--evaluator", choices=("gnubg", "default"), default="gnubg")
+    parser.add_argument("--levels", default="beginner,casual,intermediate,advanced,expert")
+    args = parser.parse_args(argv)
+    if args.evaluator == "gnubg":
+        evaluator = GnubgEvaluator()
+    else:
+        from backgammon.engine.evaluator import default_evaluator  # type: ignore[attr-defined]
+
+        evaluator = default_evaluator()
+    t0 = time.perf_counter()
+    decisions = sample_decisions(evaluator, args.positions, args.seed)
+    reference = [rank_plays(p, d, evaluator, 0) for p, d in decisions]
+    print(f"{len(decisions)} decisions (seed {args.seed}, evaluator {args.evaluator}), reference: 0-ply best play")
+    print(f"{'level':<14}{'plies':>6}{'noise':>8}{'N':>6}{'loss/decision':>16}{'+-SE':>9}{'differs':>9}")
+    for name in args.levels.split(","):
+        level = LEVELS[name]
+        rng = random.Random(args.seed + 1)
+        losses = []
+        differs = 0
+        for (position, dice), ranked in zip(decisions, reference):
+            play = choose_play(position, dice, level, rng, evaluator)
+            equity = next(r.equity for r in ranked if r.play == play)
+            losses.append(ranked[0].equity - equity)
+            differs += play != ranked[0].play
+        mean = statistics.fmean(losses)
+        se = statistics.stdev(losses) / math.sqrt(len(losses)) if len(losses) > 1 else 0.0
+        print(
+            f"{name:<14}{level.plies:>6}{level.noise:>8.3f}{len(losses):>6}{mean:>16.4f}{se:>9.4f}"
+            f"{differs / len(losses):>9.1%}"
+        )
+    print(f"({time.perf_counter() - t0:.1f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,292 @@
+"""Engine subcommands: ``hint``, ``eval``, ``rollout``, ``analyze`` and ``engine`` (plus ``train``).
+
+The evaluator is the engine's default (``backgammon.engine.evaluator.default_evaluator``);
+the environment variable ``BACKGAMMON_EVALUATOR=module:factory`` names
+another one (a callable returning an object with ``evaluate_boards``), for
+tests and experiments.
+
+``register(app)`` adds the play/analysis commands from this part of the file
+and, when defined below, ``register_train(app)`` (the training command,
+maintained separately).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import sys
+from typing import Any
+
+import typer
+
+from backgammon.errors import EngineError, InvalidInputError
+from backgammon.position import Position
+
+
+def load_evaluator() -> Any:
+    """The evaluator used by the commands (see the module docstring).
+
+    Raises:
+        EngineError: if no evaluator can be loaded.
+    """
+    spec = os.environ.get("BACKGAMMON_EVALUATOR")
+    if spec:
+        module_name, _, attr = spec.partition(":")
+        try:
+            factory = getattr(importlib.import_module(module_name), attr or "default_evaluator")
+        except (ImportError, AttributeError) as exc:
+            raise EngineError(f"cannot load evaluator {spec!r}: {exc}") from None
+        return factory()
+    try:
+        from backgammon.engine.evaluator import default_evaluator  # type: ignore[attr-defined]
+    except ImportError:
+        raise EngineError("no evaluator available: backgammon.engine.evaluator is not installed") from None
+    return default_evaluator()
+
+
+def _cube_info(match_id: str | None, xgid: str | None, position: Position | None, jacoby: bool) -> tuple[Position | None, Any]:
+    from backgammon.engine.cube import CubeInfo
+    from backgammon.engine.protocol import cube_info_from_match_state, parse_match_id, parse_xgid
+
+    if match_id and xgid:
+        raise InvalidInputError("give either --match-id or --xgid, not both")
+    if xgid:
+        position, state = parse_xgid(xgid)
+        return position, cube_info_from_match_state(state, state.dice_owner, jacoby)
+    if match_id:
+        state = parse_match_id(match_id)
+        return position, cube_info_from_match_state(state, state.dice_owner, jacoby)
+    return position, CubeInfo.money(jacoby=jacoby)
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:5.1f}%"
+
+
+def hint(
+    position_id: str = typer.Argument(..., help="GNU Backgammon Position ID (player on roll first)"),
+    dice: str = typer.Argument(..., help="the roll, e.g. 31 or 3-1"),
+    plies: int = typer.Option(0, "--plies", help="search depth (0, 1 or 2)"),
+    rollout: int = typer.Option(0, "--rollout", help="roll out the best candidates with this many trials"),
+    candidates: int = typer.Option(5, "--candidates", help="plays to roll out (with --rollout)"),
+    truncate: int = typer.Option(0, "--truncate", help="truncate rollouts after this many plies (0: play out)"),
+    seed: int = typer.Option(0, "--seed", help="rollout seed"),
+    as_json: bool = typer.Option(False, "--json", help="print JSON"),
+) -> None:
+    """Rank the legal plays for a roll: equity and win/gammon chances."""
+    from backgammon.cli.core import parse_dice
+    from backgammon.engine.levels import rank_plays
+
+    position = Position.from_position_id(position_id)
+    d1, d2 = parse_dice(dice)
+    if plies not in (0, 1, 2):
+        raise InvalidInputError(f"invalid plies {plies!r}: expected 0, 1 or 2")
+    if rollout < 0 or candidates < 1 or truncate < 0:
+        raise InvalidInputError("invalid rollout options: expected non-negative trials/truncation and candidates >= 1")
+    evaluator = load_evaluator()
+    ranked = rank_plays(position, (d1, d2), evaluator, plies)
+    rows: list[dict[str, Any]] = [
+        {
+            "move": str(r.play),
+            "position_id": r.play.position.position_id(),
+            "equity": r.equity,
+            "probabilities": list(r.probabilities),
+        }
+        for r in ranked
+    ]
+    if rollout:
+        from backgammon.engine.rollout import RolloutSettings, rollout_plays
+
+        settings = RolloutSettings(trials=rollout, truncate=truncate or None, seed=seed, workers=0)
+        top = [r.play for r in ranked[:candidates]]
+        with _progress("rollout", rollout * len(top), as_json) as advance:
+            results = rollout_plays(position, (d1, d2), evaluator, settings, top, progress=advance)
+        rows = [
+            {
+                "move": str(r.play),
+                "position_id": r.play.position.position_id(),
+                "equity": r.result.equity,
+                "equity_ci95": r.result.equity_ci95,
+                "probabilities": list(r.result.probabilities),
+                "trials": r.result.trials,
+            }
+            for r in results
+        ]
+    if as_json:
+        print(json.dumps({"position_id": position.position_id(), "dice": [d1, d2], "plies": plies, "plays": rows}))
+        return
+    best = rows[0]["equity"]
+    header = f"{'#':>3} {'play':<24}{'equity':>9}{'diff':>8}  {'win':>6} {'w.g':>6} {'w.bg':>6} {'l.g':>6} {'l.bg':>6}"
+    print(header)
+    for i, row in enumerate(rows, 1):
+        w, wg, wb, lg, lb = row["probabilities"]
+        extra = f"  +-{row['equity_ci95']:.3f}" if "equity_ci95" in row else ""
+        print(
+            f"{i:>3} {row['move'] or '(no legal move)':<24}{row['equity']:>+9.3f}{row['equity'] - best:>+8.3f}  "
+            f"{_pct(w)} {_pct(wg)} {_pct(wb)} {_pct(lg)} {_pct(lb)}{extra}"
+        )
+
+
+def eval_cmd(
+    position_id: str = typer.Argument("", help="GNU Backgammon Position ID (omit with --xgid)"),
+    match_id: str = typer.Option(None, "--match-id", help="gnubg Match ID: adds the cube decision at that score"),
+    xgid: str = typer.Option(None, "--xgid", help="an XGID (position, cube and score) instead of the IDs"),
+    jacoby: bool = typer.Option(False, "--jacoby", help="money play with the Jacoby rule"),
+    as_json: bool = typer.Option(False, "--json", help="print JSON"),
+) -> None:
+    """Evaluate a position: probabilities, cubeless equity and (with a Match ID or XGID) the cube decision."""
+    from backgammon.engine.cube import cube_decision, cube_efficiency
+    from backgammon.engine.protocol import _evaluate, decision_json
+
+    position = Position.from_position_id(position_id) if position_id else None
+    if position is None and not xgid:
+        raise InvalidInputError("missing position: give a Position ID or --xgid")
+    position, info = _cube_info(match_id, xgid, position, jacoby)
+    assert position is not None
+    if position.is_game_over():
+        raise InvalidInputError(f"the game is over in position {position.position_id()!r}")
+    probs = _evaluate(load_evaluator(), position)
+    decision = cube_decision(probs, info, cube_efficiency(position))
+    with_cube = bool(match_id or xgid or jacoby)
+    if as_json:
+        doc: dict[str, Any] = {
+            "position_id": position.position_id(),
+            "probabilities": list(probs),
+            "equity": decision.cubeless_equity,
+            "cubeful_equity": decision.no_double,
+        }
+        if with_cube:
+            doc["cube"] = decision_json(decision)
+        print(json.dumps(doc))
+        return
+    w, wg, wb, lg, lb = probs
+    print(f"position {position.position_id()}  ({'money' if info.is_money else f'{info.away[0]}-away/{info.away[1]}-away'})")
+    print(f"win {_pct(w)}  win gammon {_pct(wg)}  win bg {_pct(wb)}  lose gammon {_pct(lg)}  lose bg {_pct(lb)}")
+    print(f"cubeless equity {decision.cubeless_equity:+.3f}   cubeful (no double) {decision.no_double:+.3f}")
+    if with_cube:
+        print(
+            f"cube: {decision.action.value}  (no double {decision.no_double:+.3f}, double/take "
+            f"{decision.double_take:+.3f}, double/pass {decision.double_pass:+.3f}; receiver should "
+            f"{'take' if decision.take else 'pass'})"
+        )
+
+
+class _progress:
+    """A rich progress bar on stderr (quiet when asked or when stderr is not a terminal)."""
+
+    def __init__(self, label: str, total: int, quiet: bool) -> None:
+        self.label, self.total, self.quiet = label, total, quiet or not sys.stderr.isatty()
+        self.offset = 0
+        self.last = 0
+
+    def __enter__(self) -> Any:
+        if self.quiet:
+            return lambda done, total: None
+        from rich.progress import Progress
+
+        self.bar = Progress(transient=True)
+        self.bar.__enter__()
+        self.task = self.bar.add_task(self.label, total=self.total)
+
+        def advance(done: int, total: int) -> None:
+            if done < self.last:  # a new batch of candidates
+                self.offset += self.last
+            self.last = done
+            self.bar.update(self.task, completed=self.offset + done)
+
+        return advance
+
+    def __exit__(self, *exc: object) -> None:
+        if not self.quiet:
+            self.bar.__exit__(None, None, None)
+
+
+def rollout_cmd(
+    position_id: str = typer.Argument(..., help="GNU Backgammon Position ID"),
+    dice: str = typer.Argument("", help="a roll: roll out every legal play for it (else the position itself)"),
+    trials: int = typer.Option(1296, "--trials", help="games per candidate"),
+    truncate: int = typer.Option(0, "--truncate", help="plies before evaluating (0: play to the end)"),
+    seed: int = typer.Option(0, "--seed", help="dice seed: same seed, same result"),
+    workers: int = typer.Option(0, "--workers", help="processes (0: one per CPU)"),
+    cluster: str = typer.Option(None, "--cluster", help="Ray cluster address (needs the 'cluster' extra)"),
+    cubeful: bool = typer.Option(False, "--cubeful", help="play the cube too (money, centred cube)"),
+    as_json: bool = typer.Option(False, "--json", help="print JSON"),
+) -> None:
+    """Roll out a position (or every play for a roll) with 95% confidence intervals."""
+    from backgammon.cli.core import parse_dice
+    from backgammon.engine.rollout import OUTPUT_NAMES, RolloutSettings, rollout_plays, rollout_position
+
+    position = Position.from_position_id(position_id)
+    settings = RolloutSettings(
+        trials=trials, truncate=truncate or None, seed=seed, workers=workers, cluster=cluster, cubeful=cubeful
+    )
+    evaluator = load_evaluator()
+    if dice:
+        d1, d2 = parse_dice(dice)
+        count = len(position.legal_plays(d1, d2))
+        with _progress("rollout", trials * count, as_json) as advance:
+            results = [(str(r.play), r.result) for r in rollout_plays(position, (d1, d2), evaluator, settings, progress=advance)]
+    else:
+        with _progress("rollout", trials, as_json) as advance:
+            results = [("", rollout_position(position, evaluator, settings, progress=advance))]
+    if as_json:
+        doc = [
+            {
+                "move": move,
+                "trials": r.trials,
+                "mean": dict(zip(OUTPUT_NAMES, r.mean)),
+                "ci95": dict(zip(OUTPUT_NAMES, r.ci95)),
+                **({"cubeful": r.cubeful, "cubeful_ci95": r.cubeful_ci95} if r.cubeful is not None else {}),
+            }
+            for move, r in results
+        ]
+        print(json.dumps({"position_id": position.position_id(), "seed": seed, "results": doc}))
+        return
+    print(f"{'play':<24}{'trials':>7}{'equity':>9}{'+-95%':>8}  {'win':>6} {'w.g':>6} {'w.bg':>6} {'l.g':>6} {'l.bg':>6}")
+    for move, r in results:
+        w, wg, wb, lg, lb = r.probabilities
+        cube = f"  cubeful {r.cubeful:+.3f} +-{r.cubeful_ci95:.3f}" if r.cubeful is not None else ""
+        print(
+            f"{move or '(position)':<24}{r.trials:>7}{r.equity:>+9.3f}{r.equity_ci95:>8.3f}  "
+            f"{_pct(w)} {_pct(wg)} {_pct(wb)} {_pct(lg)} {_pct(lb)}{cube}"
+        )
+
+
+def analyze(
+    path: str = typer.Argument(..., help="a Jellyfish .mat match file"),
+    as_json: bool = typer.Option(False, "--json", help="print JSON"),
+    errors_only: bool = typer.Option(False, "--errors", help="list only decisions with an error"),
+) -> None:
+    """Analyse a match: every play and cube decision of both players, errors and totals."""
+    from backgammon.engine.analysis import analyze_mat_file, report_json, report_text
+
+    report = analyze_mat_file(path, load_evaluator())
+    if as_json:
+        print(json.dumps(report_json(report)))
+    else:
+        print(report_text(report, errors_only=errors_only))
+
+
+def engine() -> None:
+    """Line protocol on stdin/stdout: one JSON request per line, one JSON answer per line."""
+    from backgammon.engine.protocol import serve
+
+    serve(sys.stdin, sys.stdout, load_evaluator)
+
+
+def register_play(app: typer.Typer) -> None:
+    """Add hint, eval, rollout, analyze and engine."""
+    app.command("hint")(hint)
+    app.command("eval")(eval_cmd)
+    app.command("rollout")(rollout_cmd)
+    app.command("analyze")(analyze)
+    app.command("engine")(engine)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the engine's commands (and the training command when this file defines it)."""
+    register_play(app)
+    train = globals().get("register_train")
+    if callable(train):
+        train(app)

@@ -1,0 +1,26 @@
+"""The engine: evaluators, bear-off database, search and self-play training.
+
+Imports the core (``backgammon.position`` ...), never the apps.
+
+>>> from backgammon import Position
+>>> from backgammon.engine import NetEvaluator, best_play
+>>> str(best_play(Position.initial(), 3, 1, NetEvaluator.default()))
+'8/5 6/5'
+"""
+
+from backgammon.engine.evaluator import Evaluator, NetEvaluator, Probabilities, PubEval, RandomEvaluator
+from backgammon.engine.search import DEFAULT_FILTERS, MoveFilter, RankedPlay, best_play, evaluate_ply, rank_plays
+
+__all__ = [
+    "DEFAULT_FILTERS",
+    "Evaluator",
+    "MoveFilter",
+    "NetEvaluator",
+    "Probabilities",
+    "PubEval",
+    "RandomEvaluator",
+    "RankedPlay",
+    "best_play",
+    "evaluate_ply",
+    "rank_plays",
+]

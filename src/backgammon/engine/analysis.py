@@ -1,0 +1,352 @@
+"""Match analysis: every play and cube decision of both players, the engine's choice and the error.
+
+Input: a :class:`backgammon.match.Match` (for instance replayed from a
+Jellyfish ``.mat`` file by :mod:`backgammon.formats.mat`), or single
+:class:`backgammon.game.Game` objects. Each game is replayed from its start
+through its action log; before each action the engine judges the decision:
+
+* **plays** (``Move``): every legal play is ranked (:func:`levels.rank_plays`,
+  0-ply unless asked otherwise); the error is the best play's cubeless equity
+  minus the played one's, in money equity per cube unit (gnubg uses cubeful
+  equities here; we use cubeless ones: documented difference). A play is
+  *forced* when the roll leaves one distinct resulting position.
+* **cube decisions** of the side on roll when it may double (``Double``, or
+  ``Roll`` = no double): the error is the best of no double / double (with the
+  receiver's best answer) minus what the choice gives
+  (:meth:`cube.CubeDecision.error`), in money equity per cube or EMG.
+  A no-double is counted as a decision only when it was close: an error, or a
+  double/no-double gap under :data:`CLOSE_CUBE` (gnubg likewise skips
+  obvious no-doubles).
+* **take decisions** (``Take``/``Pass``/``Beaver`` counted as a take): the
+  receiver's loss against its best answer.
+
+Per player: decisions, unforced decisions, total error, error per unforced
+decision and a PR-style figure, **mean error per unforced decision x 500**.
+Optional **luck**: for each roll, the equity of the best play for the roll
+actually rolled minus the average over all 36 rolls (positive: a lucky roll).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from backgammon.engine.cube import CubeInfo, CubeOwner, cube_decision, cube_efficiency
+from backgammon.engine.levels import rank_plays
+from backgammon.engine.protocol import _evaluate
+from backgammon.errors import InvalidInputError
+from backgammon.position import Position
+
+CLOSE_CUBE = 0.16
+"""A no-double counts as a cube decision when double and no double are this close (or it was an error)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """One judged decision. ``player`` is the game's Player; equities from the decider's side."""
+
+    game: int
+    index: int  # position of the action in the game's log
+    player: Any
+    kind: str  # "play", "cube" or "take"
+    position_id: str
+    dice: tuple[int, int] | None
+    chosen: str
+    best: str
+    chosen_equity: float
+    best_equity: float
+    error: float
+    forced: bool = False
+    luck: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerTotals:
+    """A player's totals over the analysed games."""
+
+    name: str
+    decisions: int
+    unforced: int
+    total_error: float
+    play_error: float
+    cube_error: float
+    errors: int  # decisions with an error above 0.02 (gnubg's "doubtful" threshold is 0.04)
+    luck: float | None
+
+    @property
+    def error_per_decision(self) -> float:
+        """Mean equity lost per unforced decision."""
+        return self.total_error / self.unforced if self.unforced else 0.0
+
+    @property
+    def pr(self) -> float:
+        """PR-style figure: mean error per unforced decision x 500."""
+        return 500.0 * self.error_per_decision
+
+
+@dataclass(frozen=True, slots=True)
+class MatchReport:
+    """All decisions and the totals of both players (keyed by the game module's Player)."""
+
+    decisions: tuple[Decision, ...]
+    totals: dict[Any, PlayerTotals] = field(default_factory=dict)
+    match_length: int = 0
+    final_score: tuple[int, int] = (0, 0)
+
+
+def _cube_info(game: Any, player: Any) -> CubeInfo:
+    from backgammon.game import Player
+
+    if game.cube_owner is None:
+        owner = CubeOwner.CENTRED
+    else:
+        owner = CubeOwner.ME if game.cube_owner is player else CubeOwner.OPPONENT
+    rules = game.rules
+    if rules.match_length == 0:
+        return CubeInfo.money(value=game.cube_value, owner=owner, jacoby=bool(rules.jacoby))
+    white, black = game.score
+    mine, theirs = (white, black) if player is Player.WHITE else (black, white)
+    away_me, away_opp = rules.match_length - mine, rules.match_length - theirs
+    crawford = bool(game.crawford_game)
+    post = not crawford and 1 in (away_me, away_opp) and bool(getattr(rules, "crawford", True))
+    limit = getattr(rules, "cube_limit", 64)
+    return CubeInfo(
+        value=game.cube_value,
+        owner=owner,
+        away=(away_me, away_opp),
+        crawford=crawford,
+        post_crawford=post,
+        limit=limit,
+    )
+
+
+def _luck(position: Position, dice: tuple[int, int], evaluator: Any, plies: int, cache: dict[Any, float]) -> float:
+    def best(d: tuple[int, int]) -> float:
+        key = (position, min(d), max(d))
+        if key not in cache:
+            cache[key] = rank_plays(position, d, evaluator, plies)[0].equity
+        return cache[key]
+
+    mean = sum(best((a, b)) for a in range(1, 7) for b in range(1, 7)) / 36
+    return best(dice) - mean
+
+
+def analyze_game(game: Any, evaluator: Any, game_number: int = 1, plies: int = 0, luck: bool = False) -> list[Decision]:
+    """Judge every decision of a game (finished or not), replaying it from its start.
+
+    Raises:
+        InvalidInputError: if the game's log does not replay (it always does for a Game built by apply).
+    """
+    from backgammon.game import Beaver, Double, Game, GamePhase, Move, Pass, Roll, Take
+
+    g = Game.new(game.rules, score=game.score, crawford_game=game.crawford_game)
+    out: list[Decision] = []
+    pending = None  # the cube decision of the side that just doubled
+    cache: dict[Any, float] = {}
+    for index, action in enumerate(game.log):
+        if isinstance(action, Move) and g.phase is GamePhase.MOVE and g.dice is not None:
+            position = g.position
+            ranked = rank_plays(position, g.dice, evaluator, plies)
+            chosen = next((r for r in ranked if r.play == action.play), None)
+            if chosen is None:
+                raise InvalidInputError(f"play {str(action.play)!r} is not legal in {position.position_id()!r}")
+            out.append(
+                Decision(
+                    game=game_number,
+                    index=index,
+                    player=action.player,
+                    kind="play",
+                    position_id=position.position_id(),
+                    dice=g.dice,
+                    chosen=str(action.play),
+                    best=str(ranked[0].play),
+                    chosen_equity=chosen.equity,
+                    best_equity=ranked[0].equity,
+                    error=max(0.0, ranked[0].equity - chosen.equity),
+                    forced=len(ranked) == 1,
+                    luck=_luck(position, g.dice, evaluator, plies, cache) if luck else None,
+                )
+            )
+        elif isinstance(action, (Roll, Double)) and g.phase is GamePhase.ROLL and g.rules.uses_cube and g.may_double(action.player):
+            position = g.position
+            info = _cube_info(g, action.player)
+            if info.may_double():
+                decision = cube_decision(_evaluate(evaluator, position), info, cube_efficiency(position))
+                doubled = isinstance(action, Double)
+                error, _ = decision.error(doubled)
+                best_double = min(decision.double_take, decision.double_pass)
+                close = abs(decision.no_double - best_double) < CLOSE_CUBE
+                if doubled or error > 0 or close:
+                    out.append(
+                        Decision(
+                            game=game_number,
+                            index=index,
+                            player=action.player,
+                            kind="cube",
+                            position_id=position.position_id(),
+                            dice=None,
+                            chosen="double" if doubled else "no double",
+                            best=decision.action.value,
+                            chosen_equity=best_double if doubled else decision.no_double,
+                            best_equity=max(decision.no_double, best_double),
+                            error=error,
+                        )
+                    )
+                pending = decision if doubled else None
+        elif isinstance(action, (Take, Pass, Beaver)) and pending is not None:
+            took = not isinstance(action, Pass)
+            _, receiver_error = pending.error(True, took)
+            got = pending.double_take if took else pending.double_pass
+            best = min(pending.double_take, pending.double_pass)
+            out.append(
+                Decision(
+                    game=game_number,
+                    index=index,
+                    player=action.player,
+                    kind="take",
+                    position_id=g.position.position_id(),
+                    dice=None,
+                    chosen="take" if took else "pass",
+                    best="take" if pending.take else "pass",
+                    chosen_equity=-got,
+                    best_equity=-best,
+                    error=receiver_error or 0.0,
+                )
+            )
+            pending = None
+        g = g.apply(action)
+    return out
+
+
+def analyze_match(match: Any, evaluator: Any, plies: int = 0, luck: bool = False) -> MatchReport:
+    """Judge every decision of every game of a match (``backgammon.match.Match``)."""
+    from backgammon.game import Player
+
+    games = list(match.games)
+    if match.game is not None and match.game not in games and match.game.log:
+        games.append(match.game)
+    decisions: list[Decision] = []
+    for number, game in enumerate(games, 1):
+        decisions.extend(analyze_game(game, evaluator, number, plies, luck))
+    names = {Player.WHITE: match.players[0], Player.BLACK: match.players[1]}
+    return MatchReport(
+        decisions=tuple(decisions),
+        totals={p: totals(decisions, p, names[p]) for p in (Player.WHITE, Player.BLACK)},
+        match_length=match.rules.match_length,
+        final_score=tuple(match.score),
+    )
+
+
+def totals(decisions: Iterable[Decision], player: Any, name: str) -> PlayerTotals:
+    """Totals of one player's decisions."""
+    mine = [d for d in decisions if d.player == player]
+    unforced = [d for d in mine if not d.forced]
+    lucks = [d.luck for d in mine if d.luck is not None]
+    return PlayerTotals(
+        name=name,
+        decisions=len(mine),
+        unforced=len(unforced),
+        total_error=sum(d.error for d in unforced),
+        play_error=sum(d.error for d in unforced if d.kind == "play"),
+        cube_error=sum(d.error for d in unforced if d.kind != "play"),
+        errors=sum(1 for d in unforced if d.error > 0.02),
+        luck=sum(lucks) if lucks else None,
+    )
+
+
+def analyze_mat_file(path: str | Path, evaluator: Any, plies: int = 0, luck: bool = False) -> MatchReport:
+    """Read a Jellyfish ``.mat`` file, replay it and analyse it.
+
+    Raises:
+        InvalidInputError: if the file cannot be read or replayed, or the formats module is missing.
+    """
+    try:
+        from backgammon.formats import mat
+    except ImportError:
+        raise InvalidInputError("reading .mat files needs backgammon.formats.mat, which is not installed") from None
+    try:
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise InvalidInputError(f"cannot read match file {str(path)!r}: {exc.strerror or exc}") from None
+    match = mat.replay(mat.read_mat(text))
+    return analyze_match(match, evaluator, plies, luck)
+
+
+def report_json(report: MatchReport) -> dict[str, Any]:
+    """A report as JSON-ready data."""
+    return {
+        "match_length": report.match_length,
+        "final_score": list(report.final_score),
+        "players": {
+            str(p): {
+                "name": t.name,
+                "decisions": t.decisions,
+                "unforced": t.unforced,
+                "total_error": round(t.total_error, 4),
+                "play_error": round(t.play_error, 4),
+                "cube_error": round(t.cube_error, 4),
+                "error_per_decision": round(t.error_per_decision, 5),
+                "pr": round(t.pr, 2),
+                "errors": t.errors,
+                **({"luck": round(t.luck, 4)} if t.luck is not None else {}),
+            }
+            for p, t in report.totals.items()
+        },
+        "decisions": [
+            {
+                "game": d.game,
+                "index": d.index,
+                "player": str(d.player),
+                "kind": d.kind,
+                "position_id": d.position_id,
+                "dice": list(d.dice) if d.dice else None,
+                "chosen": d.chosen,
+                "best": d.best,
+                "chosen_equity": round(d.chosen_equity, 4),
+                "best_equity": round(d.best_equity, 4),
+                "error": round(d.error, 4),
+                "forced": d.forced,
+                **({"luck": round(d.luck, 4)} if d.luck is not None else {}),
+            }
+            for d in report.decisions
+        ],
+    }
+
+
+def report_text(report: MatchReport, errors_only: bool = False, threshold: float = 0.02) -> str:
+    """A report as text: the decisions (or only the errors) and the totals per player."""
+    lines = []
+    for d in report.decisions:
+        if errors_only and d.error <= threshold:
+            continue
+        dice = f"{d.dice[0]}{d.dice[1]}" if d.dice else "  "
+        mark = "  ??" if d.error > 0.08 else "  ?" if d.error > threshold else ""
+        best = "" if d.chosen == d.best or d.error == 0 else f"  (best: {d.best})"
+        lines.append(
+            f"g{d.game:<3}{d.index:>4} {str(d.player):<6} {d.kind:<5} {dice} {d.chosen or '(no move)':<24}"
+            f" err {d.error:.3f}{mark}{best}"
+        )
+    lines.append("")
+    lines.append(f"{'player':<20}{'decisions':>10}{'unforced':>10}{'error':>9}{'per dec.':>10}{'PR':>8}{'luck':>8}")
+    for t in report.totals.values():
+        luck = f"{t.luck:>+8.3f}" if t.luck is not None else f"{'':>8}"
+        lines.append(
+            f"{t.name:<20}{t.decisions:>10}{t.unforced:>10}{t.total_error:>9.3f}{t.error_per_decision:>10.4f}{t.pr:>8.1f}{luck}"
+        )
+    return "\n".join(lines)
+
+
+__all__ = [
+    "CLOSE_CUBE",
+    "Decision",
+    "MatchReport",
+    "PlayerTotals",
+    "analyze_game",
+    "analyze_mat_file",
+    "analyze_match",
+    "report_json",
+    "report_text",
+    "totals",
+]

@@ -1,0 +1,137 @@
+"""Multi-layer perceptrons: numba inference and the weights file.
+
+A net maps :mod:`~backgammon.engine.encoding` inputs through one sigmoid hidden
+layer to five sigmoid outputs: win, win gammon, win backgammon, lose gammon,
+lose backgammon (the side on roll's view, cumulative). The engine keeps two
+nets, one for contact positions and one for races.
+
+Weights live in an ``.npz`` file with the encoding's name and version; loading
+a file made for another encoding raises :class:`~backgammon.errors.EngineError`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from backgammon.engine import encoding
+from backgammon.errors import EngineError
+
+NUM_OUTPUTS = 5
+FORMAT = "backgammon-mlp"
+FORMAT_VERSION = 1
+
+
+@njit(cache=True, nogil=True, fastmath=True)
+def forward_sparse(
+    idx: np.ndarray, val: np.ndarray, k: int, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray, b2: np.ndarray,
+    hidden: np.ndarray, out: np.ndarray,
+) -> None:
+    """Forward pass from sparse inputs; fills ``hidden`` and ``out``."""
+    nh = b1.shape[0]
+    for h in range(nh):
+        hidden[h] = b1[h]
+    for j in range(k):
+        row = idx[j]
+        v = val[j]
+        for h in range(nh):
+            hidden[h] += w1[row, h] * v
+    for h in range(nh):
+        hidden[h] = 1.0 / (1.0 + np.exp(-hidden[h]))
+    for o in range(NUM_OUTPUTS):
+        z = b2[o]
+        for h in range(nh):
+            z += w2[h, o] * hidden[h]
+        out[o] = 1.0 / (1.0 + np.exp(-z))
+
+
+@dataclass(frozen=True, slots=True)
+class Net:
+    """One MLP's weights (float64 arrays, shapes ``(in, h), (h,), (h, 5), (5,)``)."""
+
+    w1: np.ndarray
+    b1: np.ndarray
+    w2: np.ndarray
+    b2: np.ndarray
+
+    @classmethod
+    def random(cls, hidden: int, rng: np.random.Generator, scale: float = 0.1) -> Net:
+        """Small random weights."""
+        return cls(
+            rng.uniform(-scale, scale, (encoding.NUM_INPUTS, hidden)),
+            np.zeros(hidden),
+            rng.uniform(-scale, scale, (hidden, NUM_OUTPUTS)),
+            np.zeros(NUM_OUTPUTS),
+        )
+
+    @property
+    def hidden(self) -> int:
+        return int(self.b1.shape[0])
+
+    def copy(self) -> Net:
+        return Net(self.w1.copy(), self.b1.copy(), self.w2.copy(), self.b2.copy())
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        """Batched forward pass: inputs ``(n, in)`` to outputs ``(n, 5)``."""
+        h = 1.0 / (1.0 + np.exp(-(x @ self.w1 + self.b1)))
+        return 1.0 / (1.0 + np.exp(-(h @ self.w2 + self.b2)))
+
+
+@dataclass(frozen=True, slots=True)
+class NetPair:
+    """The contact net and the race net, with the file's metadata."""
+
+    contact: Net
+    race: Net
+    meta: dict
+
+    def save(self, path: str | Path) -> None:
+        """Write the weights (float32) and metadata to an ``.npz`` file."""
+        meta = dict(self.meta)
+        meta.update(format=FORMAT, format_version=FORMAT_VERSION,
+                    encoding=encoding.NAME, encoding_version=encoding.VERSION)
+        arrays = {}
+        for name, net in (("contact", self.contact), ("race", self.race)):
+            for part in ("w1", "b1", "w2", "b2"):
+                arrays[f"{name}_{part}"] = getattr(net, part).astype(np.float32)
+        path = Path(path)
+        tmp = path.with_name(path.name + ".tmp.npz")
+        np.savez_compressed(tmp, meta=np.array(json.dumps(meta, sort_keys=True)), **arrays)
+        tmp.replace(path)
+
+    @classmethod
+    def load(cls, path: str | Path) -> NetPair:
+        """Read a weights file.
+
+        Raises:
+            EngineError: if the file is missing, unreadable, or made for
+                another format or input encoding.
+        """
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                meta = json.loads(str(z["meta"]))
+                arrays = {k: z[k].astype(np.float64) for k in z.files if k != "meta"}
+        except (OSError, ValueError, KeyError) as exc:
+            raise EngineError(f"cannot read weights file {str(path)!r}: {exc}") from None
+        if meta.get("format") != FORMAT or meta.get("format_version") != FORMAT_VERSION:
+            raise EngineError(
+                f"weights file {str(path)!r} has format {meta.get('format')!r} "
+                f"version {meta.get('format_version')!r}, expected {FORMAT!r} version {FORMAT_VERSION}"
+            )
+        if meta.get("encoding") != encoding.NAME or meta.get("encoding_version") != encoding.VERSION:
+            raise EngineError(
+                f"weights file {str(path)!r} was made for encoding {meta.get('encoding')!r} "
+                f"version {meta.get('encoding_version')!r}, expected {encoding.NAME!r} version {encoding.VERSION}"
+            )
+        try:
+            nets = [Net(*(arrays[f"{name}_{p}"] for p in ("w1", "b1", "w2", "b2"))) for name in ("contact", "race")]
+        except KeyError as exc:
+            raise EngineError(f"weights file {str(path)!r} lacks array {exc.args[0]!r}") from None
+        for net in nets:
+            if net.w1.shape[0] != encoding.NUM_INPUTS or net.w2.shape[1] != NUM_OUTPUTS:
+                raise EngineError(f"weights file {str(path)!r} has shapes that do not fit the encoding")
+        return cls(nets[0], nets[1], meta)

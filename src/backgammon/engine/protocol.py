@@ -1,0 +1,218 @@
+"""The engine's line protocol: one JSON request per line in, one JSON answer per line out.
+
+See ``docs/engine-protocol.md``. :func:`answer` turns one request line into
+one answer object and never raises for bad input: errors become
+``{"error": "..."}``. :func:`serve` loops over a text stream.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable, Iterable
+from typing import IO, Any
+
+import numpy as np
+
+from backgammon.engine.cube import CubeInfo, CubeOwner, cube_decision, cube_efficiency
+from backgammon.engine.levels import STRONGEST, choose_play, get_level
+from backgammon.engine.rollout import position_to_board
+from backgammon.errors import BackgammonError, InvalidInputError
+from backgammon.position import Position
+
+
+def cube_info_from_match_state(state: Any, on_roll: int, jacoby: bool = False) -> CubeInfo:
+    """The cube and score for player ``on_roll`` (gnubg's 0/1) from a Match ID's ``MatchState``.
+
+    After the Crawford game (a side 1-away and the Crawford flag clear) the
+    game is taken to be post-Crawford.
+
+    Raises:
+        InvalidInputError: if the score is beyond the match equity table.
+    """
+    other = 1 - on_roll
+    if state.cube_owner is None:
+        owner = CubeOwner.CENTRED
+    else:
+        owner = CubeOwner.ME if state.cube_owner == on_roll else CubeOwner.OPPONENT
+    if not state.match_length:
+        return CubeInfo.money(value=state.cube_value, owner=owner, jacoby=jacoby)
+    away_me = state.match_length - state.score[on_roll]
+    away_opp = state.match_length - state.score[other]
+    if away_me <= 0 or away_opp <= 0:
+        raise InvalidInputError(f"invalid score {state.score!r}: the {state.match_length}-point match is over")
+    crawford = bool(state.crawford) and 1 in (away_me, away_opp)
+    post = not crawford and 1 in (away_me, away_opp)
+    return CubeInfo.match(away_me, away_opp, value=state.cube_value, owner=owner, crawford=crawford, post_crawford=post)
+
+
+def parse_match_id(match_id: str) -> Any:
+    """A Match ID's ``MatchState`` (needs :mod:`backgammon.formats.match_id`).
+
+    Raises:
+        InvalidInputError: on a bad Match ID, or if the formats module is missing.
+    """
+    try:
+        from backgammon.formats.match_id import MatchState
+    except ImportError:
+        raise InvalidInputError("match ids need backgammon.formats.match_id, which is not installed") from None
+    return MatchState.from_match_id(match_id)
+
+
+def parse_xgid(text: str) -> tuple[Position, Any]:
+    """An XGID's position (player on roll first) and ``MatchState``.
+
+    Raises:
+        InvalidInputError: on a bad XGID, or if the formats module is missing.
+    """
+    try:
+        from backgammon.formats import xgid as xgid_module
+    except ImportError:
+        raise InvalidInputError("xgids need backgammon.formats.xgid, which is not installed") from None
+    parsed = xgid_module.Xgid.parse(text)
+    for name in ("to_gnubg", "to_position_and_state", "gnubg"):
+        convert = getattr(parsed, name, None)
+        if callable(convert):
+            position, state = convert()
+            return position, state
+    raise InvalidInputError("this version of backgammon.formats.xgid cannot convert to a position and match state")
+
+
+def _evaluate(evaluator: Any, position: Position) -> tuple[float, float, float, float, float]:
+    probs = np.asarray(evaluator.evaluate_boards(position_to_board(position)[None]), dtype=float)[0]
+    w = min(1.0, max(0.0, float(probs[0])))
+    wg = min(w, max(0.0, float(probs[1])))
+    wb = min(wg, max(0.0, float(probs[2])))
+    lg = min(1.0 - w, max(0.0, float(probs[3])))
+    lb = min(lg, max(0.0, float(probs[4])))
+    return w, wg, wb, lg, lb
+
+
+def _dice(value: Any) -> tuple[int, int]:
+    if (
+        not isinstance(value, list | tuple)
+        or len(value) != 2
+        or not all(isinstance(d, int) and not isinstance(d, bool) and 1 <= d <= 6 for d in value)
+    ):
+        raise InvalidInputError(f"invalid dice {value!r}: expected two integers from 1 to 6, as in [3, 1]")
+    return int(value[0]), int(value[1])
+
+
+KNOWN_FIELDS = frozenset({"position_id", "dice", "level", "match_id", "xgid", "seed", "jacoby"})
+
+
+def answer(line: str, evaluator: Any, rng: random.Random | None = None) -> dict[str, Any]:
+    """The answer to one request line (a dict ready for ``json.dumps``); errors as ``{"error": ...}``."""
+    try:
+        try:
+            request = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InvalidInputError(f"invalid json: {exc.msg} at column {exc.colno}") from None
+        if not isinstance(request, dict):
+            raise InvalidInputError(f"invalid request {request!r}: expected a json object")
+        unknown = sorted(set(request) - KNOWN_FIELDS)
+        if unknown:
+            raise InvalidInputError(f"unknown field {unknown[0]!r}: expected {', '.join(sorted(KNOWN_FIELDS))}")
+        return _answer(request, evaluator, rng)
+    except BackgammonError as exc:
+        return {"error": str(exc).replace("\n", " ")}
+    except Exception as exc:  # a bug must not stop the engine: report it and keep serving
+        return {"error": f"internal error: {type(exc).__name__}: {exc}"}
+
+
+def _answer(request: dict[str, Any], evaluator: Any, rng: random.Random | None) -> dict[str, Any]:
+    state = None
+    if "xgid" in request:
+        if "position_id" in request or "match_id" in request:
+            raise InvalidInputError("give either 'xgid' or 'position_id' (with an optional 'match_id'), not both")
+        if not isinstance(request["xgid"], str):
+            raise InvalidInputError(f"invalid xgid {request['xgid']!r}: expected a string")
+        position, state = parse_xgid(request["xgid"])
+    else:
+        pid = request.get("position_id")
+        if not isinstance(pid, str):
+            raise InvalidInputError(f"invalid position_id {pid!r}: expected a gnubg position id string")
+        position = Position.from_position_id(pid)
+        if "match_id" in request:
+            if not isinstance(request["match_id"], str):
+                raise InvalidInputError(f"invalid match_id {request['match_id']!r}: expected a string")
+            state = parse_match_id(request["match_id"])
+    if position.is_game_over():
+        raise InvalidInputError(f"the game is over in position {position.position_id()!r}")
+    level = get_level(request.get("level", STRONGEST))
+    if "seed" in request:
+        seed = request["seed"]
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise InvalidInputError(f"invalid seed {seed!r}: expected an integer")
+        rng = random.Random(seed)
+    dice_value = request.get("dice")
+    if dice_value is None and state is not None and getattr(state, "dice", None):
+        dice_value = list(state.dice)
+    if dice_value is not None:
+        dice = _dice(dice_value)
+        play = choose_play(position, dice, level, rng, evaluator)
+        return {"play": str(play), "position_id": play.position.position_id()}
+    jacoby = request.get("jacoby", False)
+    if not isinstance(jacoby, bool):
+        raise InvalidInputError(f"invalid jacoby flag {jacoby!r}: expected true or false")
+    info = (
+        CubeInfo.money(jacoby=jacoby) if state is None else cube_info_from_match_state(state, state.dice_owner, jacoby)
+    )
+    decision = cube_decision(_evaluate(evaluator, position), info, cube_efficiency(position))
+    return decision_json(decision)
+
+
+def decision_json(decision: Any) -> dict[str, Any]:
+    """A :class:`CubeDecision` as a JSON-ready dict."""
+    out: dict[str, Any] = {
+        "action": decision.action.value,
+        "double": decision.should_double,
+        "take": decision.take,
+        "may_double": decision.may_double,
+        "equities": {
+            "no_double": round(decision.no_double, 5),
+            "double_take": round(decision.double_take, 5),
+            "double_pass": round(decision.double_pass, 5),
+            "cubeless": round(decision.cubeless_equity, 5),
+        },
+    }
+    if decision.no_double_mwc is not None:
+        out["mwc"] = {
+            "no_double": round(decision.no_double_mwc, 5),
+            "double_take": round(decision.double_take_mwc, 5),
+            "double_pass": round(decision.double_pass_mwc, 5),
+        }
+    return out
+
+
+def serve(
+    lines: Iterable[str],
+    output: IO[str],
+    evaluator_factory: Callable[[], Any],
+    rng: random.Random | None = None,
+) -> int:
+    """Answer every non-blank line; returns the number of requests answered.
+
+    The evaluator is created on the first request (so a broken engine shows
+    up as an error answer, and the loop keeps going).
+    """
+    evaluator: Any = None
+    count = 0
+    for line in lines:
+        if not line.strip():
+            continue
+        if evaluator is None:
+            try:
+                evaluator = evaluator_factory()
+            except BackgammonError as exc:
+                output.write(json.dumps({"error": str(exc)}) + "\n")
+                output.flush()
+                count += 1
+                continue
+        output.write(json.dumps(answer(line, evaluator, rng)) + "\n")
+        output.flush()
+        count += 1
+    return count
+
+
+__all__ = ["answer", "cube_info_from_match_state", "decision_json", "parse_match_id", "parse_xgid", "serve"]

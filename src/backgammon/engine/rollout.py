@@ -1,0 +1,499 @@
+"""Rollouts: play a position out many times with an evaluator and average the results.
+
+A rollout plays each trial with the evaluator's best 0-ply play (cubeless
+greedy choice) for both sides, then scores the result from the point of view
+of the player on roll at the root: the gnubg outputs (win, win_gammon,
+win_backgammon, lose_gammon, lose_backgammon) and the cubeless equity, with
+their means and 95% confidence intervals (1.96 standard errors).
+
+Reproducibility and variance reduction:
+
+* every trial ``i`` draws its dice from its own generator seeded with
+  ``(seed, i)``, so the result does not depend on how trials are spread over
+  workers: same seed, same result;
+* the first roll of trial ``i`` is the ordered roll ``i mod 36`` and the second
+  ``(i div 36) mod 36`` (stratified: 36 trials cover every first roll exactly
+  once, 1296 every pair of first two rolls);
+* candidate plays are rolled out with the same trials, hence the same dice
+  (duplicate dice), so their differences are measured with less noise.
+
+``truncate=N`` stops a trial after N plies (one ply = one side's roll and play)
+and scores it with the evaluator's probabilities instead. ``cubeful=True``
+also plays the cube in each trial (:mod:`backgammon.engine.cube` on the
+evaluator's probabilities: the side on roll doubles when the model says so,
+the other takes or passes) and reports the cubeful result: money points per
+root cube, or the root player's match-winning chance.
+
+Trials are spread over processes (``multiprocessing``, ``workers`` of them) or,
+given a cluster address, over a Ray cluster (``pip install backgammon[cluster]``;
+Ray is imported only then). A ``progress(done, total)`` callback is called in
+the calling process as chunks of trials finish.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from backgammon.engine.cube import CubeInfo, CubeOwner, cube_decision, cube_efficiency
+from backgammon.errors import EngineError, InvalidInputError
+from backgammon.moves import Play
+from backgammon.position import Position
+
+OUTPUT_NAMES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon", "equity")
+ORDERED_ROLLS: tuple[tuple[int, int], ...] = tuple((a, b) for a in range(1, 7) for b in range(1, 7))
+Z95 = 1.96
+
+
+class BoardEvaluator(Protocol):
+    """What a rollout needs from an evaluator (see :mod:`backgammon.engine.evaluator`)."""
+
+    def evaluate_boards(self, boards: np.ndarray) -> np.ndarray:
+        """Probabilities (n, 5) of boards (n, 2, 25), each from its own side on roll."""
+        ...
+
+
+ProgressCallback = Callable[[int, int], None]
+
+
+@dataclass(frozen=True, slots=True)
+class RolloutSettings:
+    """How to roll out.
+
+    ``trials``: games per candidate; ``truncate``: plies before evaluating
+    (None: play to the end); ``seed``; ``stratify``: first two rolls
+    stratified over the 36 ordered rolls; ``cubeful`` and ``cube`` (the cube and
+    score at the root, money with a centred cube by default); ``workers``:
+    processes (1: run here, 0: one per CPU); ``cluster``: a Ray address.
+
+    Raises:
+        InvalidInputError: on non-positive trials, a negative truncation or workers.
+    """
+
+    trials: int = 1296
+    truncate: int | None = None
+    seed: int = 0
+    cubeful: bool = False
+    cube: CubeInfo = field(default_factory=CubeInfo.money)
+    workers: int = 1
+    cluster: str | None = None
+    chunk: int = 36
+    stratify: bool = True
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.trials, int) or self.trials < 1:
+            raise InvalidInputError(f"invalid number of trials {self.trials!r}: expected a positive integer")
+        if self.truncate is not None and (not isinstance(self.truncate, int) or self.truncate < 0):
+            raise InvalidInputError(f"invalid truncation {self.truncate!r}: expected a number of plies >= 0")
+        if not isinstance(self.workers, int) or self.workers < 0:
+            raise InvalidInputError(f"invalid number of workers {self.workers!r}: expected 0 (all CPUs) or more")
+        if self.chunk < 1:
+            raise InvalidInputError(f"invalid chunk size {self.chunk!r}: expected a positive integer")
+
+
+@dataclass(frozen=True, slots=True)
+class RolloutResult:
+    """Means and 95% confidence half-widths, from the root player's point of view.
+
+    ``mean`` / ``ci95``: the 5 gnubg outputs and the cubeless equity (see
+    :data:`OUTPUT_NAMES`); ``cubeful`` / ``cubeful_ci95``: the cubeful result
+    (money points per root cube, or match-winning chance), None if cubeless.
+    """
+
+    trials: int
+    mean: tuple[float, ...]
+    ci95: tuple[float, ...]
+    cubeful: float | None = None
+    cubeful_ci95: float | None = None
+
+    @property
+    def probabilities(self) -> tuple[float, float, float, float, float]:
+        """The 5 gnubg outputs."""
+        return self.mean[:5]  # type: ignore[return-value]
+
+    @property
+    def equity(self) -> float:
+        """Mean cubeless equity."""
+        return self.mean[5]
+
+    @property
+    def equity_ci95(self) -> float:
+        """95% confidence half-width of the cubeless equity."""
+        return self.ci95[5]
+
+
+def position_to_board(position: Position) -> np.ndarray:
+    """The (2, 25) int8 board of a position ([0] = side on roll)."""
+    return np.array([position.mine, position.theirs], dtype=np.int8)
+
+
+def board_to_position(board: np.ndarray) -> Position:
+    """The position of a board produced by the engine (not validated again)."""
+    return Position._trusted(tuple(int(v) for v in board[0]), tuple(int(v) for v in board[1]))
+
+
+_WORKSPACE: list[Any] = []
+
+
+def successor_boards(board: np.ndarray, d1: int, d2: int) -> np.ndarray:
+    """Distinct boards after each legal play, flipped (opponent on roll), shape (n, 2, 25)."""
+    from backgammon import _movegen
+
+    if not _WORKSPACE:
+        _WORKSPACE.extend((np.empty((_movegen.MAX_PLAYS, 2, 25), dtype=np.int8), *_movegen.new_workspace()))
+    out, work, table = _WORKSPACE
+    n = _movegen.successors_ws(np.ascontiguousarray(board, dtype=np.int8), d1, d2, out, work, table)
+    if n < 0:
+        raise EngineError("too many plays for the move generator's buffer")
+    return out[:n].copy()
+
+
+def terminal_outputs(board: np.ndarray) -> np.ndarray | None:
+    """For a finished game (board after the winner's play, loser on roll): the loser's 5 outputs; else None."""
+    loser, winner = board[0], board[1]
+    if int(winner.sum()) != 0:
+        if int(loser.sum()) == 0:  # cannot happen after a legal play, but be exact
+            return np.array([1.0, 0, 0, 0, 0])
+        return None
+    out = np.zeros(5)
+    if int(loser.sum()) == 15:  # the loser bore off nothing: gammon
+        out[3] = 1.0
+        # backgammon: a checker on the bar or in the winner's home board (loser's points 19..24)
+        if int(loser[18:25].sum()) > 0:
+            out[4] = 1.0
+    return out
+
+
+def flip_outputs(outputs: np.ndarray) -> np.ndarray:
+    """The 5 outputs seen from the other side."""
+    w, wg, wb, lg, lb = outputs
+    return np.array([1.0 - w, lg, lb, wg, wb])
+
+
+def outputs_equity(outputs: np.ndarray) -> float:
+    """Cubeless equity of 5 outputs."""
+    w, wg, wb, lg, lb = outputs
+    return float(2 * w - 1 + wg - lg + wb - lb)
+
+
+def _choose(evaluator: BoardEvaluator, board: np.ndarray, d1: int, d2: int) -> np.ndarray:
+    boards = successor_boards(board, d1, d2)
+    if len(boards) == 1:
+        return boards[0]
+    # each board is seen by the opponent: pick the one worst for them
+    probs = np.asarray(evaluator.evaluate_boards(boards), dtype=float)
+    eq = 2 * probs[:, 0] - 1 + probs[:, 1] - probs[:, 3] + probs[:, 2] - probs[:, 4]
+    return boards[int(np.argmin(eq))]
+
+
+def _trial_dice(seed: int, trial: int, stratify: bool = True) -> Callable[[int], tuple[int, int]]:
+    rng = np.random.default_rng([seed, trial])
+
+    def roll(ply: int) -> tuple[int, int]:
+        if ply == 0 and stratify:
+            return ORDERED_ROLLS[trial % 36]
+        if ply == 1 and stratify:
+            return ORDERED_ROLLS[(trial // 36) % 36]
+        a, b = rng.integers(1, 7, size=2)
+        return int(a), int(b)
+
+    return roll
+
+
+def _points(outputs: np.ndarray) -> int:
+    """Points (1, 2 or 3) of a finished game with exact outputs, from the winner's side."""
+    if outputs[0] >= 1.0:
+        return 3 if outputs[2] else 2 if outputs[1] else 1
+    return 3 if outputs[4] else 2 if outputs[3] else 1
+
+
+def _play_trial(
+    evaluator: BoardEvaluator, root: np.ndarray, settings: RolloutSettings, trial: int
+) -> tuple[np.ndarray, float | None]:
+    """One game from ``root`` (its side on roll rolls first); outputs from the root side, cubeful value."""
+    roll = _trial_dice(settings.seed, trial, settings.stratify)
+    board = root
+    sign = 0  # 0: the side on roll is the root player, 1: the opponent
+    cube = settings.cube
+    cube_from_root = cube  # kept from the side on roll's view
+    ply = 0
+    cubeful_value: float | None = None
+    while True:
+        if settings.truncate is not None and ply >= settings.truncate:
+            probs = np.asarray(evaluator.evaluate_boards(board[None]), dtype=float)[0]
+            outputs = probs if sign == 0 else flip_outputs(probs)
+            if settings.cubeful:
+                cubeful_value = _cubeful_truncated(probs, cube_from_root, board, sign, settings.cube)
+            return outputs, cubeful_value
+        if settings.cubeful and cube_from_root.may_double():
+            probs = np.asarray(evaluator.evaluate_boards(board[None]), dtype=float)[0]
+            decision = cube_decision(_clean(probs), cube_from_root, cube_efficiency(board_to_position(board)))
+            if decision.should_double:
+                if not decision.take:  # the opponent passes: the side on roll wins the cube value
+                    outputs = np.zeros(5)
+                    outputs[0] = 1.0
+                    won = np.array([1.0, 0, 0, 0, 0])
+                    real = won if sign == 0 else flip_outputs(won)
+                    value = _score_value(settings.cube, cube_from_root.value, sign == 0)
+                    return real, value
+                cube_from_root = CubeInfo(
+                    value=2 * cube_from_root.value,
+                    owner=CubeOwner.OPPONENT,
+                    away=cube_from_root.away,
+                    crawford=cube_from_root.crawford,
+                    post_crawford=cube_from_root.post_crawford,
+                    jacoby=cube_from_root.jacoby,
+                    limit=cube_from_root.limit,
+                )
+        d1, d2 = roll(ply)
+        board = _choose(evaluator, board, d1, d2)
+        ply += 1
+        sign ^= 1
+        cube_from_root = cube_from_root.flip()
+        end = terminal_outputs(board)
+        if end is not None:
+            outputs = end if sign == 0 else flip_outputs(end)
+            if settings.cubeful:
+                root_won = outputs[0] >= 1.0
+                points = _points(outputs)
+                if cube_from_root.jacoby and cube_from_root.owner is CubeOwner.CENTRED:
+                    points = 1
+                cubeful_value = _score_value(settings.cube, cube_from_root.value * points, root_won)
+            return outputs, cubeful_value
+
+
+def _clean(probs: np.ndarray) -> tuple[float, float, float, float, float]:
+    """Clip an evaluator's outputs into a consistent order (0 <= bg <= g <= win)."""
+    w = min(1.0, max(0.0, float(probs[0])))
+    wg = min(w, max(0.0, float(probs[1])))
+    wb = min(wg, max(0.0, float(probs[2])))
+    lg = min(1.0 - w, max(0.0, float(probs[3])))
+    lb = min(lg, max(0.0, float(probs[4])))
+    return w, wg, wb, lg, lb
+
+
+def _score_value(root_cube: CubeInfo, points: int, root_won: bool) -> float:
+    """The cubeful result of a finished trial for the root player (money per root cube, or match chance)."""
+    if root_cube.away is None:
+        return (points if root_won else -points) / root_cube.value
+    from backgammon.engine.met import match_equity
+
+    a, b = root_cube.away
+    post = root_cube.crawford or root_cube.post_crawford
+    if root_won:
+        return match_equity(a - points, b, post)
+    return match_equity(a, b - points, post)
+
+
+def _cubeful_truncated(
+    probs: np.ndarray, cube_now: CubeInfo, board: np.ndarray, sign: int, root_cube: CubeInfo
+) -> float:
+    decision = cube_decision(_clean(probs), cube_now, cube_efficiency(board_to_position(board)))
+    if root_cube.away is None:
+        value = decision.no_double * cube_now.value / root_cube.value
+        return value if sign == 0 else -value
+    mwc = decision.no_double_mwc
+    assert mwc is not None
+    return mwc if sign == 0 else 1.0 - mwc
+
+
+def _run_chunk(args: tuple[Any, list[np.ndarray], RolloutSettings, int, int]) -> np.ndarray:
+    """Trials [start, stop) of every root board: array (roots, trials, 7) (outputs, equity, cubeful)."""
+    evaluator, roots, settings, start, stop = args
+    out = np.zeros((len(roots), stop - start, 7))
+    for r, root in enumerate(roots):
+        for t in range(start, stop):
+            outputs, cubeful = _play_trial(evaluator, root, settings, t)
+            out[r, t - start, :5] = outputs
+            out[r, t - start, 5] = outputs_equity(outputs)
+            out[r, t - start, 6] = np.nan if cubeful is None else cubeful
+    return out
+
+
+def _summarise(samples: np.ndarray, cubeful: bool) -> RolloutResult:
+    n = samples.shape[0]
+    mean = samples.mean(axis=0)
+    sd = samples.std(axis=0, ddof=1) if n > 1 else np.full(samples.shape[1], math.inf)
+    ci = Z95 * sd / math.sqrt(n)
+    return RolloutResult(
+        trials=n,
+        mean=tuple(float(v) for v in mean[:6]),
+        ci95=tuple(float(v) for v in ci[:6]),
+        cubeful=float(mean[6]) if cubeful else None,
+        cubeful_ci95=float(ci[6]) if cubeful else None,
+    )
+
+
+def _rollout_boards(
+    evaluator: BoardEvaluator,
+    roots: list[np.ndarray],
+    settings: RolloutSettings,
+    progress: ProgressCallback | None,
+) -> list[RolloutResult]:
+    total = settings.trials
+    bounds = [(s, min(total, s + settings.chunk)) for s in range(0, total, settings.chunk)]
+    tasks = [(evaluator, roots, settings, a, b) for a, b in bounds]
+    parts: list[np.ndarray] = []
+    done = 0
+
+    def advance(part: np.ndarray) -> None:
+        nonlocal done
+        parts.append(part)
+        done += part.shape[1]
+        if progress is not None:
+            progress(done, total)
+
+    if settings.cluster is not None:
+        for part in _run_on_ray(tasks, settings.cluster):
+            advance(part)
+    else:
+        workers = settings.workers or os.cpu_count() or 1
+        if workers == 1 or len(tasks) == 1:
+            for task in tasks:
+                advance(_run_chunk(task))
+        else:
+            ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+            with ctx.Pool(min(workers, len(tasks))) as pool:
+                for part in pool.imap(_run_chunk, tasks):
+                    advance(part)
+    samples = np.concatenate(parts, axis=1)
+    return [_summarise(samples[r], settings.cubeful) for r in range(len(roots))]
+
+
+def _run_on_ray(tasks: list[Any], address: str) -> Any:
+    try:
+        import ray  # type: ignore[import-not-found]
+    except ImportError:
+        raise EngineError("rollouts on a cluster need ray: pip install 'backgammon[cluster]'") from None
+    if not ray.is_initialized():
+        ray.init(address=address)
+    remote = ray.remote(_run_chunk)
+    refs = [remote.remote(task) for task in tasks]
+    for ref in refs:
+        yield ray.get(ref)
+
+
+def rollout_position(
+    position: Position,
+    evaluator: BoardEvaluator,
+    settings: RolloutSettings | None = None,
+    progress: ProgressCallback | None = None,
+) -> RolloutResult:
+    """Roll out a position; the player on roll rolls first. Results from that player's side.
+
+    Raises:
+        InvalidInputError: if the game is already over.
+        EngineError: if a cluster is asked for and Ray is missing.
+    """
+    settings = settings or RolloutSettings()
+    if position.is_game_over():
+        raise InvalidInputError(f"cannot roll out a finished game: {position.position_id()!r}")
+    return _rollout_boards(evaluator, [position_to_board(position)], settings, progress)[0]
+
+
+@dataclass(frozen=True, slots=True)
+class PlayRollout:
+    """A candidate play and its rollout, from the mover's side."""
+
+    play: Play
+    result: RolloutResult
+
+
+def rollout_plays(
+    position: Position,
+    dice: tuple[int, int],
+    evaluator: BoardEvaluator,
+    settings: RolloutSettings | None = None,
+    plays: Sequence[Play] | None = None,
+    progress: ProgressCallback | None = None,
+) -> list[PlayRollout]:
+    """Roll out candidate plays for a roll with duplicate dice, best first (by mean equity).
+
+    ``plays``: the candidates (all legal plays if omitted). Each play's
+    resulting position is rolled out with the opponent rolling first; results
+    are turned back to the mover's side. For cubeful rollouts the cube is
+    passed to the opponent's view and back.
+
+    Raises:
+        InvalidInputError: on bad dice or a play that is not legal here.
+    """
+    settings = settings or RolloutSettings()
+    legal = position.legal_plays(*dice)
+    candidates = list(legal if plays is None else plays)
+    for play in candidates:
+        if play not in legal:
+            raise InvalidInputError(f"play {str(play)!r} is not legal for {dice!r} in {position.position_id()!r}")
+    opp_settings = RolloutSettings(
+        trials=settings.trials,
+        truncate=settings.truncate,
+        seed=settings.seed,
+        cubeful=settings.cubeful,
+        cube=settings.cube.flip(),
+        workers=settings.workers,
+        cluster=settings.cluster,
+        chunk=settings.chunk,
+        stratify=settings.stratify,
+    )
+    roots = [position_to_board(p.position) for p in candidates]
+    # a finished game needs no rollout: score it exactly
+    results: list[PlayRollout] = []
+    live = [i for i, r in enumerate(roots) if terminal_outputs(r) is None]
+    rolled = _rollout_boards(evaluator, [roots[i] for i in live], opp_settings, progress) if live else []
+    by_index = dict(zip(live, rolled))
+    for i, play in enumerate(candidates):
+        if i in by_index:
+            results.append(PlayRollout(play, _flip_result(by_index[i], settings.cube)))
+        else:
+            end = flip_outputs(terminal_outputs(roots[i]))  # type: ignore[arg-type]
+            cubeful = None
+            if settings.cubeful:
+                jacoby = settings.cube.jacoby and settings.cube.owner is CubeOwner.CENTRED
+                points = 1 if jacoby else _points(end)
+                cubeful = _score_value(settings.cube, settings.cube.value * points, True)
+            mean = (*[float(v) for v in end], outputs_equity(end))
+            results.append(
+                PlayRollout(
+                    play,
+                    RolloutResult(
+                        settings.trials, mean, (0.0,) * 6, cubeful, 0.0 if settings.cubeful else None
+                    ),
+                )
+            )
+    results.sort(key=lambda r: -(r.result.cubeful if r.result.cubeful is not None else r.result.equity))
+    return results
+
+
+def _flip_result(result: RolloutResult, root_cube: CubeInfo) -> RolloutResult:
+    w, wg, wb, lg, lb, eq = result.mean
+    cw, cwg, cwb, clg, clb, ceq = result.ci95
+    cubeful = result.cubeful
+    if cubeful is not None:
+        cubeful = -cubeful if root_cube.away is None else 1.0 - cubeful
+    return RolloutResult(
+        trials=result.trials,
+        mean=(1.0 - w, lg, lb, wg, wb, -eq),
+        ci95=(cw, clg, clb, cwg, cwb, ceq),
+        cubeful=cubeful,
+        cubeful_ci95=result.cubeful_ci95,
+    )
+
+
+__all__ = [
+    "OUTPUT_NAMES",
+    "BoardEvaluator",
+    "PlayRollout",
+    "RolloutResult",
+    "RolloutSettings",
+    "board_to_position",
+    "position_to_board",
+    "rollout_plays",
+    "rollout_position",
+    "successor_boards",
+    "terminal_outputs",
+]

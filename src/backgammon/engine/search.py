@@ -1,0 +1,207 @@
+"""Choosing plays: 0-ply, and 1- and 2-ply lookahead with move filters.
+
+*n-ply* evaluation of a position (side X on roll, before rolling):
+
+- 0-ply: the evaluator's own estimate;
+- n-ply: the average over X's 21 distinct rolls (weighted 1/36 or 2/36) of
+  the value, at (n-1)-ply, of the position after X's best play for that roll,
+  the best play being chosen by 0-ply (as gnubg does).
+
+To rank the plays of a roll at n-ply, every play is first scored at 0-ply;
+each :class:`MoveFilter` then keeps the best few within an equity threshold,
+and the survivors are scored one ply deeper, until n. Plays dropped on the way
+keep their lower-ply score and rank below the survivors.
+
+>>> from backgammon import Position
+>>> from backgammon.engine.evaluator import NetEvaluator
+>>> str(best_play(Position.initial(), 3, 1, NetEvaluator.default()))
+'8/5 6/5'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from backgammon.engine._fastboard import MAX_PLAYS, OVER, phase, successors
+from backgammon.engine.evaluator import Evaluator, Probabilities, board_of, equities, flip_array
+from backgammon.errors import InvalidInputError
+from backgammon.moves import Play
+from backgammon.position import Position
+
+__all__ = [
+    "DEFAULT_FILTERS",
+    "MoveFilter",
+    "RankedPlay",
+    "ROLLS",
+    "best_play",
+    "evaluate_boards_ply",
+    "evaluate_ply",
+    "rank_plays",
+]
+
+#: The 21 distinct rolls and their weights (out of 36).
+ROLLS: tuple[tuple[int, int, int], ...] = tuple(
+    (d1, d2, 1 if d1 == d2 else 2) for d1 in range(1, 7) for d2 in range(d1, 7)
+)
+_ROLL_ARRAY = np.array(ROLLS, dtype=np.int64)
+
+
+@dataclass(frozen=True, slots=True)
+class MoveFilter:
+    """Keep at most ``keep`` plays, and only those within ``threshold`` equity of the best."""
+
+    keep: int
+    threshold: float
+
+    def __post_init__(self) -> None:
+        if self.keep < 1 or self.threshold < 0:
+            raise InvalidInputError(f"expected keep >= 1 and threshold >= 0, got {self.keep!r}, {self.threshold!r}")
+
+
+#: Filters applied before each ply of lookahead (like gnubg's defaults: wide, then narrow).
+DEFAULT_FILTERS: tuple[MoveFilter, ...] = (MoveFilter(8, 0.16), MoveFilter(3, 0.04))
+
+
+class RankedPlay(NamedTuple):
+    """A play with its chances and cubeless equity, from the mover's view."""
+
+    play: Play
+    probabilities: Probabilities
+    equity: float
+
+
+@njit(cache=True, nogil=True)
+def _roll_successors(board: np.ndarray, rolls: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """All results of all 21 rolls, concatenated; ``starts[r]..starts[r+1]`` belong to roll ``r``."""
+    tmp = np.empty((MAX_PLAYS, 2, 25), dtype=np.int8)
+    cap = 1024
+    out = np.empty((cap, 2, 25), dtype=np.int8)
+    total = 0
+    for r in range(rolls.shape[0]):
+        starts[r] = total
+        n = successors(board, rolls[r, 0], rolls[r, 1], tmp)
+        if total + n > cap:
+            while total + n > cap:
+                cap *= 2
+            bigger = np.empty((cap, 2, 25), dtype=np.int8)
+            bigger[:total] = out[:total]
+            out = bigger
+        out[total:total + n] = tmp[:n]
+        total += n
+    starts[rolls.shape[0]] = total
+    return out[:total]
+
+
+@njit(cache=True, nogil=True)
+def _is_over(board: np.ndarray) -> bool:
+    return phase(board) == OVER
+
+
+def evaluate_boards_ply(boards: np.ndarray, evaluator: Evaluator, plies: int) -> np.ndarray:
+    """n-ply outputs ``(n, 5)`` for raw boards ``(n, 2, 25)`` (each from its side on roll's view).
+
+    Raises:
+        InvalidInputError: if ``plies`` is negative.
+    """
+    if plies < 0:
+        raise InvalidInputError(f"expected plies >= 0, got {plies!r}")
+    boards = np.ascontiguousarray(boards, dtype=np.int8)
+    if plies == 0:
+        return evaluator.evaluate_boards(boards)
+    out = np.empty((boards.shape[0], 5))
+    starts = np.empty(len(ROLLS) + 1, dtype=np.int64)
+    weights = _ROLL_ARRAY[:, 2] / 36.0
+    for i in range(boards.shape[0]):
+        if _is_over(boards[i]):
+            out[i] = evaluator.evaluate_boards(boards[i : i + 1])[0]
+            continue
+        succ = _roll_successors(boards[i], _ROLL_ARRAY, starts)
+        vals = evaluator.evaluate_boards(succ)
+        eq = -equities(vals)  # the mover's equity after each play
+        chosen = np.empty((len(ROLLS), 2, 25), dtype=np.int8)
+        chosen_vals = np.empty((len(ROLLS), 5))
+        for r in range(len(ROLLS)):
+            a, b = starts[r], starts[r + 1]
+            k = a + int(np.argmax(eq[a:b]))
+            chosen[r] = succ[k]
+            chosen_vals[r] = vals[k]
+        if plies > 1:
+            chosen_vals = evaluate_boards_ply(chosen, evaluator, plies - 1)
+        # chosen_vals are from the opponent's view (on roll after the play)
+        out[i] = weights @ flip_array(chosen_vals)
+    return out
+
+
+def evaluate_ply(position: Position, evaluator: Evaluator, plies: int = 0) -> Probabilities:
+    """n-ply chances of the side on roll in ``position``.
+
+    Raises:
+        InvalidInputError: if ``plies`` is negative.
+    """
+    return Probabilities.from_array(evaluate_boards_ply(board_of(position)[None], evaluator, plies)[0])
+
+
+def rank_plays(
+    position: Position,
+    die1: int,
+    die2: int,
+    evaluator: Evaluator,
+    plies: int = 0,
+    move_filter: tuple[MoveFilter, ...] | MoveFilter | None = None,
+) -> list[RankedPlay]:
+    """The legal plays of a roll, best first, each with chances and equity (the mover's view).
+
+    ``move_filter`` gives one filter per ply of lookahead (a single filter is
+    used at every ply; default :data:`DEFAULT_FILTERS`, the last one repeated).
+
+    Raises:
+        InvalidInputError: if a die is not 1..6, ``plies`` is not 0..4, or the
+            position is already over.
+    """
+    if not isinstance(plies, int) or not 0 <= plies <= 4:
+        raise InvalidInputError(f"expected plies 0..4, got {plies!r}")
+    if position.is_game_over():
+        raise InvalidInputError(f"the game is over in {position!r}: there is no play to choose")
+    plays = position.legal_plays(die1, die2)
+    if isinstance(move_filter, MoveFilter):
+        filters: tuple[MoveFilter, ...] = (move_filter,)
+    else:
+        filters = DEFAULT_FILTERS if move_filter is None else tuple(move_filter)
+        if not filters:
+            raise InvalidInputError("expected at least one move filter")
+    boards = np.stack([board_of(p.position) for p in plays])
+    vals = flip_array(evaluator.evaluate_boards(boards))  # the mover's view
+    depth = np.zeros(len(plays), dtype=np.int64)
+    alive = np.arange(len(plays))
+    for ply in range(1, plies + 1):
+        f = filters[min(ply - 1, len(filters) - 1)]
+        eq = equities(vals[alive])
+        order = np.argsort(-eq, kind="stable")
+        best = eq[order[0]]
+        keep = [alive[j] for j in order[: f.keep] if eq[j] >= best - f.threshold]
+        alive = np.array(keep, dtype=np.int64)
+        vals[alive] = flip_array(evaluate_boards_ply(boards[alive], evaluator, ply))
+        depth[alive] = ply
+    eq = equities(vals)
+    order = sorted(range(len(plays)), key=lambda j: (-depth[j], -eq[j]))
+    return [RankedPlay(plays[j], Probabilities.from_array(vals[j]), float(eq[j])) for j in order]
+
+
+def best_play(
+    position: Position,
+    die1: int,
+    die2: int,
+    evaluator: Evaluator,
+    plies: int = 0,
+    move_filter: tuple[MoveFilter, ...] | MoveFilter | None = None,
+) -> Play:
+    """The best play of a roll at ``plies`` (see :func:`rank_plays`).
+
+    Raises:
+        InvalidInputError: as :func:`rank_plays`.
+    """
+    return rank_plays(position, die1, die2, evaluator, plies, move_filter)[0].play

@@ -1,0 +1,107 @@
+"""Rollouts on a FakeEvaluator: determinism, stratification, CI coverage, exact endings."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from backgammon.engine.rollout import (
+    ORDERED_ROLLS,
+    RolloutSettings,
+    position_to_board,
+    rollout_plays,
+    rollout_position,
+)
+from backgammon.errors import InvalidInputError
+from backgammon.position import Position
+
+# a mid-game position with contact (after 24/18 13/11 and a reply)
+MIDGAME = Position.from_points({24: 1, 18: 1, 13: 4, 11: 1, 8: 3, 6: 5}, {24: 2, 13: 4, 10: 1, 8: 3, 6: 5})
+
+
+def one_ply_exact(position: Position, evaluator) -> float:
+    """Exact cubeless equity after one roll and a greedy play (what truncate=1 estimates)."""
+    total = 0.0
+    for d1, d2 in ORDERED_ROLLS:
+        plays = position.legal_plays(d1, d2)
+        boards = np.array([[p.position.mine, p.position.theirs] for p in plays], dtype=np.int8)
+        probs = evaluator.evaluate_boards(boards)
+        eq = 2 * probs[:, 0] - 1 + probs[:, 1] - probs[:, 3] + probs[:, 2] - probs[:, 4]
+        total += -eq.min()
+    return total / 36
+
+
+def test_same_seed_same_result_any_workers(fake_evaluator) -> None:
+    settings = RolloutSettings(trials=40, truncate=6, seed=3, chunk=10)
+    a = rollout_position(MIDGAME, fake_evaluator, settings)
+    b = rollout_position(MIDGAME, fake_evaluator, settings)
+    c = rollout_position(MIDGAME, fake_evaluator, RolloutSettings(trials=40, truncate=6, seed=3, chunk=10, workers=2))
+    assert a == b == c
+    d = rollout_position(MIDGAME, fake_evaluator, RolloutSettings(trials=40, truncate=6, seed=4, chunk=10))
+    assert d.mean != a.mean
+
+
+def test_stratified_first_roll_is_exact(fake_evaluator) -> None:
+    result = rollout_position(MIDGAME, fake_evaluator, RolloutSettings(trials=36, truncate=1))
+    assert result.equity == pytest.approx(one_ply_exact(MIDGAME, fake_evaluator), abs=1e-12)
+
+
+def test_confidence_intervals_cover_the_truth(fake_evaluator) -> None:
+    truth = one_ply_exact(MIDGAME, fake_evaluator)
+    covered = 0
+    runs = 40
+    for seed in range(runs):
+        r = rollout_position(MIDGAME, fake_evaluator, RolloutSettings(trials=30, truncate=1, seed=seed, stratify=False))
+        assert r.equity_ci95 > 0
+        covered += abs(r.equity - truth) <= r.equity_ci95
+    assert covered >= 33  # nominal 95%: 38 of 40 expected
+
+
+def test_sure_backgammon_is_scored_exactly(fake_evaluator) -> None:
+    # one checker left on my 1-point; all of theirs still in my home board
+    position = Position.from_points({1: 1}, {23: 15})
+    r = rollout_position(position, fake_evaluator, RolloutSettings(trials=10))
+    assert r.probabilities == (1.0, 1.0, 1.0, 0.0, 0.0)
+    assert r.equity == 3.0 and r.equity_ci95 == 0.0
+
+
+def test_rollout_plays_duplicate_dice_and_ranking(fake_evaluator) -> None:
+    position = Position.from_points({6: 1, 4: 1, 1: 1}, {1: 3, 2: 2})
+    results = rollout_plays(position, (6, 1), fake_evaluator, RolloutSettings(trials=36, truncate=4))
+    assert len(results) == len(position.legal_plays(6, 1))
+    # nothing wins at once here; every candidate saw the same 36 opening replies
+    assert all(r.result.trials == 36 for r in results)
+    finishing = rollout_plays(Position.from_points({6: 1, 1: 1}, {1: 3, 2: 2}), (6, 1), fake_evaluator)
+    assert str(finishing[0].play) == "6/off 1/off"
+    assert finishing[0].result.mean[:5] == (1.0, 0.0, 0.0, 0.0, 0.0)
+    equities = [r.result.equity for r in results]
+    assert equities == sorted(equities, reverse=True)
+
+
+def test_cubeful_money_rollout(fake_evaluator) -> None:
+    settings = RolloutSettings(trials=36, truncate=8, cubeful=True, seed=1)
+    r = rollout_position(MIDGAME, fake_evaluator, settings)
+    assert r.cubeful is not None and r.cubeful_ci95 is not None
+    assert -3 * 64 <= r.cubeful <= 3 * 64
+    again = rollout_position(MIDGAME, fake_evaluator, settings)
+    assert again == r
+
+
+def test_progress_callback(fake_evaluator) -> None:
+    seen: list[tuple[int, int]] = []
+    rollout_position(MIDGAME, fake_evaluator, RolloutSettings(trials=20, truncate=1, chunk=8), progress=lambda d, t: seen.append((d, t)))
+    assert seen == [(8, 20), (16, 20), (20, 20)]
+
+
+def test_bad_settings() -> None:
+    with pytest.raises(InvalidInputError):
+        RolloutSettings(trials=0)
+    with pytest.raises(InvalidInputError):
+        RolloutSettings(truncate=-1)
+    with pytest.raises(InvalidInputError):
+        rollout_position(Position.from_points({}, {6: 1}), None, RolloutSettings(trials=1))  # type: ignore[arg-type]
+
+
+def test_board_conversion() -> None:
+    board = position_to_board(Position.initial())
+    assert board.shape == (2, 25) and board.dtype == np.int8 and board.sum() == 30
