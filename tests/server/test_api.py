@@ -268,7 +268,7 @@ def test_hint(client):
     assert client.post(f"/api/tables/{tid}/hint", headers=H(tok)).status_code == 409  # must roll first
     act(client, tid, tok, action="roll")
     h = client.post(f"/api/tables/{tid}/hint", headers=H(tok)).json()
-    assert h["plays"] and h["plays"][0]["play"]
+    assert h["source"] == "engine" and h["plays"][0]["play"] == "1/off(2)"
 
 
 def test_restart_resumes_tables(tmp_path):

@@ -64,6 +64,7 @@ class ServerConfig:
     dice_seed: int | None = None
     test_hooks: bool = False
     bot_delay: float = 0.4
+    warm_engine: bool = True
 
 
 class HTTPError(Exception):
@@ -109,6 +110,10 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         state["sessions"], state["manager"] = sessions, manager
         for table in list(manager.tables.values()):
             await manager._after_action(table)
+        if config.warm_engine:
+            from backgammon.server.agents import warm_up
+
+            state["warm"] = asyncio.create_task(asyncio.to_thread(warm_up))
         yield
         for table in manager.tables.values():
             for task in (table.bot_task, table.clock_task):
@@ -403,8 +408,7 @@ def hints_for(table, seat) -> dict[str, Any]:
         IllegalActionError: when no hint can be given now (not your move, a human game).
     """
     from backgammon.game import GamePhase
-
-    from backgammon.server.agents import heuristic
+    from backgammon.server.agents import EngineAgent, heuristic
 
     game = table.flow.game
     if seat is None or game.turn is not seat or game.phase is not GamePhase.MOVE:
@@ -412,22 +416,18 @@ def hints_for(table, seat) -> dict[str, Any]:
     if table.config.get("mode") != "ai":
         raise IllegalActionError("no hints in a game between people")
     position, dice = game.position, game.dice
-    ranked: list[dict[str, Any]] = []
-    source = "heuristic"
+    agent = table.agent if isinstance(table.agent, EngineAgent) else None
     try:
-        from backgammon.engine import search  # type: ignore[attr-defined]
-
-        for item in search.rank_plays(position, dice)[:8]:
-            play, equity = (item.play, item.equity) if hasattr(item, "play") else (item[0], item[1])
-            ranked.append({"play": str(play), "equity": round(float(equity), 3), "position_id": play.position.position_id()})
+        if agent is None:
+            raise RuntimeError("no engine")
+        ranked = agent.ranked(position, dice)
         source = "engine"
     except Exception:
-        from backgammon.server.agents import heuristic as score
-
-        plays = sorted(position.legal_plays(*dice), key=lambda p: -score(p.position))[:8]
-        best = score(plays[0].position) if plays else 0.0
+        plays = sorted(position.legal_plays(*dice), key=lambda p: -heuristic(p.position))[:8]
+        best = heuristic(plays[0].position) if plays else 0.0
         ranked = [
-            {"play": str(p), "score": round(score(p.position) - best, 2), "position_id": p.position.position_id()}
+            {"play": str(p), "score": round(heuristic(p.position) - best, 2), "position_id": p.position.position_id()}
             for p in plays
         ]
+        source = "heuristic"
     return {"source": source, "plays": ranked, "pips": list(position.pip_counts())}

@@ -443,7 +443,8 @@ class TableManager:
             if self.bot_delay:
                 await asyncio.sleep(self.bot_delay)
             game = table.flow.game
-            action = await asyncio.to_thread(decide, table.agent, game, table.ai_seat)
+            post = table.flow.is_post_crawford
+            action = await asyncio.to_thread(decide, table.agent, game, table.ai_seat, post)
             async with table.lock:
                 if table.version != version:
                     return  # stale: something happened meanwhile
@@ -491,23 +492,45 @@ class TableManager:
             db.commit()
 
 
-def decide(agent: Agent, game, seat: Player) -> object:
+def cube_for(game, side: Player, *, post_crawford: bool) -> dict[str, Any]:
+    """The cube and score seen from ``side`` (the :class:`Agent` ``cube`` dict)."""
+    owner = None
+    if game.cube_owner is not None:
+        owner = "me" if game.cube_owner is side else "opponent"
+    rules = game.rules
+    away = None
+    if rules.match_length:
+        white, black = game.score
+        mine, theirs = (white, black) if side is Player.WHITE else (black, white)
+        away = (max(1, rules.match_length - mine), max(1, rules.match_length - theirs))
+    return {
+        "value": game.cube_value,
+        "owner": owner,
+        "away": away,
+        "crawford": game.crawford_game,
+        "post_crawford": post_crawford and not game.crawford_game,
+        "jacoby": rules.jacoby_applies,
+    }
+
+
+def decide(agent: Agent, game, seat: Player, post_crawford: bool = False) -> object:
     """What the computer player does now (a Roll's dice are filled in by the caller)."""
     phase = game.phase
     me = game.board_for(seat)
-    info = {"cube_value": game.cube_value, "score": game.score, "match_length": game.rules.match_length}
     if phase is GamePhase.ROLL:
-        if game.may_double(seat) and agent.wants_to_double(me, info):
+        if game.may_double(seat) and agent.wants_to_double(me, cube_for(game, seat, post_crawford=post_crawford)):
             return Double(seat)
         return Roll(seat, None)
     if phase is GamePhase.MOVE:
-        play = agent.choose_play(me, game.dice)
-        return Move(seat, play)
+        return Move(seat, agent.choose_play(me, game.dice))
     if phase is GamePhase.DOUBLED:
-        return Take(seat) if agent.takes(me, info) else Pass(seat)
+        doubler = seat.other
+        cube = cube_for(game, doubler, post_crawford=post_crawford)
+        return Take(seat) if agent.takes(game.board_for(doubler), cube) else Pass(seat)
     if phase is GamePhase.RESIGNATION:
         level = game.resignation.value if game.resignation else 1
-        accept = agent.accepts_resignation(me, level)
+        points = game.multiplier(game.resignation) if game.resignation else level
+        accept = agent.accepts_resignation(game.board_for(seat.other), points)
         return AcceptResignation(seat) if accept else RejectResignation(seat)
     if phase is GamePhase.DRAW_OFFERED:
         return AcceptDraw(seat) if agent.accepts_draw(me) else RejectDraw(seat)
