@@ -290,13 +290,23 @@ def test_restart_resumes_tables(tmp_path):
 
 def test_export_mat(client):
     tid, w, b = human_table(client)
+    tokens = {"white": w, "black": b}
+    for _ in range(4):  # a few moves, rolling where needed
+        tok = tokens[state(client, tid)["game"]["turn"]]
+        if "roll" in state(client, tid, tok)["allowed"]:
+            assert act(client, tid, tok, action="roll").status_code == 200
+        assert act(client, tid, tok, action="move", steps=state(client, tid, tok)["moves"][0]).status_code == 200
     r = client.get(f"/api/tables/{tid}/export.mat")
     try:
-        import backgammon.formats.mat  # noqa: F401
+        from backgammon.formats.mat import read_mat, replay
     except ImportError:
         assert r.status_code == 409 and "not available" in r.json()["error"]
     else:
-        assert r.status_code == 200 and "point match" in r.text
+        assert r.status_code == 200 and " 3 point match" in r.text and "Ann" in r.text and "Bob" in r.text
+        assert r.headers["content-disposition"].startswith("attachment")
+        # read back, the match is at the same position
+        match = replay(read_mat(r.text))
+        assert match.game.position.position_id() == state(client, tid)["game"]["position_id"]
 
 
 def test_index_and_static(client):
@@ -305,3 +315,17 @@ def test_index_and_static(client):
     assert client.get("/t/whatever").status_code == 200
     assert client.get("/static/app.js").status_code == 200
     assert client.get("/static/board.js").status_code == 200
+
+
+def test_xgid_in_state_and_history(client):
+    from backgammon.formats.xgid import Xgid
+
+    tid, w, b = human_table(client)
+    st = state(client, tid)
+    x = Xgid.parse(st["game"]["xgid"])
+    assert x.position.position_id() == st["game"]["position_id"]
+    assert x.match_length == 3 and x.dice == tuple(st["game"]["dice"])
+    assert x.turn == (1 if st["game"]["on_roll"] == "white" else -1)
+    entries = client.get(f"/api/tables/{tid}/history").json()["entries"]
+    assert entries[0]["xgid"] is None  # before the opening roll
+    assert Xgid.parse(entries[-1]["xgid"]).position.position_id() == entries[-1]["position_id"]

@@ -29,18 +29,35 @@ def _describe(payload: dict[str, Any]) -> str:
     return kind.replace("_", " ")
 
 
-def _xgid(flow: Match) -> str | None:
-    """The XGID of the current position, when the formats package provides it."""
-    try:
-        from backgammon.formats import xgid as _x  # type: ignore[attr-defined]
+def xgid_of(game) -> str | None:
+    """The XGID of a game's current position (None before the opening roll or after the end).
 
-        for name in ("xgid_of_game", "from_game", "game_to_xgid"):
-            fn = getattr(_x, name, None) or getattr(getattr(_x, "Xgid", None), name, None)
-            if fn is not None:
-                return str(fn(flow.game))
-    except Exception:
+    WHITE is XGID's X (see :mod:`backgammon.game`).
+    """
+    from backgammon.formats.xgid import Xgid
+    from backgammon.game import GamePhase
+
+    if game.on_roll is None or game.phase in (GamePhase.OPENING, GamePhase.OVER):
         return None
-    return None
+    rules = game.rules
+    owner = {None: 0, Player.WHITE: 1, Player.BLACK: -1}[game.cube_owner]
+    try:
+        return Xgid(
+            position=game.position,
+            turn=1 if game.on_roll is Player.WHITE else -1,
+            cube_exponent=game.cube_value.bit_length() - 1,
+            cube_owner=owner,
+            dice=tuple(game.dice) if game.phase is GamePhase.MOVE and game.dice else None,
+            cube_action="D" if game.phase is GamePhase.DOUBLED else None,
+            score=tuple(game.score) if rules.match_length else (0, 0),
+            crawford=bool(game.crawford_game),
+            jacoby=bool(rules.jacoby and not rules.match_length),
+            beaver=bool(rules.beavers and not rules.match_length),
+            match_length=rules.match_length,
+            max_cube_exponent=min(15, rules.cube_limit.bit_length() - 1),
+        ).text()
+    except Exception:  # a state XGID cannot express (e.g. a resignation pending): no XGID
+        return None
 
 
 def history_of(table) -> dict[str, Any]:
@@ -89,7 +106,7 @@ def _entry(flow: Match, payload: dict[str, Any] | None, seq: int) -> dict[str, A
         "score": {"white": flow.score[0], "black": flow.score[1]},
         "position_id": game.position.position_id(),
         "on_roll": protocol.player_to_wire(game.on_roll),
-        "xgid": _xgid(flow),
+        "xgid": xgid_of(game),
     }
 
 

@@ -46,6 +46,7 @@ from backgammon.server import protocol
 from backgammon.server.agents import LEVELS, Agent, make_agent
 from backgammon.server.auth import new_token, token_hash
 from backgammon.server.db import Action, Table, User, utcnow
+from backgammon.server.history import xgid_of
 from backgammon.server.matchflow import StartPosition, last_result, new_match
 from backgammon.server.rating import rating_change
 
@@ -600,6 +601,7 @@ def state_for(table: TableRuntime, seat: Player | None) -> dict[str, Any]:
             "pips": {view.value: pips_view, view.other.value: pips_other},
             "off": {view.value: off_view, view.other.value: off_other},
             "position_id": game.position.position_id(),
+            "xgid": xgid_of(game),
             "result": protocol.result_to_wire(game.result),
             "description": game.describe(),
             "last_opening": _last_opening(table),

@@ -408,6 +408,8 @@ function render() {
   $("#matchinfo").textContent = info;
   renderClocks();
   $("#pos-id").textContent = st.game.position_id;
+  $("#xgid-line").hidden = !st.game.xgid;
+  $("#xgid").textContent = st.game.xgid || "";
   renderControls();
   renderStatus();
   // share / join panels
