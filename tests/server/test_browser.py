@@ -117,8 +117,12 @@ def open_table(page, server, table: dict) -> None:
 
 
 def center(page, selector: str):
-    box = page.locator(selector).first.bounding_box()
-    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    for _ in range(50):  # the board is redrawn on every state: retry if the element was just replaced
+        box = page.locator(selector).first.bounding_box()
+        if box is not None:
+            return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        time.sleep(0.05)
+    raise AssertionError(f"{selector} is not on the page")
 
 
 def point_selector(p: int) -> str:
@@ -403,3 +407,69 @@ def test_server_killed_mid_game_loses_nothing(browser, tmp_path):
         assert srv.api("GET", f"/api/tables/{tid}")["version"] == before["version"] + 1
     finally:
         srv.kill()
+
+
+def test_forced_move_hint_and_replay(browser, server):
+    page = new_page(browser, server, settings={"autoForced": True})
+    # first a normal position: the hint lists the engine's plays, replay walks the move list
+    table = server.api("POST", "/api/tables", {"mode": "ai", "level": "expert", "rules": {"match_length": 3}})
+    open_table(page, server, table)
+    page.wait_for_selector("#act-roll, #act-confirm", timeout=15_000)
+    if page.locator("#act-roll").count():
+        page.click("#act-roll")
+    page.wait_for_selector("#act-hint")
+    page.click("#act-hint")
+    page.wait_for_selector("#hints:not([hidden]) li")
+    assert "/" in page.inner_text("#hints li")
+    live_id = page.inner_text("#pos-id")
+    assert page.inner_text("#xgid").startswith("XGID=")
+    page.wait_for_selector("#movelist li[data-index]")
+    page.locator("#movelist li[data-index]").first.click()
+    page.wait_for_selector("#movelist li.current")
+    assert "Replay" in page.inner_text("#status")
+    assert page.locator("#controls button").count() == 0  # no actions while replaying
+    page.click("#btn-prev")
+    page.click("#btn-live")
+    page.wait_for_function("pid => document.querySelector('#pos-id').textContent === pid", arg=live_id)
+    assert page.locator("#act-confirm").count() == 1
+    # a forced move is played by itself: two checkers on the ace point bear off with any roll
+    forced = server.api("POST", "/api/tables", {"mode": "ai", "rules": {"match_length": 1},
+                                              "start": {"position_id": LATE}})
+    open_table(page, server, forced)
+    page.click("#act-roll")
+    page.wait_for_selector("#result:not([hidden])", timeout=10_000)
+    final = server.api("GET", f"/api/tables/{forced['id']}")
+    assert final["match"]["over"] and final["match"]["winner"] == "white"
+
+
+def test_lobby_join_and_side_switch(browser, server):
+    host = new_page(browser, server, settings={"autoSwitch": True})
+    host.reload()
+    host.fill("#form-human [name=name]", "Hana")
+    host.select_option("#form-human [name=match_length]", "3")
+    host.click("#form-human button[type=submit]")
+    host.wait_for_selector("#share:not([hidden])")
+    tid = host.url.rsplit("/", 1)[1]
+    guest = new_page(browser, server)
+    guest.reload()
+    guest.wait_for_selector(".lobby-join")
+    assert "Hana" in guest.inner_text("#lobby")
+    guest.locator("#lobby li", has_text="Hana").locator(".lobby-join").click()
+    guest.wait_for_selector("#btn-join")
+    guest.click("#btn-join")
+    guest.wait_for_selector("text=— you")
+    host.wait_for_function("() => document.querySelector('#share').hidden")
+    board = host.locator("#board").bounding_box()
+    cx = board["x"] + board["width"] / 2
+    x1, _ = center(host, point_selector(1))
+    assert x1 > cx  # game 1: home board on the right
+    # end game 1 quickly: the side to act resigns, the other accepts
+    st = server.api("GET", f"/api/tables/{tid}")
+    mover, other = (host, guest) if st["game"]["turn"] == "white" else (guest, host)
+    mover.wait_for_selector("#act-resign")
+    mover.click("#act-resign")
+    other.wait_for_selector("#act-accept-resignation")
+    other.click("#act-accept-resignation")
+    host.wait_for_function("() => document.querySelector('#matchinfo').textContent.includes('Game 2')")
+    x1, _ = center(host, point_selector(1))
+    assert x1 < cx  # game 2: sides switched, home board on the left
