@@ -9,9 +9,9 @@ import pytest
 
 warnings.filterwarnings("ignore", message=".*httpx2.*")
 
-from fastapi.testclient import TestClient  # noqa: E402
+from fastapi.testclient import TestClient
 
-from backgammon.server.app import ServerConfig, create_app  # noqa: E402
+from backgammon.server.app import ServerConfig, create_app
 
 
 def make_client(data_dir: Path, **kwargs) -> TestClient:

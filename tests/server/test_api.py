@@ -17,7 +17,9 @@ def H(token):
 
 
 def human_table(client, rules=None, **extra):
-    doc = client.post("/api/tables", json={"mode": "human", "rules": rules or {"match_length": 3}, "name": "Ann", **extra})
+    doc = client.post(
+        "/api/tables", json={"mode": "human", "rules": rules or {"match_length": 3}, "name": "Ann", **extra}
+    )
     assert doc.status_code == 200, doc.text
     white = doc.json()
     joined = client.post(f"/api/tables/{white['id']}/join", json={"name": "Bob"})
@@ -183,7 +185,8 @@ def test_double_take_crawford_and_rating(client):
     a = client.post("/api/register", json={"username": "ann", "password": "pw-123456"})
     assert a.status_code == 200
     r = client.post(
-        "/api/tables", json={"mode": "human", "rules": {"match_length": 3}, "start": {"position_id": LATE, "on_roll": "white"}}
+        "/api/tables",
+        json={"mode": "human", "rules": {"match_length": 3}, "start": {"position_id": LATE, "on_roll": "white"}},
     )
     tid, w = r.json()["id"], r.json()["token"]
     client.post("/api/logout")
@@ -248,7 +251,9 @@ def test_ai_game_to_the_end_and_history(client):
 
 
 def test_ai_answers_by_itself(client):
-    r = client.post("/api/tables", json={"mode": "ai", "seat": "black", "level": "beginner", "rules": {"match_length": 3}})
+    r = client.post(
+        "/api/tables", json={"mode": "ai", "seat": "black", "level": "beginner", "rules": {"match_length": 3}}
+    )
     tid, tok = r.json()["id"], r.json()["token"]
     for _ in range(100):  # the computer (white) acts in a background task
         st = state(client, tid, tok)
@@ -257,9 +262,10 @@ def test_ai_answers_by_itself(client):
         time.sleep(0.05)
     assert st["allowed"], st["game"]
     assert st["you"] == "black" and st["game"]["turn"] == "black"
-    assert any(e["player"] == "white" for e in client.get(f"/api/tables/{tid}/history").json()["entries"][1:]) or st[
-        "game"
-    ]["phase"] == "move"
+    assert (
+        any(e["player"] == "white" for e in client.get(f"/api/tables/{tid}/history").json()["entries"][1:])
+        or st["game"]["phase"] == "move"
+    )
 
 
 def test_hint(client):
@@ -311,7 +317,7 @@ def test_export_mat(client):
 
 def test_index_and_static(client):
     r = client.get("/")
-    assert r.status_code == 200 and "<svg id=\"board\"" in r.text
+    assert r.status_code == 200 and '<svg id="board"' in r.text
     assert client.get("/t/whatever").status_code == 200
     assert client.get("/static/app.js").status_code == 200
     assert client.get("/static/board.js").status_code == 200
@@ -320,7 +326,7 @@ def test_index_and_static(client):
 def test_xgid_in_state_and_history(client):
     from backgammon.formats.xgid import Xgid
 
-    tid, w, b = human_table(client)
+    tid, _white, _black = human_table(client)
     st = state(client, tid)
     x = Xgid.parse(st["game"]["xgid"])
     assert x.position.position_id() == st["game"]["position_id"]

@@ -24,8 +24,14 @@ from backgammon.position import Position
 pytestmark = pytest.mark.browser
 
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 # white to roll: three checkers on each of points 1 and 2 (several turns to bear off);
 # black has borne off five
@@ -54,9 +60,23 @@ class Server:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self) -> None:
-        cmd = [sys.executable, "-c", "from backgammon.cli import main; main()", "serve", "--port", str(self.port),
-               "--data-dir", str(self.data_dir), "--dice-seed", "11", "--test-hooks", "--bot-delay", "0.05"]
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=open(self.data_dir / "server.log", "ab"))
+        cmd = [
+            sys.executable,
+            "-c",
+            "from backgammon.cli import main; main()",
+            "serve",
+            "--port",
+            str(self.port),
+            "--data-dir",
+            str(self.data_dir),
+            "--dice-seed",
+            "11",
+            "--test-hooks",
+            "--bot-delay",
+            "0.05",
+        ]
+        with open(self.data_dir / "server.log", "ab") as log:
+            self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log)
         for _ in range(200):
             try:
                 urllib.request.urlopen(self.url + "/api/health", timeout=1)
@@ -73,7 +93,9 @@ class Server:
 
     def api(self, method: str, path: str, body=None, token: str | None = None):
         data = json.dumps(body).encode() if body is not None else None
-        req = urllib.request.Request(self.url + path, data=data, method=method, headers={"content-type": "application/json"})
+        req = urllib.request.Request(
+            self.url + path, data=data, method=method, headers={"content-type": "application/json"}
+        )
         if token:
             req.add_header("x-seat-token", token)
         with urllib.request.urlopen(req, timeout=10) as res:
@@ -182,8 +204,16 @@ def shot(page, name: str) -> None:
 # --------------------------------------------------------------------------- tests
 def test_full_game_against_the_ai(browser, server):
     page = new_page(browser, server)
-    table = server.api("POST", "/api/tables", {"mode": "ai", "level": "beginner", "rules": {"match_length": 1},
-                                             "start": {"position_id": SHORT, "on_roll": "white"}})
+    table = server.api(
+        "POST",
+        "/api/tables",
+        {
+            "mode": "ai",
+            "level": "beginner",
+            "rules": {"match_length": 1},
+            "start": {"position_id": SHORT, "on_roll": "white"},
+        },
+    )
     open_table(page, server, table)
     tid, tok = table["id"], table["token"]
     for turn in range(30):
@@ -252,8 +282,16 @@ def test_illegal_drop_is_refused(browser, server):
 def test_human_match_double_take_crawford(browser, server):
     p1 = new_page(browser, server)
     p2 = new_page(browser, server)
-    table = server.api("POST", "/api/tables", {"mode": "human", "name": "Ann", "rules": {"match_length": 3},
-                                             "start": {"position_id": LATE, "on_roll": "white"}})
+    table = server.api(
+        "POST",
+        "/api/tables",
+        {
+            "mode": "human",
+            "name": "Ann",
+            "rules": {"match_length": 3},
+            "start": {"position_id": LATE, "on_roll": "white"},
+        },
+    )
     tid = table["id"]
     open_table(p1, server, table)
     assert not p1.locator("#share").is_hidden()
@@ -433,8 +471,9 @@ def test_forced_move_hint_and_replay(browser, server):
     page.wait_for_function("pid => document.querySelector('#pos-id').textContent === pid", arg=live_id)
     assert page.locator("#act-confirm").count() == 1
     # a forced move is played by itself: two checkers on the ace point bear off with any roll
-    forced = server.api("POST", "/api/tables", {"mode": "ai", "rules": {"match_length": 1},
-                                              "start": {"position_id": LATE}})
+    forced = server.api(
+        "POST", "/api/tables", {"mode": "ai", "rules": {"match_length": 1}, "start": {"position_id": LATE}}
+    )
     open_table(page, server, forced)
     page.click("#act-roll")
     page.wait_for_selector("#result:not([hidden])", timeout=10_000)

@@ -9,8 +9,15 @@ from .test_api import act, state
 
 
 def clock_table(client, minutes, delay):
-    r = client.post("/api/tables", json={"mode": "human", "name": "Ann", "rules": {"match_length": 3},
-                                         "clock": {"minutes": minutes, "delay": delay}})
+    r = client.post(
+        "/api/tables",
+        json={
+            "mode": "human",
+            "name": "Ann",
+            "rules": {"match_length": 3},
+            "clock": {"minutes": minutes, "delay": delay},
+        },
+    )
     assert r.status_code == 200, r.text
     w = r.json()
     b = client.post(f"/api/tables/{w['id']}/join", json={"name": "Bob"}).json()
@@ -40,7 +47,7 @@ def test_clock_runs_for_the_side_to_act(client):
 
 
 def test_delay_is_free(client):
-    tid, tokens = clock_table(client, 1, 30)
+    tid, _tokens = clock_table(client, 1, 30)
     time.sleep(0.3)
     st = state(client, tid)
     assert st["clock"]["remaining"] == {"white": 60, "black": 60}

@@ -40,5 +40,8 @@ def test_postgres_migrate_play_restart(tmp_path):
     engine = create_engine(URL.replace("postgresql://", "postgresql+psycopg://", 1))
     with engine.connect() as conn:
         assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0001"
-        assert conn.execute(text("SELECT count(*) FROM actions WHERE table_id = :t"), {"t": tid}).scalar() == before["version"]
+        assert (
+            conn.execute(text("SELECT count(*) FROM actions WHERE table_id = :t"), {"t": tid}).scalar()
+            == before["version"]
+        )
     engine.dispose()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 import typer
@@ -13,10 +12,14 @@ from backgammon.errors import BackgammonError, InvalidInputError
 def serve(
     host: str = typer.Option("127.0.0.1", "--host", help="address to listen on"),
     port: int = typer.Option(8000, "--port", help="port to listen on"),
-    data_dir: Path = typer.Option(Path("data"), "--data-dir", help="folder for the SQLite database"),
-    database_url: str = typer.Option(None, "--database-url", help="e.g. postgresql://user:pw@host/db (default: SQLite in the data folder)"),
+    data_dir: str = typer.Option("data", "--data-dir", help="folder for the SQLite database"),
+    database_url: str = typer.Option(
+        None, "--database-url", help="e.g. postgresql://user:pw@host/db (default: SQLite in the data folder)"
+    ),
     dice_seed: int = typer.Option(None, "--dice-seed", help="seed every table's dice (tests only)"),
-    test_hooks: bool = typer.Option(False, "--test-hooks", help="allow tables that start from a given position (tests only)"),
+    test_hooks: bool = typer.Option(
+        False, "--test-hooks", help="allow tables that start from a given position (tests only)"
+    ),
     bot_delay: float = typer.Option(0.4, "--bot-delay", help="seconds the computer waits before acting"),
 ) -> None:
     """Start the web app (http://127.0.0.1:8000 by default)."""
@@ -27,7 +30,11 @@ def serve(
     if not 0 < port < 65536:
         raise InvalidInputError(f"invalid port {port!r}: expected 1 to 65535")
     config = ServerConfig(
-        data_dir=data_dir, database_url=database_url, dice_seed=dice_seed, test_hooks=test_hooks, bot_delay=bot_delay
+        data_dir=Path(data_dir),
+        database_url=database_url,
+        dice_seed=dice_seed,
+        test_hooks=test_hooks,
+        bot_delay=bot_delay,
     )
     print(f"backgammon: serving on http://{host}:{port}/", flush=True)
     uvicorn.run(create_app(config), host=host, port=port, log_level="warning")

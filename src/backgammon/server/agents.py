@@ -132,7 +132,7 @@ class EngineAgent(GreedyAgent):
             _levels.get_level(level)
             self._levels: Any = _levels
             self._factory: Any = NetEvaluator.default
-        except Exception:  # ImportError, EngineError (weights), InvalidInputError (level)
+        except Exception:  # noqa: BLE001 - ImportError, EngineError (weights), InvalidInputError (level)
             self._levels = None
 
     @property
@@ -150,8 +150,12 @@ class EngineAgent(GreedyAgent):
         if away is None:
             return CubeInfo.money(cube.get("value", 1), owner, jacoby=bool(cube.get("jacoby")))
         return CubeInfo.match(
-            away[0], away[1], cube.get("value", 1), owner,
-            crawford=bool(cube.get("crawford")), post_crawford=bool(cube.get("post_crawford")),
+            away[0],
+            away[1],
+            cube.get("value", 1),
+            owner,
+            crawford=bool(cube.get("crawford")),
+            post_crawford=bool(cube.get("post_crawford")),
         )
 
     def _decision(self, position: Position, cube: dict) -> Any:
@@ -232,7 +236,7 @@ def warm_up() -> bool:
         agent.choose_play(Position.initial(), (3, 1))
         agent.wants_to_double(Position.initial(), {"value": 1})
         return agent.uses_engine
-    except Exception:
+    except Exception:  # noqa: BLE001 - warming up is best effort: games fall back to the greedy player
         return False
 
 

@@ -212,7 +212,9 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         with state["sessions"]() as db:
             if db.scalar(select(User).where(User.username == username)):
                 raise IllegalActionError(f"username {username!r} is taken")
-            user = User(username=username, password_hash=hash_password(password), rating=1500.0, experience=0, settings={})
+            user = User(
+                username=username, password_hash=hash_password(password), rating=1500.0, experience=0, settings={}
+            )
             db.add(user)
             db.commit()
         return login_response(user)
@@ -389,7 +391,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
                         await websocket.send_json({"type": "pong"})
                 except WebSocketDisconnect:
                     raise
-                except Exception as exc:
+                except Exception as exc:  # noqa: BLE001 - every error goes through error_status (500s are logged)
                     status, text = error_status(exc)
                     await websocket.send_json({"type": "error", "status": status, "message": text})
                     await websocket.send_json({"type": "state", "state": state_for(table, seat)})
@@ -422,7 +424,7 @@ def hints_for(table, seat) -> dict[str, Any]:
             raise RuntimeError("no engine")
         ranked = agent.ranked(position, dice)
         source = "engine"
-    except Exception:
+    except Exception:  # noqa: BLE001 - no engine (or it failed): hints from the heuristic
         plays = sorted(position.legal_plays(*dice), key=lambda p: -heuristic(p.position))[:8]
         best = heuristic(plays[0].position) if plays else 0.0
         ranked = [

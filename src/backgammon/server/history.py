@@ -6,8 +6,8 @@ from typing import Any
 
 from backgammon.errors import IllegalActionError
 from backgammon.game import Player
-from backgammon.server import protocol
 from backgammon.match import Match
+from backgammon.server import protocol
 from backgammon.server.matchflow import StartPosition, new_match
 
 
@@ -56,7 +56,7 @@ def xgid_of(game) -> str | None:
             match_length=rules.match_length,
             max_cube_exponent=min(15, rules.cube_limit.bit_length() - 1),
         ).text()
-    except Exception:  # a state XGID cannot express (e.g. a resignation pending): no XGID
+    except Exception:  # noqa: BLE001 - a state XGID cannot express (e.g. a resignation pending): no XGID
         return None
 
 
@@ -123,5 +123,7 @@ def export_mat(table) -> str:
     if table.config.get("start"):
         raise IllegalActionError("export is not available for a table that started from a set-up position")
     names = (table.names[Player.WHITE] or "White", table.names[Player.BLACK] or "Black")
-    match = Match(table.flow.rules, names, table.flow.score, table.flow.games, table.flow.game, table.flow.crawford_done)
+    match = Match(
+        table.flow.rules, names, table.flow.score, table.flow.games, table.flow.game, table.flow.crawford_done
+    )
     return write_mat(match)

@@ -89,7 +89,16 @@ def rules_from_wire(doc: object) -> Rules:
         doc = {}
     if not isinstance(doc, dict):
         raise InvalidInputError(f"invalid rules {doc!r}: expected an object")
-    allowed = {"match_length", "cube", "jacoby", "beavers", "automatic_doubles", "backgammon_value", "crawford", "casual"}
+    allowed = {
+        "match_length",
+        "cube",
+        "jacoby",
+        "beavers",
+        "automatic_doubles",
+        "backgammon_value",
+        "crawford",
+        "casual",
+    }
     unknown = set(doc) - allowed
     if unknown:
         raise InvalidInputError(f"invalid rules: unknown keys {sorted(unknown)!r}")

@@ -316,7 +316,12 @@ class TableManager:
             if table.listed and table.status == "waiting":
                 seat = Player.WHITE if table.tokens[Player.WHITE] else Player.BLACK
                 out.append(
-                    {"id": table.id, "host": table.names[seat], "rules": table.config["rules"], "free_seat": seat.other.value}
+                    {
+                        "id": table.id,
+                        "host": table.names[seat],
+                        "rules": table.config["rules"],
+                        "free_seat": seat.other.value,
+                    }
                 )
         return out
 
@@ -454,7 +459,7 @@ class TableManager:
                 await self._commit(table, action)
                 table.bot_task = None
                 await self._after_action(table)
-        except Exception:  # a computer player must never take the server down
+        except Exception:
             log.exception("computer player failed on table %s", table.id)
 
     # ------------------------------------------------------------ broadcast
@@ -464,7 +469,7 @@ class TableManager:
         for socket, seat in list(table.sockets.items()):
             try:
                 await socket.send_json({"type": "event", "event": event, "state": state_for(table, seat)})
-            except Exception:
+            except Exception:  # noqa: BLE001 - a closed or broken socket: forget it
                 dead.append(socket)
         for socket in dead:
             table.sockets.pop(socket, None)
