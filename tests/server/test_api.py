@@ -335,3 +335,33 @@ def test_xgid_in_state_and_history(client):
     entries = client.get(f"/api/tables/{tid}/history").json()["entries"]
     assert entries[0]["xgid"] is None  # before the opening roll
     assert Xgid.parse(entries[-1]["xgid"]).position.position_id() == entries[-1]["position_id"]
+
+
+def test_casual_draw_and_beaver(client):
+    tid, w, b = human_table(client, rules={"casual": True})
+    tokens = {"white": w, "black": b}
+    st = state(client, tid, w)
+    assert st["game"]["turn"] == "white" and "double" not in st["allowed"]  # casual: white starts, no cube
+    assert "offer_draw" in st["allowed"]
+    assert act(client, tid, w, action="offer_draw").status_code == 200
+    assert state(client, tid, b)["allowed"] == ["accept_draw", "reject_draw"]
+    assert act(client, tid, w, action="accept_draw").status_code == 409  # not the offerer's answer
+    assert act(client, tid, b, action="reject_draw").status_code == 200
+    assert act(client, tid, w, action="offer_draw").status_code == 200
+    assert act(client, tid, b, action="accept_draw").status_code == 200
+    st = state(client, tid)
+    assert st["match"]["last_result"]["winner"] is None and st["match"]["last_result"]["points"] == 0
+    # money game with beavers: double, beaver, then the doubler takes or passes
+    r = client.post(
+        "/api/tables",
+        json={"mode": "human", "rules": {"match_length": 0, "beavers": True}, "start": {"position_id": LATE}},
+    )
+    tid, w = r.json()["id"], r.json()["token"]
+    b = client.post(f"/api/tables/{tid}/join", json={"name": "Bob"}).json()["token"]
+    assert act(client, tid, w, action="double").status_code == 200
+    assert "beaver" in state(client, tid, b)["allowed"]
+    assert act(client, tid, b, action="beaver").status_code == 200
+    st = state(client, tid, w)
+    # a beaver takes and redoubles at once: the cube is at 4, owned by the beaver, white rolls
+    assert st["game"]["cube"] == {"value": 4, "owner": "black", "offered_by": None, "enabled": True}
+    assert st["allowed"] == ["roll", "resign"] and tokens
