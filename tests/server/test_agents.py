@@ -66,8 +66,9 @@ def test_engine_resignations(engine_agent):
 
 def test_engine_hints(engine_agent):
     ranked = engine_agent.ranked(Position.initial(), (6, 5))
-    assert ranked[0]["play"] == "24/13"
-    assert 1 < len(ranked) <= 8 and ranked[0]["equity"] == max(r["equity"] for r in ranked)
+    assert str(ranked[0][0]) == "24/13"
+    assert 1 < len(ranked) <= 8 and ranked[0][1] == max(r[1] for r in ranked)
+    assert all(0 <= win <= 1 and 0 <= gammon <= win for _, _, win, gammon in ranked)
 
 
 def test_unknown_level_falls_back_to_greedy():

@@ -204,8 +204,10 @@ class EngineAgent(GreedyAgent):
             lambda: float(self._evaluator().evaluate(position).equity()) < -0.05,
         )
 
-    def ranked(self, position: Position, dice: tuple[int, int], limit: int = 8) -> list[dict]:
-        """The engine's ranked plays (1-ply), best first, for hints.
+    def ranked(
+        self, position: Position, dice: tuple[int, int], limit: int = 8
+    ) -> list[tuple[Play, float, float, float]]:
+        """The engine's ranked plays (1-ply), best first: ``(play, equity, win, gammon)``.
 
         Raises:
             EngineError: when the engine is not available.
@@ -215,16 +217,7 @@ class EngineAgent(GreedyAgent):
 
             raise EngineError("the engine is not available")
         ranked = self._levels.rank_plays(position, dice, self._evaluator(), plies=1)
-        return [
-            {
-                "play": str(r.play),
-                "equity": round(float(r.equity), 3),
-                "win": round(float(r.probabilities[0]), 3),
-                "gammon": round(float(r.probabilities[1]), 3),
-                "position_id": r.play.position.position_id(),
-            }
-            for r in ranked[:limit]
-        ]
+        return [(r.play, float(r.equity), float(r.probabilities[0]), float(r.probabilities[1])) for r in ranked[:limit]]
 
 
 def warm_up() -> bool:

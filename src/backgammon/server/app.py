@@ -33,7 +33,7 @@ from backgammon.server.auth import (
 )
 from backgammon.server.db import Session, Table, User, database_url_for, open_database
 from backgammon.server.history import export_mat, history_of
-from backgammon.server.tables import TableManager, state_for
+from backgammon.server.tables import TableManager
 
 log = logging.getLogger("backgammon.server")
 STATIC = Path(__file__).parent / "static"
@@ -126,22 +126,22 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     @app.exception_handler(Exception)
     async def _errors(request: Request, exc: Exception) -> JSONResponse:
         status, message = error_status(exc)
-        return JSONResponse({"error": message}, status_code=status)
+        return JSONResponse(protocol.error_body(message), status_code=status)
 
     @app.exception_handler(BackgammonError)
     async def _bg_errors(request: Request, exc: Exception) -> JSONResponse:
         status, message = error_status(exc)
-        return JSONResponse({"error": message}, status_code=status)
+        return JSONResponse(protocol.error_body(message), status_code=status)
 
     @app.exception_handler(HTTPError)
     async def _http_errors(request: Request, exc: Exception) -> JSONResponse:
         status, message = error_status(exc)
-        return JSONResponse({"error": message}, status_code=status)
+        return JSONResponse(protocol.error_body(message), status_code=status)
 
     @app.exception_handler(LookupError)
     async def _lookup_errors(request: Request, exc: Exception) -> JSONResponse:
         status, message = error_status(exc)
-        return JSONResponse({"error": message}, status_code=status)
+        return JSONResponse(protocol.error_body(message), status_code=status)
 
     # ------------------------------------------------------------ helpers
     async def body(request: Request) -> dict[str, Any]:
@@ -172,20 +172,12 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             raise HTTPError(401, "not logged in")
         return user
 
-    def user_doc(user: User) -> dict[str, Any]:
-        return {
-            "username": user.username,
-            "rating": round(user.rating, 2),
-            "experience": user.experience,
-            "settings": user.settings or {},
-        }
-
     def login_response(user: User) -> JSONResponse:
         token = new_token()
         with state["sessions"]() as db:
             db.add(Session(token_hash=token_hash(token), user_id=user.id))
             db.commit()
-        response = JSONResponse(user_doc(user))
+        response = JSONResponse(protocol.user_to_wire(user))
         response.set_cookie(SESSION_COOKIE, token, httponly=True, samesite="lax", max_age=60 * 60 * 24 * 365)
         return response
 
@@ -244,7 +236,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     @app.get("/api/me")
     async def me(request: Request) -> dict[str, Any]:
-        return user_doc(require_user(request))
+        return protocol.user_to_wire(require_user(request))
 
     @app.put("/api/me/settings")
     async def put_settings(request: Request) -> dict[str, Any]:
@@ -258,7 +250,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             row = db.get(User, user.id)
             row.settings = {**(row.settings or {}), **doc}
             db.commit()
-            return user_doc(row)
+            return protocol.user_to_wire(row)
 
     @app.get("/api/me/history")
     async def my_history(request: Request) -> list[dict[str, Any]]:
@@ -273,20 +265,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         manager: TableManager = state["manager"]
         out = []
         for row in rows:
-            table = manager.get(row.id)
-            seat = "white" if row.white_user_id == user.id else "black"
-            out.append(
-                {
-                    "id": row.id,
-                    "created": row.created_at.isoformat(),
-                    "seat": seat,
-                    "opponent": row.black_name if seat == "white" else row.white_name,
-                    "status": table.status,
-                    "length": table.flow.rules.match_length,
-                    "score": {"white": table.flow.score[0], "black": table.flow.score[1]},
-                    "winner": protocol.player_to_wire(table.winner),
-                }
-            )
+            out.append(protocol.history_row(row, manager.get(row.id), user.id))
         return out
 
     @app.get("/api/users/{username}")
@@ -295,7 +274,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             user = db.scalar(select(User).where(User.username == username))
         if user is None:
             raise LookupError(f"no user {username!r}")
-        return {"username": user.username, "rating": round(user.rating, 2), "experience": user.experience}
+        return protocol.public_user(user)
 
     # ------------------------------------------------------------- tables
     @app.post("/api/tables")
@@ -317,7 +296,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         )
         async with table.lock:
             await manager._after_action(table)
-        return {"id": table.id, "seat": seat.value, "token": token, "state": state_for(table, seat)}
+        return protocol.seat_to_wire(table, seat, token)
 
     @app.get("/api/tables")
     async def lobby() -> list[dict[str, Any]]:
@@ -329,12 +308,12 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         user = current_user(request)
         name = user.username if user else doc.get("name", "Guest")
         table, seat, token = await state["manager"].join(table_id, name, user.id if user else None)
-        return {"id": table.id, "seat": seat.value, "token": token, "state": state_for(table, seat)}
+        return protocol.seat_to_wire(table, seat, token)
 
     @app.get("/api/tables/{table_id}")
     async def get_table(table_id: str, request: Request) -> dict[str, Any]:
         table = state["manager"].get(table_id)
-        return state_for(table, table.seat_for(request.headers.get("x-seat-token")))
+        return protocol.state_to_wire(table, table.seat_for(request.headers.get("x-seat-token")))
 
     @app.post("/api/tables/{table_id}/actions")
     async def post_action(table_id: str, request: Request) -> dict[str, Any]:
@@ -343,7 +322,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         table = manager.get(table_id)
         seat = table.seat_for(request.headers.get("x-seat-token"))
         await manager.act(table, seat, doc)
-        return state_for(table, seat)
+        return protocol.state_to_wire(table, seat)
 
     @app.get("/api/tables/{table_id}/history")
     async def table_history(table_id: str) -> dict[str, Any]:
@@ -370,13 +349,13 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         try:
             table = manager.get(table_id)
         except LookupError as exc:
-            await websocket.send_json({"type": "error", "status": 404, "message": str(exc.args[0])})
+            await websocket.send_json(protocol.error_message(404, str(exc.args[0])))
             await websocket.close()
             return
         seat = table.seat_for(websocket.query_params.get("token"))
         table.sockets[websocket] = seat
         try:
-            await websocket.send_json({"type": "state", "state": state_for(table, seat)})
+            await websocket.send_json(protocol.state_message(table, seat))
             while True:
                 raw = await websocket.receive_text()
                 try:
@@ -384,17 +363,17 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
                     if message["type"] == "action":
                         await manager.act(table, seat, message)
                     elif message["type"] == "resync":
-                        await websocket.send_json({"type": "state", "state": state_for(table, seat)})
+                        await websocket.send_json(protocol.state_message(table, seat))
                     elif message["type"] == "hint":
-                        await websocket.send_json({"type": "hint", **(await asyncio.to_thread(hints_for, table, seat))})
+                        await websocket.send_json(await asyncio.to_thread(hints_for, table, seat))
                     else:
-                        await websocket.send_json({"type": "pong"})
+                        await websocket.send_json(protocol.PONG)
                 except WebSocketDisconnect:
                     raise
                 except Exception as exc:  # noqa: BLE001 - every error goes through error_status (500s are logged)
                     status, text = error_status(exc)
-                    await websocket.send_json({"type": "error", "status": status, "message": text})
-                    await websocket.send_json({"type": "state", "state": state_for(table, seat)})
+                    await websocket.send_json(protocol.error_message(status, text))
+                    await websocket.send_json(protocol.state_message(table, seat))
         except WebSocketDisconnect:
             pass
         finally:
@@ -422,14 +401,9 @@ def hints_for(table, seat) -> dict[str, Any]:
     try:
         if agent is None:
             raise RuntimeError("no engine")
-        ranked = agent.ranked(position, dice)
-        source = "engine"
+        return protocol.hints_to_wire("engine", agent.ranked(position, dice), position.pip_counts())
     except Exception:  # noqa: BLE001 - no engine (or it failed): hints from the heuristic
         plays = sorted(position.legal_plays(*dice), key=lambda p: -heuristic(p.position))[:8]
         best = heuristic(plays[0].position) if plays else 0.0
-        ranked = [
-            {"play": str(p), "score": round(heuristic(p.position) - best, 2), "position_id": p.position.position_id()}
-            for p in plays
-        ]
-        source = "heuristic"
-    return {"source": source, "plays": ranked, "pips": list(position.pip_counts())}
+        ranked = [(p, heuristic(p.position) - best, None, None) for p in plays]
+        return protocol.hints_to_wire("heuristic", ranked, position.pip_counts())

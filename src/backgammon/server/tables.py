@@ -46,8 +46,7 @@ from backgammon.server import protocol
 from backgammon.server.agents import LEVELS, Agent, make_agent
 from backgammon.server.auth import new_token, token_hash
 from backgammon.server.db import Action, Table, User, utcnow
-from backgammon.server.history import xgid_of
-from backgammon.server.matchflow import StartPosition, last_result, new_match
+from backgammon.server.matchflow import StartPosition, new_match
 from backgammon.server.rating import rating_change
 
 log = logging.getLogger("backgammon.server")
@@ -314,15 +313,7 @@ class TableManager:
         out = []
         for table in self.tables.values():
             if table.listed and table.status == "waiting":
-                seat = Player.WHITE if table.tokens[Player.WHITE] else Player.BLACK
-                out.append(
-                    {
-                        "id": table.id,
-                        "host": table.names[seat],
-                        "rules": table.config["rules"],
-                        "free_seat": seat.other.value,
-                    }
-                )
+                out.append(protocol.lobby_entry(table))
         return out
 
     # -------------------------------------------------------------- actions
@@ -468,7 +459,7 @@ class TableManager:
         dead = []
         for socket, seat in list(table.sockets.items()):
             try:
-                await socket.send_json({"type": "event", "event": event, "state": state_for(table, seat)})
+                await socket.send_json(protocol.event_message(table, seat, event))
             except Exception:  # noqa: BLE001 - a closed or broken socket: forget it
                 dead.append(socket)
         for socket in dead:
@@ -551,86 +542,6 @@ def _check_name(name: object) -> str:
     return name.strip()
 
 
-def state_for(table: TableRuntime, seat: Player | None) -> dict[str, Any]:
-    """The full state of a table as one viewer sees it."""
-    flow = table.flow
-    game = flow.game
-    view = seat or Player.WHITE
-    board = game.board_for(view)
-    pips_view, pips_other = board.pip_counts()
-    off_view, off_other = board.off()
-    allowed = protocol.allowed_for(game, seat) if table.status == "playing" and not table.is_over else []
-    if seat is not None and seat is table.ai_seat:
-        allowed = []
-    moves = protocol.move_tree(game) if "move" in allowed else []
-    on_roll = game.on_roll
-    return {
-        "table": {
-            "id": table.id,
-            "mode": table.config.get("mode"),
-            "level": table.config.get("level"),
-            "ai_seat": table.config.get("ai_seat"),
-            "status": table.status,
-            "rules": table.config["rules"],
-            "names": {p.value: table.names[p] for p in Player},
-            "seated": {p.value: table.tokens[p] is not None for p in Player},
-            "test_start": bool(table.config.get("start")),
-        },
-        "version": table.version,
-        "you": protocol.player_to_wire(seat),
-        "view": view.value,
-        "match": {
-            "length": flow.rules.match_length,
-            "score": {"white": flow.score[0], "black": flow.score[1]},
-            "crawford": flow.is_crawford_game,
-            "post_crawford": flow.is_post_crawford,
-            "over": table.is_over,
-            "winner": protocol.player_to_wire(table.winner),
-            "timeout": protocol.player_to_wire(table.timeout_loser),
-            "game_number": len(flow.games) + (0 if flow.is_over else 1),
-            "last_result": protocol.result_to_wire(last_result(flow)),
-        },
-        "game": {
-            "phase": game.phase.value,
-            "turn": protocol.player_to_wire(game.turn),
-            "on_roll": protocol.player_to_wire(on_roll),
-            "dice": list(game.dice) if game.dice else None,
-            "cube": {
-                "value": game.cube_value,
-                "owner": protocol.player_to_wire(game.cube_owner),
-                "offered_by": protocol.player_to_wire(game.doubled_by),
-                "enabled": flow.rules.cube and not flow.rules.casual and not game.crawford_game,
-            },
-            "resignation": game.resignation.name.lower() if game.resignation else None,
-            "board": protocol.board_to_wire(board),
-            "pips": {view.value: pips_view, view.other.value: pips_other},
-            "off": {view.value: off_view, view.other.value: off_other},
-            "position_id": game.position.position_id(),
-            "xgid": xgid_of(game),
-            "result": protocol.result_to_wire(game.result),
-            "description": game.describe(),
-            "last_opening": _last_opening(table),
-        },
-        "allowed": allowed,
-        "moves": moves,
-        "plays": len(game.legal_plays) if "move" in allowed else 0,
-        "clock": _clock_doc(table),
-    }
-
-
-def _clock_doc(table: TableRuntime) -> dict[str, Any] | None:
-    if not table.clock:
-        return None
-    left = table.clock_remaining()
-    return {
-        "minutes": table.clock["minutes"],
-        "delay": table.clock["delay"],
-        "remaining": {p.value: round(max(0.0, v), 1) for p, v in left.items()},
-        "running": protocol.player_to_wire(table.clock_running),
-        "elapsed": round((utcnow() - table.stamps[-1]).total_seconds(), 1) if table.stamps else 0.0,
-    }
-
-
 def _check_clock(clock: object) -> dict[str, Any]:
     """Validate ``{"minutes": 1..120, "delay": 0..60}`` (delay defaults to 10 s).
 
@@ -645,10 +556,3 @@ def _check_clock(clock: object) -> dict[str, Any]:
     if not ok_minutes or not ok_delay:
         raise InvalidInputError(f"invalid clock {clock!r}: expected minutes 0.05..120 and delay 0..60 seconds")
     return {"minutes": minutes, "delay": delay}
-
-
-def _last_opening(table: TableRuntime) -> list[int] | None:
-    for payload in reversed(table.actions[-6:]):
-        if payload.get("kind") == "opening_roll":
-            return payload["dice"]
-    return None
