@@ -10,8 +10,7 @@ if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 need=""
 [ -x /usr/bin/chromium ] || need="$need chromium"
 [ -x /usr/games/gnubg ] || need="$need gnubg"
-# a Japanese font, so the browser tests' screenshots of the Japanese UI show real glyphs
-[ -d /usr/share/fonts/opentype/ipafont-gothic ] || need="$need fonts-ipafont-gothic"
+[ -d /usr/share/fonts/opentype/noto ] || need="$need fonts-noto-cjk"
 if [ -n "$need" ]; then
   echo "installing system packages:$need"
   $SUDO apt-get update -qq
