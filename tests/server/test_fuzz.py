@@ -7,14 +7,16 @@ from hypothesis import strategies as st
 
 from .test_api import H, human_table, state
 
-_TABLES: dict[int, tuple[str, str, str]] = {}
+_TABLES: list[tuple[object, tuple[str, str, str]]] = []
 
 
 def _table(client) -> tuple[str, str, str]:
     """One table per test client (the client lives for all of a test's examples)."""
-    if id(client) not in _TABLES:
-        _TABLES[id(client)] = human_table(client)
-    return _TABLES[id(client)]
+    for known, table in _TABLES:
+        if known is client:
+            return table
+    _TABLES.append((client, human_table(client)))
+    return _TABLES[-1][1]
 
 
 json_values = st.recursive(
