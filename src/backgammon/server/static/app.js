@@ -274,14 +274,16 @@ function nameOf(st, side) {
   if (!side) return "";
   return `${displayName(st.table.names, side, st.table.ai_seat, st.table.level)} (${t(side)})`;
 }
+// a roll written the usual way, higher die first: "31"
+function diceText(dice) { return dice ? dice.slice().sort((a, b) => b - a).join("") : ""; }
 function eventText(e, prev) {
   switch (e.kind) {
     case "start": return t("start_position");
     case "opening_roll": return t("ev_opening_roll", { a: e.raw.dice[0], b: e.raw.dice[1] });
-    case "roll": return t("ev_roll", { d: e.dice ? e.dice.join("") : "" });
+    case "roll": return t("ev_roll", { d: diceText(e.dice) });
     case "move": {
       const text = e.raw.play || t("ev_no_move");
-      return prev && prev.kind === "roll" ? `${prev.dice ? prev.dice.join("") : ""}: ${text}` : text;
+      return prev && prev.kind === "roll" ? `${diceText(prev.dice)}: ${text}` : text;
     }
     case "resign": return t("ev_resign", { level: t(`resign_${e.raw.level}`) });
     default: return t(`ev_${e.kind}`);
@@ -291,7 +293,7 @@ function showResult(st) {
   const r = st.match.last_result;
   const box = $("#result");
   let text = "";
-  if (r) text = r.winner ? t("wins_points", { who: nameOf(st, r.winner), n: r.points }) : t("draw");
+  if (r) text = r.winner ? t(r.points === 1 ? "wins_point" : "wins_points", { who: nameOf(st, r.winner), n: r.points }) : t("draw");
   if (st.match.timeout) text = t("lost_on_time", { who: nameOf(st, st.match.timeout) });
   if (st.match.over) text += `<br>${t("match_over", { who: nameOf(st, st.match.winner), a: st.match.score.white, b: st.match.score.black })}`;
   box.innerHTML = text + `<br><button class="primary" id="btn-result-ok">${st.match.over ? t("close") : t("next_game")}</button>`;
@@ -438,7 +440,7 @@ function renderClocks() {
       const e = (performance.now() - S.receivedAt) / 1000;
       left -= Math.max(0, c.elapsed + e - c.delay) - Math.max(0, c.elapsed - c.delay);
     }
-    el.textContent = `⏱ ${clockText(left)}`;
+    el.textContent = clockText(left);
     el.classList.toggle("running", c.running === side);
     el.classList.toggle("low", left < 30);
   }
