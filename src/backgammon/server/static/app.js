@@ -296,9 +296,11 @@ function showResult(st) {
   if (r) text = r.winner ? t(r.points === 1 ? "wins_point" : "wins_points", { who: nameOf(st, r.winner), n: r.points }) : t("draw");
   if (st.match.timeout) text = t("lost_on_time", { who: nameOf(st, st.match.timeout) });
   if (st.match.over) text += `<br>${t("match_over", { who: nameOf(st, st.match.winner), a: st.match.score.white, b: st.match.score.black })}`;
-  box.innerHTML = text + `<br><button class="primary" id="btn-result-ok">${st.match.over ? t("close") : t("next_game")}</button>`;
+  const home = st.match.over ? ` <button id="btn-result-home">${t("home")}</button>` : "";
+  box.innerHTML = text + `<br><button class="primary" id="btn-result-ok">${st.match.over ? t("close") : t("next_game")}</button>${home}`;
   box.hidden = false;
   $("#btn-result-ok").onclick = () => { box.hidden = true; };
+  if (home) $("#btn-result-home").onclick = () => { box.hidden = true; go("/"); };
 }
 
 // effective orientation: the setting, mirrored left-right in every other game when switching sides
