@@ -365,3 +365,23 @@ def test_casual_draw_and_beaver(client):
     # a beaver takes and redoubles at once: the cube is at 4, owned by the beaver, white rolls
     assert st["game"]["cube"] == {"value": 4, "owner": "black", "offered_by": None, "enabled": True}
     assert st["allowed"] == ["roll", "resign"] and tokens
+
+
+def test_match_id_in_state_and_history(client):
+    from backgammon.formats.match_id import MatchState
+
+    tid, w, b = human_table(client)
+    st = state(client, tid)
+    m = MatchState.from_match_id(st["game"]["match_id"])
+    on_roll = 1 if st["game"]["on_roll"] == "white" else 0  # gnubg: white is player 1
+    assert m.match_length == 3 and m.dice_owner == on_roll and m.turn == on_roll
+    assert m.dice is not None and sorted(m.dice) == sorted(st["game"]["dice"]) and m.cube_value == 1
+    tokens = {"white": w, "black": b}
+    mover = st["game"]["turn"]
+    act(client, tid, tokens[mover], action="move", steps=state(client, tid, tokens[mover])["moves"][0])
+    other = "black" if mover == "white" else "white"
+    act(client, tid, tokens[other], action="double")
+    m = MatchState.from_match_id(state(client, tid)["game"]["match_id"])
+    assert m.doubled and m.turn == (1 if mover == "white" else 0) and m.dice is None
+    entries = client.get(f"/api/tables/{tid}/history").json()["entries"]
+    assert entries[-1]["match_id"] == state(client, tid)["game"]["match_id"]

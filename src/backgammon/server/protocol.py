@@ -352,6 +352,7 @@ def state_to_wire(table: Any, seat: Player | None) -> dict[str, Any]:
             "off": {view.value: off_view, view.other.value: off_other},
             "position_id": game.position.position_id(),
             "xgid": xgid_of(game),
+            "match_id": match_id_of(game),
             "result": result_to_wire(game.result),
             "description": game.describe(),
             "last_opening": _last_opening(table),
@@ -421,6 +422,7 @@ def history_entry(flow: Any, payload: dict[str, Any] | None, seq: int) -> dict[s
         "position_id": game.position.position_id(),
         "on_roll": player_to_wire(game.on_roll),
         "xgid": xgid_of(game),
+        "match_id": match_id_of(game),
     }
 
 
@@ -432,6 +434,34 @@ def history_to_wire(table: Any, rules: Rules, flow: Any, entries: list[dict[str,
         "score": {"white": flow.score[0], "black": flow.score[1]},
         "entries": entries,
     }
+
+
+def match_id_of(game) -> str | None:
+    """The gnubg Match ID of a game's current state (None before the opening roll or after the end).
+
+    WHITE is gnubg's player 1, BLACK player 0 (see :mod:`backgammon.game`).
+    """
+    from backgammon.formats.match_id import MatchState
+    from backgammon.game import GamePhase
+
+    if game.on_roll is None or game.turn is None or game.phase in (GamePhase.OPENING, GamePhase.OVER):
+        return None
+    rules = game.rules
+    try:
+        return MatchState(
+            cube_value=game.cube_value,
+            cube_owner=None if game.cube_owner is None else game.cube_owner.gnubg_index,
+            dice_owner=game.on_roll.gnubg_index,
+            crawford=bool(game.crawford_game),
+            turn=game.turn.gnubg_index,
+            doubled=game.phase is GamePhase.DOUBLED,
+            resignation=game.resignation.value if game.phase is GamePhase.RESIGNATION and game.resignation else 0,
+            dice=tuple(game.dice) if game.phase is GamePhase.MOVE and game.dice else None,
+            match_length=rules.match_length,
+            score=(game.score[1], game.score[0]) if rules.match_length else (0, 0),
+        ).match_id()
+    except Exception:  # noqa: BLE001 - a state a Match ID cannot express: none shown
+        return None
 
 
 def xgid_of(game) -> str | None:
@@ -500,6 +530,7 @@ def history_row(row: Any, table: Any, user_id: int) -> dict[str, Any]:
 # ---------------------------------------------------------------- messages
 PONG: dict[str, Any] = {"type": "pong"}
 """The answer to a socket ``{"type": "ping"}``."""
+
 
 def error_body(message: str) -> dict[str, Any]:
     """The body of an HTTP error response."""

@@ -414,6 +414,8 @@ function render() {
   $("#pos-id").textContent = st.game.position_id;
   $("#xgid-line").hidden = !st.game.xgid;
   $("#xgid").textContent = st.game.xgid || "";
+  $("#mid-line").hidden = !st.game.match_id;
+  $("#match-id").textContent = st.game.match_id || "";
   renderControls();
   renderStatus();
   // share / join panels
@@ -656,6 +658,8 @@ function renderReplay() {
   $("#pos-id").textContent = e.position_id;
   $("#xgid-line").hidden = !e.xgid;
   $("#xgid").textContent = e.xgid || "";
+  $("#mid-line").hidden = !e.match_id;
+  $("#match-id").textContent = e.match_id || "";
   renderControls();
   $("#status").textContent = `${t("replay")}: ${S.replay} / ${S.history.entries.length - 1}`;
 }

@@ -99,6 +99,8 @@ export const MESSAGES = {
     export_mat: "Export .mat",
     position_id: "Position ID",
     xgid: "XGID",
+    match_id: "マッチID",
+    match_id: "Match ID",
     connection_lost: "Connection lost, reconnecting…",
     orientation: "Board orientation (your home board)",
     bottom_right: "Bottom right",
