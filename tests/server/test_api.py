@@ -255,7 +255,8 @@ def test_ai_answers_by_itself(client):
         "/api/tables", json={"mode": "ai", "seat": "black", "level": "beginner", "rules": {"match_length": 3}}
     )
     tid, tok = r.json()["id"], r.json()["token"]
-    for _ in range(100):  # the computer (white) acts in a background task
+    deadline = time.time() + 180  # the computer (white) acts in a background task (a cold engine compiles first)
+    while time.time() < deadline:
         st = state(client, tid, tok)
         if st["allowed"]:
             break
@@ -313,6 +314,10 @@ def test_export_mat(client):
         # read back, the match is at the same position
         match = replay(read_mat(r.text))
         assert match.game.position.position_id() == state(client, tid)["game"]["position_id"]
+
+
+def test_health(client):
+    assert client.get("/api/health").json() == {"ok": True, "tables": 0, "engine": "not warmed"}
 
 
 def test_index_and_static(client):

@@ -77,12 +77,15 @@ class Server:
         ]
         with open(self.data_dir / "server.log", "ab") as log:
             self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log)
-        for _ in range(200):
+        deadline = time.time() + 300  # a cold start compiles the engine's kernels (numba caches them on disk)
+        while time.time() < deadline:
             try:
-                urllib.request.urlopen(self.url + "/api/health", timeout=1)
-                return
+                with urllib.request.urlopen(self.url + "/api/health", timeout=2) as res:
+                    if json.loads(res.read())["engine"] != "warming":
+                        return
             except OSError:
-                time.sleep(0.05)
+                pass
+            time.sleep(0.1)
         raise RuntimeError("server did not start: " + (self.data_dir / "server.log").read_text())
 
     def kill(self) -> None:
@@ -203,6 +206,7 @@ def shot(page, name: str) -> None:
 
 # --------------------------------------------------------------------------- tests
 def test_full_game_against_the_ai(browser, server):
+    assert server.api("GET", "/api/health")["engine"] == "ready"  # the computer plays with the engine
     page = new_page(browser, server)
     table = server.api(
         "POST",

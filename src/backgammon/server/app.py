@@ -193,7 +193,14 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     @app.get("/api/health")
     async def health() -> dict[str, Any]:
-        return {"ok": True, "tables": len(state["manager"].tables)}
+        warm = state.get("warm")
+        if warm is None:
+            engine = "not warmed"
+        elif not warm.done():
+            engine = "warming"
+        else:
+            engine = "ready" if not warm.cancelled() and warm.exception() is None and warm.result() else "unavailable"
+        return protocol.health_to_wire(len(state["manager"].tables), engine)
 
     # ----------------------------------------------------------- accounts
     @app.post("/api/register")

@@ -528,6 +528,11 @@ def history_row(row: Any, table: Any, user_id: int) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------- messages
+def health_to_wire(tables: int, engine: str) -> dict[str, Any]:
+    """``/api/health``: tables in memory and the engine's state (ready, warming, unavailable, not warmed)."""
+    return {"ok": True, "tables": tables, "engine": engine}
+
+
 PONG: dict[str, Any] = {"type": "pong"}
 """The answer to a socket ``{"type": "ping"}``."""
 
