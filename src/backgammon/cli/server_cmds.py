@@ -49,7 +49,6 @@ def play(
     """Play against the computer in the terminal (type moves like 24/18 13/11; 'double', 'resign', 'quit')."""
     from backgammon.dice import RandomDice
     from backgammon.game import Double, GamePhase, Move, Pass, Player, Resign, ResultKind, Roll, Rules, Take
-    from backgammon.render import ascii_board
     from backgammon.server.agents import make_agent
     from backgammon.server.matchflow import new_match
     from backgammon.server.tables import decide
@@ -63,6 +62,7 @@ def play(
     agent = make_agent(level, seed)
     flow = new_match(Rules(match_length=length))
     games_seen = 0
+    shown = None
     while not flow.is_over:
         game = flow.game
         if length == 0 and flow.games:
@@ -86,8 +86,7 @@ def play(
             flow = flow.apply(action)
             continue
         if game.phase is GamePhase.ROLL:
-            print()
-            print(ascii_board(game.board_for(me), x_name=f"You ({me})", o_name="Computer"))
+            shown = _show(game.board_for(me), me, shown)
             answer = _ask("roll (enter), double, resign, quit: ")
             if answer in ("quit", "q"):
                 return
@@ -111,7 +110,7 @@ def play(
                 print(f"You roll {game.dice[0]}{game.dice[1]}: forced {play or '(no move)'}")
                 flow = flow.apply(Move(me, play))
                 continue
-            print(ascii_board(game.board_for(me), x_name=f"You ({me})", o_name="Computer"))
+            shown = _show(game.board_for(me), me, shown)
             text = _ask(f"You roll {game.dice[0]}{game.dice[1]}. Your move: ")
             if text in ("quit", "q"):
                 return
@@ -129,6 +128,16 @@ def play(
         print(f"\n{flow.games[-1].result}. Final score: White {flow.score[0]}, Black {flow.score[1]}")
     if flow.winner is not None:
         print("You win the match!" if flow.winner is me else "The computer wins the match.")
+
+
+def _show(board, me, shown):
+    """Print the board unless it is the one printed last; return it."""
+    from backgammon.render import ascii_board
+
+    if board != shown:
+        print()
+        print(ascii_board(board, x_name=f"You ({me})", o_name="Computer"))
+    return board
 
 
 def _ask(prompt: str) -> str:
