@@ -516,3 +516,20 @@ def test_lobby_join_and_side_switch(browser, server):
     host.wait_for_function("() => document.querySelector('#matchinfo').textContent.includes('Game 2')")
     x1, _ = center(host, point_selector(1))
     assert x1 < cx  # game 2: sides switched, home board on the left
+
+
+def test_browser_language_and_checker_colours(browser, server):
+    # no saved settings: a Japanese browser gets the Japanese UI
+    context = browser.new_context(locale="ja-JP")
+    page = context.new_page()
+    page.goto(server.url + "/")
+    page.wait_for_selector("#form-ai")
+    assert page.evaluate("document.documentElement.lang") == "ja"
+    assert page.inner_text("#form-ai h2") == "コンピューターと対戦"
+    context.close()
+    # checker colours follow the setting
+    page = new_page(browser, server, settings={"whiteColor": "#ff0000"})
+    table = server.api("POST", "/api/tables", {"mode": "ai", "rules": {"match_length": 3}})
+    open_table(page, server, table)
+    fills = page.eval_on_selector_all("#board circle.checker", "els => els.map(e => e.getAttribute('fill'))")
+    assert fills.count("#ff0000") == 15 and fills.count("#2b2b2b") == 15
