@@ -215,14 +215,14 @@ function send(doc) {
   else flash(t("connection_lost"));
 }
 async function handle(msg) {
-  if (msg.type === "state") setState(msg.state);
+  if (msg.type === "state") { S.sent = null; setState(msg.state); }
   else if (msg.type === "event") {
     if (S.state && msg.state.version > S.state.version + 1) send({ type: "resync" });
     if (S.state && msg.event && msg.event.kind === "move" && msg.event.player !== S.state.you && S.replay === null) {
       await animate(msg.event, S.state);
     }
     setState(msg.state);
-  } else if (msg.type === "error") flash(msg.message);
+  } else if (msg.type === "error") { S.sent = null; flash(msg.message); }
   else if (msg.type === "hint") showHints(msg);
 }
 
@@ -480,14 +480,21 @@ function button(id, label, onclick, primary = false) {
   if (primary) b.className = "primary";
   return b;
 }
-function act(action, extra = {}) { send({ type: "action", action, version: S.state.version, ...extra }); }
+// one action per state: the buttons are disabled until the server answers (an event or an error)
+function act(action, extra = {}) {
+  if (S.sent === S.state.version) return;
+  if (!S.ws || S.ws.readyState !== WebSocket.OPEN) { flash(t("connection_lost")); return; }
+  S.sent = S.state.version;
+  send({ type: "action", action, version: S.state.version, ...extra });
+  renderControls();
+}
 
 function renderControls() {
   const st = S.state;
   const c = $("#controls");
   c.innerHTML = "";
   if (S.replay !== null) return;
-  const a = st.allowed;
+  const a = S.sent === st.version ? [] : st.allowed;
   if (a.includes("roll")) c.appendChild(button("act-roll", t("roll"), () => act("roll"), true));
   if (a.includes("double")) c.appendChild(button("act-double", t("double"), () => act("double")));
   if (a.includes("take")) c.appendChild(button("act-take", t("take"), () => act("take"), true));
