@@ -137,28 +137,36 @@ def parse_move_text(text: str) -> tuple[Segment, ...]:
     return tuple(segments)
 
 
-def _chain_matches(segment: Segment, chain: list[Step]) -> bool:
+def _chain_matches(segment: Segment, chain: list[Step], strict: bool) -> bool:
+    """Does one checker's chain of steps fit the written path?
+
+    Strict: the hits are exactly the marked ones. Lenient: marked points must
+    hit, but a hit on a point left out of the text is accepted.
+    """
     visited = [chain[0].source] + [s.destination for s in chain]
     hit_at = {s.destination: s.hit for s in chain}
     if visited[0] != segment.points[0] or visited[-1] != segment.points[-1]:
         return False
-    for point, marked in zip(segment.points[1:], segment.hits[1:], strict=True):
+    marked_at = dict(zip(segment.points[1:], segment.hits[1:], strict=True))
+    for point, marked in marked_at.items():
         if point not in visited[1:]:
             return False
         if marked and not hit_at.get(point, False):
             return False
+    if strict:
+        return all(marked_at.get(step.destination, False) for step in chain if step.hit)
     return True
 
 
-def _matches(segments: list[Segment], steps: list[Step]) -> bool:
+def _matches(segments: list[Segment], steps: list[Step], strict: bool) -> bool:
     """Can the steps be split into one checker chain per segment?"""
     if not segments:
         return not steps
     seg = segments[0]
 
     def grow(chain: list[Step], remaining: list[Step]) -> bool:
-        if chain and chain[-1].destination == seg.points[-1] and _chain_matches(seg, chain):
-            if _matches(segments[1:], remaining):
+        if chain and chain[-1].destination == seg.points[-1] and _chain_matches(seg, chain, strict):
+            if _matches(segments[1:], remaining, strict):
                 return True
         if chain and chain[-1].destination == OFF_POINT:
             return False
@@ -176,8 +184,10 @@ def parse_play(position: Position, die1: int, die2: int, text: str) -> Play:
     """The legal play that ``text`` describes for this position and roll.
 
     Intermediate points may be left out (``13/4`` for 6-3); a hit marker
-    (``*``) must be on a point where a blot is hit; left-out hit markers are
-    accepted. The text must describe exactly one legal play.
+    (``*``) must be on a point where a blot is hit. When the text fits plays
+    whose hits are exactly the marked ones, only those count (so ``8/2`` is the
+    route that does not hit, ``8/7*/2`` the one that does); otherwise left-out
+    hit markers are accepted. The text must then describe exactly one play.
 
     >>> str(parse_play(Position.initial(), 3, 1, "8/5 6/5"))
     '8/5 6/5'
@@ -197,10 +207,14 @@ def parse_play(position: Position, die1: int, die2: int, text: str) -> Play:
             f"illegal play {text!r} for roll {die1}-{die2} in position {position.position_id()}: "
             "the roll can be played"
         )
+    sequences = all_step_sequences(position, die1, die2)
     found: dict[Position, None] = {}
-    for steps, after in all_step_sequences(position, die1, die2):
-        if after not in found and _matches(segments, list(steps)):
-            found[after] = None
+    for strict in (True, False):
+        for steps, after in sequences:
+            if after not in found and _matches(segments, list(steps), strict):
+                found[after] = None
+        if found:
+            break
     if not found:
         raise IllegalPlayError(
             f"illegal play {text!r} for roll {die1}-{die2} in position {position.position_id()}"
