@@ -340,3 +340,6 @@ def register(app: typer.Typer) -> None:
     train = globals().get("register_train")
     if callable(train):
         train(app)
+
+
+from backgammon.cli.train_cmds import register_train  # noqa: E402  (the training command, kept in its own module)
