@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 
 from backgammon.errors import AmbiguousPlayError, IllegalPlayError, InvalidInputError
-from backgammon.moves import BAR_POINT, OFF_POINT, Play, Step, all_step_sequences, check_dice, legal_plays
+from backgammon.moves import BAR_POINT, OFF_POINT, Play, Step, check_dice, legal_plays, sequences_along
 from backgammon.position import Position
 
 _MAX_TEXT = 200
@@ -80,8 +80,8 @@ class Segment:
     hits: tuple[bool, ...]  # hit marker after each point (first is always False)
 
 
-_TOKEN = re.compile(r"^([^()]+?)(?:\((\d)\))?$")
-_POINT = re.compile(r"^(bar|off|\d{1,2})(\*?)$", re.IGNORECASE)
+_TOKEN = re.compile(r"^([^()]+?)(?:\(([0-9])\))?$")
+_POINT = re.compile(r"^(bar|off|[0-9]{1,2})(\*?)$", re.IGNORECASE)
 
 
 def parse_move_text(text: str) -> tuple[Segment, ...]:
@@ -137,49 +137,6 @@ def parse_move_text(text: str) -> tuple[Segment, ...]:
     return tuple(segments)
 
 
-def _chain_matches(segment: Segment, chain: list[Step], strict: bool) -> bool:
-    """Does one checker's chain of steps fit the written path?
-
-    Strict: the hits are exactly the marked ones. Lenient: marked points must
-    hit, but a hit on a point left out of the text is accepted.
-    """
-    visited = [chain[0].source] + [s.destination for s in chain]
-    hit_at = {s.destination: s.hit for s in chain}
-    if visited[0] != segment.points[0] or visited[-1] != segment.points[-1]:
-        return False
-    marked_at = dict(zip(segment.points[1:], segment.hits[1:], strict=True))
-    for point, marked in marked_at.items():
-        if point not in visited[1:]:
-            return False
-        if marked and not hit_at.get(point, False):
-            return False
-    if strict:
-        return all(marked_at.get(step.destination, False) for step in chain if step.hit)
-    return True
-
-
-def _matches(segments: list[Segment], steps: list[Step], strict: bool) -> bool:
-    """Can the steps be split into one checker chain per segment?"""
-    if not segments:
-        return not steps
-    seg = segments[0]
-
-    def grow(chain: list[Step], remaining: list[Step]) -> bool:
-        if chain and chain[-1].destination == seg.points[-1] and _chain_matches(seg, chain, strict):
-            if _matches(segments[1:], remaining, strict):
-                return True
-        if chain and chain[-1].destination == OFF_POINT:
-            return False
-        here = chain[-1].destination if chain else seg.points[0]
-        for k, step in enumerate(remaining):
-            if step.source == here:
-                if grow(chain + [step], remaining[:k] + remaining[k + 1 :]):
-                    return True
-        return False
-
-    return grow([], steps)
-
-
 def parse_play(position: Position, die1: int, die2: int, text: str) -> Play:
     """The legal play that ``text`` describes for this position and roll.
 
@@ -207,14 +164,15 @@ def parse_play(position: Position, die1: int, die2: int, text: str) -> Play:
             f"illegal play {text!r} for roll {die1}-{die2} in position {position.position_id()}: "
             "the roll can be played"
         )
-    sequences = all_step_sequences(position, die1, die2)
     found: dict[Position, None] = {}
-    for strict in (True, False):
-        for steps, after in sequences:
-            if after not in found and _matches(segments, list(steps), strict):
-                found[after] = None
-        if found:
-            break
+    exact: dict[Position, None] = {}  # matches whose hits are exactly the marked ones
+    paths = tuple((seg.points, seg.hits) for seg in segments)
+    for _steps, after, unmarked_hits in sequences_along(position, die1, die2, paths, plays):
+        found[after] = None
+        if not unmarked_hits:
+            exact[after] = None
+    if exact:
+        found = exact
     if not found:
         raise IllegalPlayError(
             f"illegal play {text!r} for roll {die1}-{die2} in position {position.position_id()}"
