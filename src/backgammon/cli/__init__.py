@@ -27,7 +27,7 @@ def _register() -> None:
     from backgammon.cli import core
 
     core.register(app)
-    for name in ("engine_cmds", "server_cmds", "study_cmds"):
+    for name in ("formats_cmds", "engine_cmds", "server_cmds", "study_cmds"):
         try:
             module = __import__(f"backgammon.cli.{name}", fromlist=["register"])
         except ModuleNotFoundError as exc:

@@ -195,8 +195,8 @@ def successors(board: np.ndarray, d1: int, d2: int, out: np.ndarray) -> int:
     if n > 0:
         return n
     # only one die can be played: the larger one if possible
-    hi = d1 if d1 > d2 else d2
-    lo = d2 if d1 > d2 else d1
+    hi = max(d2, d1)
+    lo = min(d1, d2)
     for s1 in range(24, -1, -1):
         if _can_move(board, s1, hi):
             tmp[:, :] = board

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from backgammon.engine._fastboard import MAX_PLAYS, OVER, CONTACT, phase, successors
+from backgammon.engine._fastboard import CONTACT, MAX_PLAYS, phase, successors
 from backgammon.engine.encoding import MAX_NONZERO, encode_sparse
 from backgammon.engine.network import NUM_OUTPUTS, forward_sparse
 from backgammon.engine.pubeval import pubeval_score
@@ -195,6 +195,90 @@ def td_train_games(cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, seed, game0, ngames, 
             if over:
                 break
             board[:, :] = cand[c]
+        stats[0] += 1.0
+        stats[1] += ply
+
+
+MAX_PLIES = 2000
+
+
+@njit(cache=True, nogil=True, fastmath=True)
+def td_lambda_games(cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, seed, game0, ngames, alpha, lam, stats):
+    """Like :func:`td_train_games` but TD(lambda) by offline lambda-returns, applied after each game.
+
+    During a game the weights stay fixed; at its end each position ``s_t`` is
+    moved towards ``G_t = (1 - lam) * V(s_t+1) + lam * G_t+1`` (each in the
+    view of the side on roll at ``s_t``), ``G`` of the last position being the
+    game's result. Same dice as :func:`td_train_games` for the same seed.
+    """
+    cand = np.empty((MAX_PLAYS, 2, 25), dtype=np.int8)
+    idx = np.empty(MAX_NONZERO, dtype=np.int64)
+    val = np.empty(MAX_NONZERO, dtype=np.float64)
+    hid = np.empty(max(cb1.shape[0], rb1.shape[0]))
+    hid_c = np.empty(cb1.shape[0])
+    hid_r = np.empty(rb1.shape[0])
+    out = np.empty(NUM_OUTPUTS)
+    cur = np.empty(NUM_OUTPUTS)
+    delta = np.empty(NUM_OUTPUTS)
+    boards = np.empty((MAX_PLIES, 2, 25), dtype=np.int8)
+    targets = np.empty((MAX_PLIES, NUM_OUTPUTS))
+    board = np.empty((2, 25), dtype=np.int8)
+    for g in range(game0, game0 + ngames):
+        np.random.seed(game_seed(seed, g))
+        board[:, :] = INITIAL
+        d1, d2 = _opening_roll()
+        ply = 0
+        while True:
+            if ply > 0:
+                d1 = np.random.randint(1, 7)
+                d2 = np.random.randint(1, 7)
+            boards[ply] = board
+            c = choose_net(board, d1, d2, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, out,
+                           targets[ply])
+            over = side_done(cand[c, 1])
+            if over:
+                pts = mover_won_result(cand[c], targets[ply])
+                if ply % 2 == 0:
+                    stats[3] += 1.0
+                if pts >= 2.0:
+                    stats[4] += 1.0
+                if pts >= 3.0:
+                    stats[5] += 1.0
+            ply += 1
+            if over or ply >= MAX_PLIES:
+                break
+            board[:, :] = cand[c]
+        # lambda-returns, backwards: targets[t] becomes G_t
+        for t in range(ply - 2, -1, -1):
+            nxt = targets[t + 1]
+            g0 = 1.0 - nxt[0]
+            g1 = nxt[3]
+            g2 = nxt[4]
+            g3 = nxt[1]
+            g4 = nxt[2]
+            targets[t, 0] = (1.0 - lam) * targets[t, 0] + lam * g0
+            targets[t, 1] = (1.0 - lam) * targets[t, 1] + lam * g1
+            targets[t, 2] = (1.0 - lam) * targets[t, 2] + lam * g2
+            targets[t, 3] = (1.0 - lam) * targets[t, 3] + lam * g3
+            targets[t, 4] = (1.0 - lam) * targets[t, 4] + lam * g4
+        for t in range(ply):
+            k = encode_sparse(boards[t], idx, val)
+            contact = phase(boards[t]) == CONTACT
+            if contact:
+                forward_sparse(idx, val, k, cw1, cb1, cw2, cb2, hid_c, cur)
+            else:
+                forward_sparse(idx, val, k, rw1, rb1, rw2, rb2, hid_r, cur)
+            err = 0.0
+            for o in range(NUM_OUTPUTS):
+                delta[o] = targets[t, o] - cur[o]
+                err += delta[o] * delta[o]
+            stats[2] += err
+            if contact:
+                stats[6] += 1.0
+                _update(idx, val, k, cw1, cb1, cw2, cb2, hid_c, delta, alpha)
+            else:
+                stats[7] += 1.0
+                _update(idx, val, k, rw1, rb1, rw2, rb2, hid_r, delta, alpha)
         stats[0] += 1.0
         stats[1] += ply
 

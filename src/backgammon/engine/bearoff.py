@@ -24,8 +24,8 @@ from __future__ import annotations
 import math
 import os
 import threading
-from pathlib import Path
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 from numba import njit

@@ -85,8 +85,7 @@ def encode_sparse(board: np.ndarray, idx: np.ndarray, val: np.ndarray) -> int:
         for i in range(24):
             if side[i] >= 2:
                 run += 1
-                if run > longest:
-                    longest = run
+                longest = max(longest, run)
                 if i < 6:
                     home += 1
             else:

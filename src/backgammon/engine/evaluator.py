@@ -46,6 +46,7 @@ __all__ = [
     "RandomEvaluator",
     "board_of",
     "check_boards",
+    "default_evaluator",
     "default_weights_path",
 ]
 
@@ -346,3 +347,12 @@ class PubEval(_BoardEvaluator):
         race = position.is_race()
         scores = [pubeval_score(board_of(p.position), race, WC, WR) for p in plays]
         return plays[int(np.argmax(scores))]
+
+
+def default_evaluator() -> NetEvaluator:
+    """The engine's default evaluator: the shipped nets with the bear-off database.
+
+    Raises:
+        EngineError: if the shipped weights cannot be loaded.
+    """
+    return NetEvaluator.default()

@@ -89,8 +89,12 @@ class NetPair:
     race: Net
     meta: dict
 
-    def save(self, path: str | Path) -> None:
-        """Write the weights (float32) and metadata to an ``.npz`` file."""
+    def save(self, path: str | Path, record: bool = False) -> None:
+        """Write the weights (float32) and metadata to an ``.npz`` file.
+
+        With ``record``, also write the metadata as readable JSON beside it
+        (same name, ``.json``).
+        """
         meta = dict(self.meta)
         meta.update(format=FORMAT, format_version=FORMAT_VERSION,
                     encoding=encoding.NAME, encoding_version=encoding.VERSION)
@@ -102,6 +106,8 @@ class NetPair:
         tmp = path.with_name(path.name + ".tmp.npz")
         np.savez_compressed(tmp, meta=np.array(json.dumps(meta, sort_keys=True)), **arrays)
         tmp.replace(path)
+        if record:
+            path.with_suffix(".json").write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
     @classmethod
     def load(cls, path: str | Path) -> NetPair:

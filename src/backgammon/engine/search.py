@@ -26,7 +26,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from backgammon.engine._fastboard import MAX_PLAYS, OVER, phase, successors
+from backgammon.engine._fastboard import MAX_PLAYS, OVER, phase, successors, successors_py
 from backgammon.engine.evaluator import Evaluator, Probabilities, board_of, equities, flip_array
 from backgammon.errors import InvalidInputError
 from backgammon.moves import Play
@@ -34,12 +34,14 @@ from backgammon.position import Position
 
 __all__ = [
     "DEFAULT_FILTERS",
+    "ROLLS",
     "MoveFilter",
     "RankedPlay",
-    "ROLLS",
+    "best_board",
     "best_play",
     "evaluate_boards_ply",
     "evaluate_ply",
+    "rank_boards",
     "rank_plays",
 ]
 
@@ -167,28 +169,66 @@ def rank_plays(
     if position.is_game_over():
         raise InvalidInputError(f"the game is over in {position!r}: there is no play to choose")
     plays = position.legal_plays(die1, die2)
-    if isinstance(move_filter, MoveFilter):
-        filters: tuple[MoveFilter, ...] = (move_filter,)
-    else:
-        filters = DEFAULT_FILTERS if move_filter is None else tuple(move_filter)
-        if not filters:
-            raise InvalidInputError("expected at least one move filter")
     boards = np.stack([board_of(p.position) for p in plays])
+    order, vals, _ = rank_boards(boards, evaluator, plies, move_filter)
+    eq = equities(vals)
+    return [RankedPlay(plays[j], Probabilities.from_array(vals[j]), float(eq[j])) for j in order]
+
+
+def _filters(move_filter: tuple[MoveFilter, ...] | MoveFilter | None) -> tuple[MoveFilter, ...]:
+    if isinstance(move_filter, MoveFilter):
+        return (move_filter,)
+    filters = DEFAULT_FILTERS if move_filter is None else tuple(move_filter)
+    if not filters or not all(isinstance(f, MoveFilter) for f in filters):
+        raise InvalidInputError(f"expected one or more MoveFilter, got {move_filter!r}")
+    return filters
+
+
+def rank_boards(
+    boards: np.ndarray,
+    evaluator: Evaluator,
+    plies: int = 0,
+    move_filter: tuple[MoveFilter, ...] | MoveFilter | None = None,
+) -> tuple[list[int], np.ndarray, np.ndarray]:
+    """Rank candidate results (raw boards, opponent on roll) for the mover.
+
+    Returns ``(order, values, depth)``: indices best first, the mover's
+    outputs ``(n, 5)`` and the ply each candidate was scored at.
+
+    Raises:
+        InvalidInputError: for a bad filter or ``plies``.
+    """
+    filters = _filters(move_filter)
     vals = flip_array(evaluator.evaluate_boards(boards))  # the mover's view
-    depth = np.zeros(len(plays), dtype=np.int64)
-    alive = np.arange(len(plays))
+    depth = np.zeros(len(boards), dtype=np.int64)
+    alive = np.arange(len(boards))
     for ply in range(1, plies + 1):
         f = filters[min(ply - 1, len(filters) - 1)]
         eq = equities(vals[alive])
         order = np.argsort(-eq, kind="stable")
         best = eq[order[0]]
-        keep = [alive[j] for j in order[: f.keep] if eq[j] >= best - f.threshold]
-        alive = np.array(keep, dtype=np.int64)
+        alive = np.array([alive[j] for j in order[: f.keep] if eq[j] >= best - f.threshold], dtype=np.int64)
         vals[alive] = flip_array(evaluate_boards_ply(boards[alive], evaluator, ply))
         depth[alive] = ply
     eq = equities(vals)
-    order = sorted(range(len(plays)), key=lambda j: (-depth[j], -eq[j]))
-    return [RankedPlay(plays[j], Probabilities.from_array(vals[j]), float(eq[j])) for j in order]
+    order = sorted(range(len(boards)), key=lambda j: (-depth[j], -eq[j]))
+    return order, vals, depth
+
+
+def best_board(
+    board: np.ndarray,
+    die1: int,
+    die2: int,
+    evaluator: Evaluator,
+    plies: int = 0,
+    move_filter: tuple[MoveFilter, ...] | MoveFilter | None = None,
+) -> np.ndarray:
+    """Fast path on raw boards: the best result (flipped) of a roll. The caller passes a valid board and dice."""
+    cands = successors_py(board, die1, die2)
+    if len(cands) == 1:
+        return cands[0]
+    order, _, _ = rank_boards(cands, evaluator, plies, move_filter)
+    return cands[order[0]]
 
 
 def best_play(

@@ -25,8 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-from backgammon.engine import encoding
 from backgammon.engine import _selfplay as sp
+from backgammon.engine import encoding
 from backgammon.engine.network import Net, NetPair
 from backgammon.engine.pubeval import WC, WR
 from backgammon.errors import EngineError, InvalidInputError
@@ -47,6 +47,8 @@ class TrainConfig:
     # the learning rate halves at each of these game counts
     alpha_steps: tuple[int, ...] = (100_000, 300_000, 800_000)
     init_scale: float = 0.1
+    # 0: online TD(0); above 0: TD(lambda) by offline lambda-returns after each game
+    lam: float = 0.0
 
     def alpha_at(self, game: int) -> float:
         """Learning rate for game number ``game``."""
@@ -61,6 +63,7 @@ class TrainConfig:
     def from_json(cls, d: dict) -> TrainConfig:
         d = dict(d)
         d["alpha_steps"] = tuple(d["alpha_steps"])
+        d.setdefault("lam", 0.0)  # runs from before lambda was a setting
         return cls(**d)
 
 
@@ -89,7 +92,9 @@ class TrainState:
 
     def net_pair(self, extra: dict | None = None) -> NetPair:
         meta = {"games": self.games, "seconds": round(self.seconds, 1), "config": self.config.to_json(),
-                "method": "self-play TD(0), 0-ply greedy move choice, cross-entropy gradient"}
+                "method": (f"self-play TD({self.config.lam:g})"
+                           + (", online" if self.config.lam == 0 else ", offline lambda-returns after each game")
+                           + ", 0-ply greedy move choice, cross-entropy gradient")}
         if extra:
             meta.update(extra)
         return NetPair(self.contact.copy(), self.race.copy(), meta)
@@ -141,7 +146,11 @@ def train_chunk(state: TrainState, ngames: int) -> dict:
     g = start
     while g < end:
         nxt = min([end] + [s for s in state.config.alpha_steps if s > g])
-        sp.td_train_games(*state.arrays(), state.config.seed, g, nxt - g, state.config.alpha_at(g), stats)
+        if state.config.lam > 0:
+            sp.td_lambda_games(*state.arrays(), state.config.seed, g, nxt - g, state.config.alpha_at(g),
+                               state.config.lam, stats)
+        else:
+            sp.td_train_games(*state.arrays(), state.config.seed, g, nxt - g, state.config.alpha_at(g), stats)
         g = nxt
     dt = time.perf_counter() - t0
     state.games = end

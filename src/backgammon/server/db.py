@@ -108,7 +108,7 @@ def open_database(url: str) -> sessionmaker:
         if url.startswith("postgresql://"):
             url = "postgresql+psycopg://" + url[len("postgresql://") :]
         engine = create_engine(url, future=True, pool_pre_ping=True)
-    except Exception as exc:  # sqlalchemy.exc.ArgumentError, missing driver (ImportError)
+    except Exception as exc:  # noqa: BLE001 - sqlalchemy.exc.ArgumentError, missing driver (ImportError)
         raise InvalidInputError(f"invalid database url {url!r}: {exc}") from None
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)

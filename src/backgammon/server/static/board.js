@@ -160,7 +160,8 @@ export function renderBoard(svg, model, opts) {
     root.appendChild(g);
   }
   if (model.crawford) {
-    root.appendChild(el("text", { x: X(230), y: Y(395) - 40, "text-anchor": "middle", class: "crawford" }, opts.crawfordLabel || "Crawford"));
+    const lx = model.dice && !model.diceMine ? 710 : 230;
+    root.appendChild(el("text", { x: X(lx), y: Y(380) + 8, "text-anchor": "middle", class: "crawford" }, opts.crawfordLabel || "Crawford"));
   }
 }
 

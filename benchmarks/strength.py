@@ -1,0 +1,59 @@
+"""Engine strength: seeded cubeless money games against reference players.
+
+Each dice sequence is played twice with the sides swapped; the table gives the
+engine's points per game with the standard error over sequences.
+
+    python benchmarks/strength.py --pairs 500 --gnubg-pairs 300 --gnubg2-pairs 0
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+from _players import duel, engine_player, gnubg_player, pubeval_player, random_player
+from rich.console import Console
+from rich.table import Table
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--pairs", type=int, default=300, help="dice sequences against random and pubeval")
+    ap.add_argument("--gnubg-pairs", type=int, default=200, help="dice sequences against gnubg 0-ply (0: skip)")
+    ap.add_argument("--gnubg2-pairs", type=int, default=0, help="dice sequences against gnubg 2-ply (0: skip)")
+    ap.add_argument("--plies", type=int, default=0, help="our engine's lookahead")
+    ap.add_argument("--weights", default=None, help="weights file (default: the shipped one)")
+    ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--json", default=None, help="also write the results here")
+    args = ap.parse_args()
+
+    from backgammon.engine.evaluator import NetEvaluator
+
+    ev = NetEvaluator(args.weights) if args.weights else NetEvaluator.default()
+    me = engine_player(args.plies, ev)
+    opponents = [("random", random_player(args.seed), args.pairs), ("pubeval", pubeval_player(), args.pairs)]
+    if args.gnubg_pairs:
+        opponents.append(("gnubg 0-ply", gnubg_player(0), args.gnubg_pairs))
+    if args.gnubg2_pairs:
+        opponents.append(("gnubg 2-ply", gnubg_player(2), args.gnubg2_pairs))
+    table = Table(title=f"engine {args.plies}-ply (weights: {ev.meta.get('games')} training games), cubeless money")
+    for col in ("opponent", "games", "points/game", "std. error", "win rate", "seconds"):
+        table.add_column(col, justify="right")
+    results = {}
+    for name, player, pairs in opponents:
+        t = time.perf_counter()
+        r = duel(me, player, pairs, args.seed)
+        r["seconds"] = round(time.perf_counter() - t, 1)
+        results[name] = r
+        table.add_row(name, str(r["games"]), f"{r['ppg']:+.3f}", f"{r['se']:.3f}", f"{r['win_rate']:.3f}",
+                      f"{r['seconds']}")
+    Console().print(table)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"plies": args.plies, "seed": args.seed, "weights_games": ev.meta.get("games"),
+                       "results": results}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

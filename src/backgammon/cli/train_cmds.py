@@ -1,0 +1,67 @@
+"""The ``train`` command (self-play training of the engine's nets).
+
+:func:`register_train` adds it; :mod:`backgammon.cli.engine_cmds` calls that.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from backgammon.errors import InvalidInputError
+
+
+def train(
+    run_dir: Path = typer.Argument(..., help="directory for the checkpoint, log and best weights (resumed if present)"),
+    games: int = typer.Option(100_000, "--games", "-n", help="train until this many games in total"),
+    seed: int = typer.Option(1, "--seed", help="seed of the run (initial weights and every game's dice)"),
+    contact_hidden: int = typer.Option(96, "--contact-hidden", help="hidden units of the contact net"),
+    race_hidden: int = typer.Option(48, "--race-hidden", help="hidden units of the race net"),
+    alpha: float = typer.Option(0.1, "--alpha", help="initial learning rate (halves at 100k, 300k, 800k games)"),
+    lam: float = typer.Option(0.0, "--lambda", help="TD(lambda): 0 = online TD(0); 0 < lambda <= 1 = offline lambda-returns"),
+    chunk: int = typer.Option(2000, "--chunk", help="games between checkpoints"),
+    eval_every: int = typer.Option(20_000, "--eval-every", help="games between strength checks against pubeval"),
+    eval_pairs: int = typer.Option(500, "--eval-pairs", help="dice sequences per check (each played twice)"),
+    export: Path | None = typer.Option(None, "--export", help="write the best weights here when done"),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
+) -> None:
+    """Train the nets by self-play TD learning (resumable; see the run directory's train.log)."""
+    from backgammon.engine.train import BEST, TrainConfig, run
+
+    if games < 0 or chunk <= 0 or eval_every <= 0 or eval_pairs <= 0:
+        raise InvalidInputError(f"expected positive counts, got games={games!r} chunk={chunk!r}")
+    if contact_hidden <= 0 or race_hidden <= 0 or not alpha > 0:
+        raise InvalidInputError(f"expected positive sizes and rate, got {contact_hidden!r}, {race_hidden!r}, {alpha!r}")
+    if not 0.0 <= lam <= 1.0:
+        raise InvalidInputError(f"expected --lambda between 0 and 1, got {lam!r}")
+    config = TrainConfig(seed=seed, contact_hidden=contact_hidden, race_hidden=race_hidden, alpha=alpha, lam=lam)
+    if quiet:
+        state = run(run_dir, config, games, chunk, eval_every, eval_pairs)
+    else:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        with Progress(TextColumn("training"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[info]}"),
+                      TimeRemainingColumn()) as bar:
+            task = bar.add_task("train", total=games, info="")
+
+            def progress(state, info) -> None:
+                text = f"{info['games_per_s']:.0f} games/s"
+                if state.history:
+                    h = state.history[-1]
+                    text += f"  vs pubeval {h['vs_pubeval']:+.3f} ± {h['se']:.3f} at {h['games']}"
+                bar.update(task, completed=state.games, info=text)
+
+            state = run(run_dir, config, games, chunk, eval_every, eval_pairs, progress)
+    last = state.history[-1] if state.history else None
+    print(f"games {state.games}  seconds {state.seconds:.0f}  "
+          + (f"vs pubeval {last['vs_pubeval']:+.3f} ± {last['se']:.3f} ({last['n']} games)" if last else ""))
+    if export is not None:
+        import shutil
+
+        shutil.copyfile(Path(run_dir) / BEST, export)
+        print(f"best weights written to {export}")
+
+
+def register_train(app: typer.Typer) -> None:
+    app.command("train")(train)

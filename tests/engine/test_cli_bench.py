@@ -1,0 +1,40 @@
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from backgammon.cli import main
+
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+def test_train_command_runs_and_resumes(tmp_path, capsys) -> None:
+    args = ["train", str(tmp_path / "run"), "--games", "2", "--chunk", "1", "--eval-pairs", "1",
+            "--contact-hidden", "6", "--race-hidden", "3", "-q"]
+    main(args)
+    assert "games 2" in capsys.readouterr().out
+    main(args[:3] + ["4"] + args[4:] + ["--export", str(tmp_path / "w.npz")])
+    out = capsys.readouterr().out
+    assert "games 4" in out and (tmp_path / "w.npz").exists()
+
+
+@pytest.mark.parametrize("bad", [["--games", "-1"], ["--lambda", "2"], ["--contact-hidden", "0"]])
+def test_train_command_bad_input(tmp_path, capsys, bad) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["train", str(tmp_path / "run"), "-q", *bad])
+    assert exc.value.code == 2
+    assert capsys.readouterr().err.startswith("error: ")
+
+
+def test_benchmark_players_make_legal_plays() -> None:
+    pytest.importorskip("gnubg_nn")
+    sys.path.insert(0, str(BENCH))
+    try:
+        from _players import engine_player, gnubg_player, play_game, pubeval_player
+    finally:
+        sys.path.remove(str(BENCH))
+    for k in range(2):
+        pts = play_game(gnubg_player(0), pubeval_player(), np.random.default_rng([9, k]), check=True)
+        assert pts in (-3, -2, -1, 1, 2, 3)
+    assert play_game(engine_player(0), gnubg_player(0), np.random.default_rng(4), check=True) != 0

@@ -1,0 +1,94 @@
+import numpy as np
+import pytest
+
+from backgammon import Position
+from backgammon.engine.evaluator import NetEvaluator, Probabilities, RandomEvaluator, flip_array
+from backgammon.engine.search import ROLLS, MoveFilter, best_play, evaluate_ply, rank_plays
+from backgammon.errors import InvalidInputError
+
+from ._helpers import FakeEvaluator
+
+
+def test_rolls_cover_36() -> None:
+    assert len(ROLLS) == 21 and sum(w for _, _, w in ROLLS) == 36
+
+
+def test_one_ply_is_the_average_of_zero_ply_over_21_rolls() -> None:
+    fake = FakeEvaluator()
+    p = Position.from_points({24: 2, 13: 5, 8: 3, 6: 5}, {24: 2, 13: 5, 8: 3, 6: 4, 3: 1})
+    expected = np.zeros(5)
+    for d1, d2, w in ROLLS:
+        best = max(p.legal_plays(d1, d2), key=lambda pl: -fake.evaluate(pl.position).equity())
+        expected += w / 36 * fake.evaluate(best.position).flip().as_array()
+    got = evaluate_ply(p, fake, 1).as_array()
+    assert got == pytest.approx(expected, abs=1e-12)
+    assert not np.allclose(got, fake.evaluate(p).as_array())
+
+
+def test_rank_plays_at_zero_ply_orders_by_equity() -> None:
+    fake = FakeEvaluator()
+    p = Position.initial()
+    ranked = rank_plays(p, 6, 5, fake, 0)
+    assert len(ranked) == len(p.legal_plays(6, 5))
+    eqs = [r.equity for r in ranked]
+    assert eqs == sorted(eqs, reverse=True)
+    for r in ranked:
+        assert r.equity == pytest.approx(fake.evaluate(r.play.position).flip().equity())
+        assert r.probabilities.equity() == pytest.approx(r.equity)
+
+
+def test_filter_keeps_the_best_few() -> None:
+    fake = FakeEvaluator()
+    ranked = rank_plays(Position.initial(), 4, 2, fake, 1, MoveFilter(2, 10.0))
+    top = ranked[:2]
+    for r in top:
+        assert r.probabilities.as_array() == pytest.approx(
+            flip_array(np.array([evaluate_ply(r.play.position, fake, 1).as_array()]))[0])
+
+
+@pytest.mark.parametrize("plies", [0, 1, 2])
+def test_bears_off_rather_than_moves(plies: int) -> None:
+    p = Position.from_points({1: 1, 2: 1}, {1: 2, 2: 2, 12: 1})
+    assert str(best_play(p, 2, 1, NetEvaluator.default(), plies)) == "2/off 1/off"
+
+
+@pytest.mark.parametrize("plies", [0, 1])
+def test_hits_to_win(plies: int) -> None:
+    # the opponent's last checker, a blot on my 4-point, is far ahead in the race: hit it
+    p = Position.from_points({8: 2, 6: 2, 5: 2, 4: 0, 3: 2, 2: 2, 1: 2, 13: 3}, {21: 1})
+    ranked = rank_plays(p, 4, 1, NetEvaluator.default(), plies)
+    assert "*" in str(ranked[0].play)
+
+
+def test_bad_arguments() -> None:
+    ev = RandomEvaluator(1)
+    with pytest.raises(InvalidInputError, match="plies"):
+        rank_plays(Position.initial(), 3, 1, ev, 7)
+    with pytest.raises(InvalidInputError):
+        rank_plays(Position.initial(), 0, 1, ev)
+    with pytest.raises(InvalidInputError, match="over"):
+        rank_plays(Position.from_points({}, {6: 1}), 3, 1, ev)
+    with pytest.raises(InvalidInputError):
+        MoveFilter(0, 0.1)
+
+
+def test_probabilities_of_finishing_play() -> None:
+    p = Position.from_points({1: 1}, {6: 15})
+    r = rank_plays(p, 3, 1, NetEvaluator.default(), 1)[0]
+    assert r.probabilities == Probabilities(1.0, 1.0, 0.0, 0.0, 0.0) and r.equity == 2.0
+
+
+def test_pubeval_through_search_plays_like_pubeval() -> None:
+    from backgammon.engine.evaluator import PubEval
+
+    from ._helpers import random_positions
+
+    pe = PubEval()
+    checked = 0
+    for k, p in enumerate(random_positions(120, seed=13)):
+        d1, d2 = 1 + k % 6, 1 + (k // 6) % 6
+        if p.is_race() or any(pl.position.is_race() for pl in p.legal_plays(d1, d2)):
+            continue  # pubeval picks its weights by the board before the play; search sees the boards after
+        assert best_play(p, d1, d2, pe).position == pe.choose(p, d1, d2).position
+        checked += 1
+    assert checked > 50
