@@ -79,6 +79,7 @@ def test_bad_input_exit_2_one_line(capsys, argv: list[str]) -> None:
     assert code == 2
     assert out == ""
     assert err.count("\n") == 1 and err.startswith("error: "), err
+    assert err[7].islower(), err  # messages are lowercase, click's usage errors included
     assert "Traceback" not in err
 
 
