@@ -457,12 +457,12 @@ def review_table(table: Any, plies: int = 0) -> dict[str, Any]:
     Raises:
         IllegalActionError: when the table's match is not over.
     """
-    from backgammon.engine.analysis import analyze_match, report_json
+    from backgammon.engine.analysis import report_json
     from backgammon.game import Player
 
     if not table.is_over:
         raise IllegalActionError("no review yet: the game is not finished")
-    report = analyze_match(table.flow, evaluator(), plies=plies, luck=True)
+    report = _analyze_table(table, plies)
     data = report_json(report)
     for d in data["decisions"]:
         d["grade"] = grade(d["error"]).value
@@ -475,6 +475,39 @@ def review_table(table: Any, plies: int = 0) -> dict[str, Any]:
     data["table_id"] = table.id
     data["depth"] = plies
     return data
+
+
+def _analyze_table(table: Any, plies: int) -> Any:
+    """The engine's report on a table's match; a first game set up from a position starts there."""
+    from backgammon.engine.analysis import MatchReport, analyze_game, totals
+    from backgammon.game import Game, Player
+    from backgammon.server import protocol
+
+    match = table.flow
+    games = list(match.games)
+    if match.game is not None and match.game not in games and match.game.log:
+        games.append(match.game)
+    start_doc = table.config.get("start")
+    decisions: list[Any] = []
+    ev = evaluator()
+    for number, game in enumerate(games, 1):
+        start = None
+        if number == 1 and start_doc:
+            start = Game.from_position(
+                Position.from_position_id(start_doc["position_id"]),
+                on_roll=protocol.player_from_wire(start_doc.get("on_roll", "white")),
+                rules=game.rules,
+                score=game.score,
+                crawford_game=game.crawford_game,
+            )
+        decisions.extend(analyze_game(game, ev, number, plies, luck=True, start=start))
+    names = {Player.WHITE: match.players[0], Player.BLACK: match.players[1]}
+    return MatchReport(
+        decisions=tuple(decisions),
+        totals={p: totals(decisions, p, names[p]) for p in (Player.WHITE, Player.BLACK)},
+        match_length=match.rules.match_length,
+        final_score=tuple(match.score),
+    )
 
 
 def make_router(state: dict[str, Any], read_body: Any) -> APIRouter:

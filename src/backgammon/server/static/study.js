@@ -253,7 +253,7 @@ function renderAnalysis(doc, mine) {
     ? `<tr><th>#</th><th>${s("play")}</th><th>${s("equity")}</th><th>${s("loss")}</th><th>${s("win")}</th><th>${s("gammon")}</th><th>${s("lose_gammon")}</th></tr>` + rows.join("")
     : `<tr><td>${s("err_no_dice")}</td></tr>`;
   const c = doc.cube;
-  const act = { no_double: "act_no_double", double_take: "act_double_take", double_pass: "act_double_pass", too_good: "act_too_good", no_redouble: "act_no_redouble" };
+  const act = { "no double": "act_no_double", "double, take": "act_double_take", "double, pass": "act_double_pass", "too good to double, take": "act_too_good_take", "too good to double, pass": "act_too_good_pass" };
   $("#cubetable").innerHTML = `<tr><td>${s("no_double")}</td><td>${fmt(c.no_double)}</td></tr><tr><td>${s("double_take")}</td><td>${fmt(c.double_take)}</td></tr><tr><td>${s("double_pass")}</td><td>${fmt(c.double_pass)}</td></tr><tr><td>${s("action")}</td><td class="cube-action">${esc(s(act[c.action] || c.action))}</td></tr><tr><td>${s("win")} / ${s("gammon")}</td><td>${pct(c.win)} / ${pct(c.win_gammon)}</td></tr>`;
   $("#btn-rollout").disabled = !doc.plays;
   $("#analysis").hidden = false;
