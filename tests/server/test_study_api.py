@@ -242,14 +242,17 @@ def finished_game(client):
 
 
 def test_review_of_a_finished_game_is_stored(client):
-    tid, _ = finished_game(client)
-    error_of(client.get(f"/api/study/reviews/{tid}"), 404)
-    r = client.post(f"/api/study/reviews/{tid}")
-    assert r.status_code == 200, r.text
-    doc = r.json()
-    plays = [d for d in doc["decisions"] if d["kind"] == "play"]
-    assert plays and all(d["error"] >= 0 for d in plays)
-    errors = [d for d in plays if d["grade"] != "good"]
+    for _ in range(4):  # the dice decide how much the wasteful plays cost: a few games at most
+        tid, _ = finished_game(client)
+        error_of(client.get(f"/api/study/reviews/{tid}"), 404)
+        r = client.post(f"/api/study/reviews/{tid}")
+        assert r.status_code == 200, r.text
+        doc = r.json()
+        plays = [d for d in doc["decisions"] if d["kind"] == "play"]
+        assert plays and all(d["error"] >= 0 for d in plays)
+        errors = [d for d in plays if d["grade"] != "good"]
+        if errors:
+            break
     assert errors, "wasting checkers in a race must show as an error"
     assert all(d["best"] != d["chosen"] for d in errors)
     names = {p["name"] for p in doc["players"].values()}
