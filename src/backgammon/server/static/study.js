@@ -474,8 +474,8 @@ async function openReview(id) {
   $("#review-status").textContent = "";
   $("#review").hidden = false;
   const players = Object.values(R.data.players);
-  $("#review-totals").innerHTML = `<tr><th>${s("player")}</th><th>${s("player")}</th><th>${s("decisions")}</th><th>${s("errors")}</th><th>${s("error_rate")}</th><th>${s("pr")}</th><th>${s("luck")}</th></tr>`.replace(`<th>${s("player")}</th><th>${s("player")}</th>`, `<th></th><th>${s("player")}</th>`) +
-    players.map((p) => `<tr><td></td><td>${esc(p.name)}</td><td>${p.unforced}</td><td>${p.errors}</td><td>${pct(p.error_rate)}%</td><td>${p.pr.toFixed(1)}</td><td>${p.luck === undefined ? "—" : fmt(p.luck, 2)}</td></tr>`).join("");
+  $("#review-totals").innerHTML = `<tr><th>${s("player")}</th><th>${s("decisions")}</th><th>${s("errors")}</th><th>${s("error_rate")}</th><th>${s("pr")}</th><th>${s("luck")}</th></tr>` +
+    players.map((p) => `<tr><td>${esc(p.name)}</td><td>${p.unforced}</td><td>${p.errors}</td><td>${pct(p.error_rate)}%</td><td>${p.pr.toFixed(1)}</td><td>${p.luck === undefined ? "—" : fmt(p.luck, 2)}</td></tr>`).join("");
   renderReviewList();
   const firstErr = R.data.decisions.findIndex((d) => d.grade !== "good");
   showDecision(firstErr >= 0 ? firstErr : 0);
