@@ -274,3 +274,26 @@ def test_study_page_is_served(client):
     for path in ("/study", "/study/lessons", "/study/lessons/bar-entry", "/study/review/abc"):
         r = client.get(path)
         assert r.status_code == 200 and "study.js" in r.text
+
+
+# ------------------------------------------------------------------ texts
+def test_study_texts_in_both_languages():
+    import re
+    from pathlib import Path
+
+    static = Path(__file__).resolve().parents[2] / "src" / "backgammon" / "server" / "static"
+    text = (static / "study-i18n.js").read_text()
+    en = text[text.index("  en: {") : text.index("  ja: {")]
+    ja = text[text.index("  ja: {") :]
+    key = re.compile(r"^    (\w+):", re.MULTILINE)
+    en_keys, ja_keys = key.findall(en), key.findall(ja)
+    assert len(en_keys) == len(set(en_keys)) and set(en_keys) == set(ja_keys) and len(en_keys) > 50
+    app_keys = set(key.findall((static / "i18n.js").read_text()))
+    html = (static / "study.html").read_text()
+    used = set(re.findall(r'data-sp?="(\w+)"', html))
+    used |= set(re.findall(r'\bs\("(\w+)"', (static / "study.js").read_text()))
+    assert used and used <= set(en_keys) | app_keys, used - set(en_keys) - app_keys
+    # the Japanese texts are Japanese
+    values = re.findall(r'^    (\w+): "([^"]*)"', ja, re.MULTILINE)
+    latin = [k for k, v in values if v and not re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", v)]
+    assert set(latin) <= {"pr", "gnubg_id", "xgid", "ci"}, latin
