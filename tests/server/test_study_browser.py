@@ -106,13 +106,28 @@ def test_lesson_wrong_then_right(browser, server):
     page.wait_for_selector("#lesson-feedback.wrong")
     assert "bar" in page.text_content("#lesson-feedback").lower()
     assert page.locator("#lesson-next").is_hidden()
-    page.fill("#lesson-play", str(lesson.exercises[0].answers[0]))
+    assert "bar/18" in [str(a) for a in lesson.exercises[0].answers]
+    bar = page.locator("#lesson-board rect.bar").bounding_box()
+    page.mouse.click(bar["x"] + bar["width"] / 2, bar["y"] + bar["height"] * 0.3)  # our checker on the bar
+    click_point(page, "#lesson-board", 18)
+    assert page.input_value("#lesson-play") == "bar/18"
     page.click("#lesson-submit")
     page.wait_for_selector("#lesson-feedback.right")
     assert page.locator("#lesson-next").is_visible()
     page.screenshot(path=str(SHOTS / "study-lesson.png"), full_page=True)
+    # the rest of the lesson: typed plays, a roll that cannot be played, then a choice
+    for number in range(1, len(lesson.exercises)):
+        page.click("#lesson-next")
+        page.wait_for_function(f"document.querySelector('#lesson-count').textContent.includes('{number + 1}')")
+        exercise = lesson.exercises[number]
+        if hasattr(exercise, "answers"):
+            page.fill("#lesson-play", str(exercise.answers[0]))
+            page.click("#lesson-submit")
+        else:
+            page.locator("#lesson-choices button").nth(exercise.answer).click()
+        page.wait_for_selector("#lesson-feedback.right")
     page.click("#lesson-next")
-    page.wait_for_function("document.querySelector('#lesson-count').textContent.includes('2')")
+    page.wait_for_function("document.querySelector('#lesson-count').textContent.includes('finished')")
     assert page.errors == []
 
 
