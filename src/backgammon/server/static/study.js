@@ -429,7 +429,9 @@ async function answerLesson(answer) {
   try {
     const r = await api("POST", `/api/study/lessons/${encodeURIComponent(L.lesson.id)}/exercises/${L.index}/answer`, { answer, lang: language() });
     box.className = `verdict ${r.correct ? "right" : "wrong"}`;
-    let html = `<b>${s(r.correct ? "right" : "wrong")}</b> ${esc(r.text)}`;
+    const head = s(r.correct ? "right" : "wrong");
+    const repeats = r.text.toLowerCase().startsWith(head.replace(/[!!。.]$/, "").toLowerCase());
+    let html = repeats ? esc(r.text) : `<b>${head}</b> ${esc(r.text)}`;
     if (r.summary) html += `<br><span class="small">${esc(r.summary)}</span>`;
     if (r.engine) html += `<br><span class="small engine">${esc(s("engine_says", { best: r.engine.best, loss: r.engine.loss.toFixed(3), label: r.engine.label }))}</span>`;
     box.innerHTML = html;
