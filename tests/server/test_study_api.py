@@ -6,6 +6,7 @@ a clear error (400/404/409/422 with a message), and nothing changed.
 
 from __future__ import annotations
 
+import itertools
 import time
 
 import pytest
@@ -21,8 +22,17 @@ RACE = Position.from_points({6: 2, 5: 2, 4: 2, 3: 2}, {6: 4, 5: 4, 4: 3}).positi
 
 
 def setup(**extra):
-    doc = {"mine": INITIAL, "theirs": INITIAL, "dice": [5, 2], "cube": 1, "owner": "centre", "match_length": 0,
-           "score": [0, 0], "crawford": False, "jacoby": False}
+    doc = {
+        "mine": INITIAL,
+        "theirs": INITIAL,
+        "dice": [5, 2],
+        "cube": 1,
+        "owner": "centre",
+        "match_length": 0,
+        "score": [0, 0],
+        "crawford": False,
+        "jacoby": False,
+    }
     doc.update(extra)
     return doc
 
@@ -113,7 +123,7 @@ def test_analyze_ranks_plays_and_cube(client):
     doc = r.json()
     plays = doc["plays"]
     assert doc["count"] == len(Position.initial().legal_plays(5, 2)) == len(plays)
-    assert plays[0]["loss"] == 0 and all(a["equity"] >= b["equity"] for a, b in zip(plays, plays[1:]))
+    assert plays[0]["loss"] == 0 and all(a["equity"] >= b["equity"] for a, b in itertools.pairwise(plays))
     assert plays[0]["play"] == "13/11 13/8"
     assert all(0 <= p["win"] <= 1 and p["win_gammon"] <= p["win"] for p in plays)
     cube = doc["cube"]
@@ -220,8 +230,15 @@ def _min_bearoff(moves):
 
 def finished_game(client):
     """A human game from a race, each side wasting checkers (plays that bear off the fewest)."""
-    r = client.post("/api/tables", json={"mode": "human", "name": "Ann", "rules": {"match_length": 1},
-                                         "start": {"position_id": RACE, "on_roll": "white"}})
+    r = client.post(
+        "/api/tables",
+        json={
+            "mode": "human",
+            "name": "Ann",
+            "rules": {"match_length": 1},
+            "start": {"position_id": RACE, "on_roll": "white"},
+        },
+    )
     tid, w = r.json()["id"], r.json()["token"]
     b = client.post(f"/api/tables/{tid}/join", json={"name": "Bob"}).json()["token"]
     tokens = {"white": w, "black": b}
@@ -232,10 +249,15 @@ def finished_game(client):
         tok = tokens[st["game"]["turn"]]
         st = client.get(f"/api/tables/{tid}", headers={"x-seat-token": tok}).json()
         if "move" in st["allowed"]:
-            r = client.post(f"/api/tables/{tid}/actions", json={"action": "move", "steps": _min_bearoff(st["moves"])},
-                            headers={"x-seat-token": tok})
+            r = client.post(
+                f"/api/tables/{tid}/actions",
+                json={"action": "move", "steps": _min_bearoff(st["moves"])},
+                headers={"x-seat-token": tok},
+            )
         else:
-            r = client.post(f"/api/tables/{tid}/actions", json={"action": st["allowed"][0]}, headers={"x-seat-token": tok})
+            r = client.post(
+                f"/api/tables/{tid}/actions", json={"action": st["allowed"][0]}, headers={"x-seat-token": tok}
+            )
         assert r.status_code == 200, r.text
     assert client.get(f"/api/tables/{tid}").json()["match"]["over"]
     return tid, tokens

@@ -13,8 +13,7 @@ import pytest
 from backgammon.lessons import get_lesson
 from backgammon.position import Position
 
-from .test_browser import CHROMIUM, SHOTS, Server, playwright_api  # noqa: F401 - skips without Playwright
-from .test_browser import browser  # noqa: F401 - the shared browser fixture
+from .test_browser import ARGS, CHROMIUM, SHOTS, Server, playwright_api  # skips without Playwright or Chromium
 
 pytestmark = pytest.mark.browser
 
@@ -28,6 +27,14 @@ def server(tmp_path_factory):
     srv.start()
     yield srv
     srv.kill()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with playwright_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
 
 
 def page_for(browser, server, lang="en"):
@@ -136,8 +143,16 @@ def _post(server, path, body=None, token=None):
 
 
 def _finished_race(server):
-    table = _post(server, "/api/tables", {"mode": "human", "name": "Ann", "rules": {"match_length": 1},
-                                          "start": {"position_id": RACE, "on_roll": "white"}})
+    table = _post(
+        server,
+        "/api/tables",
+        {
+            "mode": "human",
+            "name": "Ann",
+            "rules": {"match_length": 1},
+            "start": {"position_id": RACE, "on_roll": "white"},
+        },
+    )
     tid = table["id"]
     tokens = {"white": table["token"], "black": _post(server, f"/api/tables/{tid}/join", {"name": "Bob"})["token"]}
     for _ in range(100):

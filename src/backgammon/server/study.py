@@ -14,9 +14,8 @@ import json
 import threading
 import uuid
 from dataclasses import dataclass, field
-from typing import Any
-
 from pathlib import Path
+from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse
@@ -74,7 +73,9 @@ class Setup:
             return CubeInfo.money(value=self.cube, owner=owner, jacoby=self.jacoby)
         away = (self.match_length - self.score[0], self.match_length - self.score[1])
         post = not self.crawford and 1 in away
-        return CubeInfo.match(away[0], away[1], value=self.cube, owner=owner, crawford=self.crawford, post_crawford=post)
+        return CubeInfo.match(
+            away[0], away[1], value=self.cube, owner=owner, crawford=self.crawford, post_crawford=post
+        )
 
 
 def _int(value: object, name: str, low: int, high: int) -> int:
@@ -213,8 +214,13 @@ def _plies(value: object) -> int:
 
 def _probs(p: Any) -> dict[str, float]:
     win, wg, wbg, lg, lbg = (float(x) for x in p)
-    return {"win": round(win, 4), "win_gammon": round(wg, 4), "win_bg": round(wbg, 4),
-            "lose_gammon": round(lg, 4), "lose_bg": round(lbg, 4)}
+    return {
+        "win": round(win, 4),
+        "win_gammon": round(wg, 4),
+        "win_bg": round(wbg, 4),
+        "lose_gammon": round(lg, 4),
+        "lose_bg": round(lbg, 4),
+    }
 
 
 def ranked_plays(setup: Setup, plies: int) -> list[Any]:
@@ -244,8 +250,14 @@ def analyze(setup: Setup, plies: int, limit: int = 20) -> dict[str, Any]:
         ranked = ranked_plays(setup, plies)
         best = _score(ranked[0])
         out["plays"] = [
-            {"rank": i + 1, "play": str(r.play), "equity": round(_score(r), 4), "cubeless": round(float(r.equity), 4),
-             "loss": round(best - _score(r), 4), **_probs(r.probabilities)}
+            {
+                "rank": i + 1,
+                "play": str(r.play),
+                "equity": round(_score(r), 4),
+                "cubeless": round(float(r.equity), 4),
+                "loss": round(best - _score(r), 4),
+                **_probs(r.probabilities),
+            }
             for i, r in enumerate(ranked[:limit])
         ]
         out["count"] = len(ranked)
@@ -313,8 +325,16 @@ class RolloutJob:
     error: str | None = None
 
     def to_wire(self) -> dict[str, Any]:
-        return {"id": self.id, "status": self.status, "done": self.done, "total": self.total,
-                "trials": self.trials, "candidates": self.candidates, "results": self.results, "error": self.error}
+        return {
+            "id": self.id,
+            "status": self.status,
+            "done": self.done,
+            "total": self.total,
+            "trials": self.trials,
+            "candidates": self.candidates,
+            "results": self.results,
+            "error": self.error,
+        }
 
 
 class RolloutJobs:
@@ -348,11 +368,21 @@ class RolloutJobs:
             job.done, job.total = done, total
 
         try:
-            results = rollout_plays(job.setup.position, job.setup.dice, evaluator(),
-                                    RolloutSettings(trials=job.trials, seed=1), plays, progress)
+            results = rollout_plays(
+                job.setup.position,
+                job.setup.dice,
+                evaluator(),
+                RolloutSettings(trials=job.trials, seed=1),
+                plays,
+                progress,
+            )
             job.results = [
-                {"play": str(r.play), "equity": round(r.result.equity, 4),
-                 "ci95": round(r.result.equity_ci95, 4), **_probs(r.result.probabilities)}
+                {
+                    "play": str(r.play),
+                    "equity": round(r.result.equity, 4),
+                    "ci95": round(r.result.equity_ci95, 4),
+                    **_probs(r.result.probabilities),
+                }
                 for r in results
             ]
             job.done = job.total = max(job.total, job.done)
@@ -384,8 +414,10 @@ def _lang(value: object) -> str:
 def lesson_list(lang: str) -> list[dict[str, Any]]:
     from backgammon.lessons import load_lessons
 
-    return [{"id": ls.id, "order": ls.order, "title": ls.title.get(lang), "exercises": len(ls.exercises)}
-            for ls in sorted(load_lessons(), key=lambda x: x.order)]
+    return [
+        {"id": ls.id, "order": ls.order, "title": ls.title.get(lang), "exercises": len(ls.exercises)}
+        for ls in sorted(load_lessons(), key=lambda x: x.order)
+    ]
 
 
 def _get_lesson(lesson_id: str) -> Any:
@@ -404,8 +436,11 @@ def lesson_to_wire(lesson_id: str, lang: str) -> dict[str, Any]:
     lesson = _get_lesson(lesson_id)
     exercises = []
     for ex in lesson.exercises:
-        item: dict[str, Any] = {"task": ex.task.value, "prompt": ex.prompt.get(lang),
-                                "hints": [h.get(lang) for h in ex.hints]}
+        item: dict[str, Any] = {
+            "task": ex.task.value,
+            "prompt": ex.prompt.get(lang),
+            "hints": [h.get(lang) for h in ex.hints],
+        }
         position = ex.position
         if position is not None:
             item.update(mine=list(position.mine), theirs=list(position.theirs), position_id=position.position_id())
@@ -436,15 +471,23 @@ def lesson_answer(lesson_id: str, number: int, answer: object, lang: str) -> dic
     elif isinstance(answer, bool) or not isinstance(answer, int):
         raise InvalidInputError(f"invalid answer {answer!r}: expected the number of a choice")
     feedback = check_answer(ex, answer)
-    out: dict[str, Any] = {"verdict": feedback.verdict.value, "correct": feedback.correct, "text": feedback.text(lang),
-                           "play": str(feedback.play) if feedback.play is not None else None,
-                           "summary": feedback.summary.get(lang) if feedback.summary is not None else None,
-                           "engine": None}
+    out: dict[str, Any] = {
+        "verdict": feedback.verdict.value,
+        "correct": feedback.correct,
+        "text": feedback.text(lang),
+        "play": str(feedback.play) if feedback.play is not None else None,
+        "summary": feedback.summary.get(lang) if feedback.summary is not None else None,
+        "engine": None,
+    }
     if isinstance(ex, PlayExercise) and feedback.play is not None:
         try:
             check = tactical_check(Setup(ex.position, ex.dice), str(feedback.play), 0)
-            out["engine"] = {"best": check["best"], "loss": check["loss"], "grade": check["grade"],
-                             "label": check["label"][lang]}
+            out["engine"] = {
+                "best": check["best"],
+                "loss": check["loss"],
+                "grade": check["grade"],
+                "label": check["label"][lang],
+            }
         except EngineError:
             pass
     return out
@@ -467,8 +510,10 @@ def review_table(table: Any, plies: int = 0) -> dict[str, Any]:
     for d in data["decisions"]:
         d["grade"] = grade(d["error"]).value
         d["label"] = {lang: grade(d["error"]).label(lang) for lang in LANGS}
-    names = {str(Player.WHITE): table.names.get(Player.WHITE, "White"),
-             str(Player.BLACK): table.names.get(Player.BLACK, "Black")}
+    names = {
+        str(Player.WHITE): table.names.get(Player.WHITE, "White"),
+        str(Player.BLACK): table.names.get(Player.BLACK, "Black"),
+    }
     for key, totals in data["players"].items():
         totals["name"] = names.get(key, totals["name"])
         totals["error_rate"] = round(totals["errors"] / totals["unforced"], 4) if totals["unforced"] else 0.0
