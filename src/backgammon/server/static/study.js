@@ -54,8 +54,9 @@ function boardModel(mine, theirs, dice, cube) {
     sources: new Set(), targets: new Set(), selected: null,
   };
 }
-function draw(svg, model) {
-  renderBoard(svg, model, { orientation: ORIENT, myColor: settings.whiteColor, theirColor: settings.blackColor, showPips: true });
+function draw(svg, model, asBlack = false) {
+  const [mine, theirs] = asBlack ? [settings.blackColor, settings.whiteColor] : [settings.whiteColor, settings.blackColor];
+  renderBoard(svg, model, { orientation: ORIENT, myColor: mine, theirColor: theirs, showPips: true });
   if (model.selected !== null && model.selected !== undefined) {
     const n = model.selected === 25 ? model.mine[24] : model.mine[model.selected - 1];
     const { x, y } = pointXY(model.selected, ORIENT, n);
@@ -81,10 +82,14 @@ function stepsOf(text) {
 function arrows(svg, text, cls, offset) {
   const g = document.createElementNS(NS, "g");
   g.setAttribute("class", `arrows ${cls}`);
+  const seen = new Map();
   for (const [a, b] of stepsOf(text)) {
     const p = pointXY(a, ORIENT, 3), q = pointXY(b, ORIENT, 3);
     const dx = q.x - p.x, dy = q.y - p.y, len = Math.hypot(dx, dy) || 1;
-    const nx = (-dy / len) * offset, ny = (dx / len) * offset;
+    const key = `${a}/${b}`, again = seen.get(key) || 0;  // a repeated step is drawn beside the first
+    seen.set(key, again + 1);
+    const off = offset + Math.sign(offset) * again * 7;
+    const nx = (-dy / len) * off, ny = (dx / len) * off;
     const x1 = p.x + nx, y1 = p.y + ny, x2 = q.x + nx - (dx / len) * 22, y2 = q.y + ny - (dy / len) * 22;
     const line = document.createElementNS(NS, "line");
     for (const [k, v] of Object.entries({ x1, y1, x2, y2, class: `arrow ${cls}` })) line.setAttribute(k, v);
@@ -312,7 +317,8 @@ function startAnalysis() {
   fillSelects();
   const params = new URLSearchParams(location.search);
   setupToForm(A.setup);
-  if (params.get("id")) { $("#paste-text").value = params.get("id"); loadText(params.get("id")); } else changed();
+  const given = params.get("id") && params.get("id").trim().replace(/ /g, "+");  // an unescaped '+' arrives as a space
+  if (given) { $("#paste-text").value = given; loadText(given); } else changed();
   $("#paste").addEventListener("submit", (e) => { e.preventDefault(); loadText($("#paste-text").value); });
   for (const id of ["#die1", "#die2", "#cube", "#owner", "#match-length", "#score-me", "#score-them", "#crawford", "#jacoby"]) {
     $(id).addEventListener("change", () => { formToSetup(); changed(); });
@@ -491,7 +497,7 @@ function renderReviewList() {
     const err = d.grade !== "good";
     const dice = d.dice ? d.dice.join("") + " " : "";
     const mark = err ? ` — ${esc(d.label[language()] || d.grade)} (${fmt(-d.error)})` : "";
-    return `<li data-i="${i}" class="${err ? "err" : ""}${i === R.current ? " current" : ""}">${esc(names[d.player] || d.player)}: ${dice}${esc(d.chosen || "—")}${mark}</li>`;
+    return `<li data-i="${i}" class="${err ? "err" : ""}${d.kind !== "play" && !err ? " quiet" : ""}${i === R.current ? " current" : ""}">${esc(names[d.player] || d.player)}: ${dice}${esc(d.chosen || "—")}${mark}</li>`;
   }).join("");
   for (const li of document.querySelectorAll("#review-list li")) li.onclick = () => showDecision(Number(li.dataset.i));
 }
@@ -503,7 +509,7 @@ async function showDecision(i) {
   let doc;
   try { doc = await api("POST", "/api/study/parse", { text: d.position_id }); } catch (e) { $("#review-caption").textContent = e.message; return; }
   const svg = $("#review-board");
-  draw(svg, boardModel(doc.mine, doc.theirs, d.dice, { value: 1, owner: null, enabled: false }));
+  draw(svg, boardModel(doc.mine, doc.theirs, d.dice, { value: 1, owner: null, enabled: false }), d.player === "Black");
   const names = Object.fromEntries(Object.entries(R.data.players).map(([k, v]) => [k, v.name]));
   const who = names[d.player] || d.player;
   if (d.kind === "play" && d.grade !== "good") {
