@@ -319,3 +319,28 @@ def test_study_texts_in_both_languages():
     values = re.findall(r'^    (\w+): "([^"]*)"', ja, re.MULTILINE)
     latin = [k for k, v in values if v and not re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", v)]
     assert set(latin) <= {"pr", "gnubg_id", "xgid", "ci"}, latin
+
+
+def test_review_of_a_game_against_the_computer_listed_for_the_user(client):
+    late = Position.from_points({1: 2}, {6: 10}).position_id()
+    assert client.get("/api/study/reviews").json() == []  # a guest has none
+    client.post("/api/register", json={"username": "ann", "password": "pw-123456"})
+    r = client.post(
+        "/api/tables",
+        json={"mode": "ai", "level": "beginner", "rules": {"match_length": 1}, "start": {"position_id": late}},
+    )
+    tid, tok = r.json()["id"], r.json()["token"]
+    error_of(client.post(f"/api/study/reviews/{tid}"), 409)  # not finished yet
+    assert client.get("/api/study/reviews").json() == []
+    client.post(f"/api/tables/{tid}/actions", json={"action": "roll"}, headers={"x-seat-token": tok})
+    st = client.get(f"/api/tables/{tid}", headers={"x-seat-token": tok}).json()
+    client.post(
+        f"/api/tables/{tid}/actions", json={"action": "move", "steps": st["moves"][0]}, headers={"x-seat-token": tok}
+    )
+    assert client.get(f"/api/tables/{tid}").json()["match"]["over"]
+    doc = client.post(f"/api/study/reviews/{tid}").json()
+    plays = [d for d in doc["decisions"] if d["kind"] == "play"]
+    assert len(plays) == 1 and plays[0]["player"] == "White" and plays[0]["forced"] in (True, False)
+    assert doc["players"]["White"]["name"] == "ann"
+    listed = client.get("/api/study/reviews").json()
+    assert [x["table_id"] for x in listed] == [tid]

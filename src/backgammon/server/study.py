@@ -620,6 +620,29 @@ def make_router(state: dict[str, Any], read_body: Any) -> APIRouter:
         lang = _lang(doc.get("lang"))
         return await asyncio.to_thread(lesson_answer, lesson_id, number, doc.get("answer"), lang)
 
+    @router.get("/api/study/reviews")
+    async def my_reviews(request: Request) -> list[dict[str, Any]]:
+        """The stored reviews of the logged-in user's tables, newest first (empty for a guest)."""
+        from sqlalchemy import or_, select
+
+        from backgammon.server.auth import token_hash
+        from backgammon.server.db import Session, Table
+
+        token = request.cookies.get("bg_session")
+        with state["sessions"]() as db:
+            session = db.get(Session, token_hash(token)) if token else None
+            if session is None:
+                return []
+            uid = session.user_id
+            rows = db.execute(
+                select(Review.table_id, Review.created_at)
+                .join(Table, Table.id == Review.table_id)
+                .where(or_(Table.white_user_id == uid, Table.black_user_id == uid))
+                .order_by(Review.created_at.desc())
+                .limit(100)
+            ).all()
+        return [{"table_id": tid, "created": created.isoformat()} for tid, created in rows]
+
     @router.get("/api/study/reviews/{table_id}")
     async def get_review(table_id: str) -> dict[str, Any]:
         with state["sessions"]() as db:

@@ -465,7 +465,8 @@ async function showReviewPick() {
   const ul = $("#review-games");
   try {
     const rows = (await api("GET", "/api/me/history")).filter((r) => r.status === "over");
-    ul.innerHTML = rows.length ? rows.map((r) => `<li><span>${esc(r.created.slice(0, 16).replace("T", " "))} ${s("vs")} ${esc(r.opponent)}</span> <a href="/study/review/${esc(r.id)}">${s("review")}</a></li>`).join("") : `<li>${s("no_games")}</li>`;
+    const done = new Set((await api("GET", "/api/study/reviews")).map((r) => r.table_id));
+    ul.innerHTML = rows.length ? rows.map((r) => `<li><span>${esc(r.created.slice(0, 16).replace("T", " "))} ${s("vs")} ${esc(r.opponent)}</span> <a href="/study/review/${esc(r.id)}">${s(done.has(r.id) ? "reviewed" : "review")}</a></li>`).join("") : `<li>${s("no_games")}</li>`;
   } catch { ul.innerHTML = `<li>${s("no_games")}</li>`; }
 }
 async function openReview(id) {
