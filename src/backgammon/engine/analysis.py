@@ -136,19 +136,26 @@ def _luck(position: Position, dice: tuple[int, int], evaluator: Any, plies: int,
 
 
 def analyze_game(
-    game: Any, evaluator: Any, game_number: int = 1, plies: int = 0, luck: bool = False, cubeful: bool = True
+    game: Any,
+    evaluator: Any,
+    game_number: int = 1,
+    plies: int = 0,
+    luck: bool = False,
+    cubeful: bool = True,
+    start: Any = None,
 ) -> list[Decision]:
     """Judge every decision of a game (finished or not), replaying it from its start.
 
     ``cubeful``: judge plays by cubeful equity at the game's cube and score
-    (default), else by cubeless money equity.
+    (default), else by cubeless money equity. ``start``: the game's state before its
+    first action when it did not start from the opening (a Game from ``Game.from_position``).
 
     Raises:
         InvalidInputError: if the game's log does not replay (it always does for a Game built by apply).
     """
     from backgammon.game import Beaver, Double, Game, GamePhase, Move, Pass, Roll, Take
 
-    g = Game.new(game.rules, score=game.score, crawford_game=game.crawford_game)
+    g = start if start is not None else Game.new(game.rules, score=game.score, crawford_game=game.crawford_game)
     out: list[Decision] = []
     pending = None  # the cube decision of the side that just doubled
     cache: dict[Any, float] = {}

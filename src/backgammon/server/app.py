@@ -181,6 +181,10 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         response.set_cookie(SESSION_COOKIE, token, httponly=True, samesite="lax", max_age=60 * 60 * 24 * 365)
         return response
 
+    from backgammon.server.study import make_router
+
+    app.include_router(make_router(state, body))
+
     # ------------------------------------------------------------- pages
     @app.get("/", include_in_schema=False)
     @app.get("/t/{table_id}", include_in_schema=False)

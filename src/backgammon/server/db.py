@@ -126,3 +126,12 @@ def run_migrations(engine: Engine) -> None:
     with engine.begin() as connection:
         cfg.attributes["connection"] = connection
         command.upgrade(cfg, "head")
+
+
+class Review(Base):
+    """A coached review of a finished table (the study tools' engine report, JSON)."""
+
+    __tablename__ = "reviews"
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True)
+    created_at: Mapped[_dt.datetime] = mapped_column(DateTime, default=utcnow)
+    report: Mapped[dict] = mapped_column(JSON)

@@ -297,7 +297,8 @@ function showResult(st) {
   if (st.match.timeout) text = t("lost_on_time", { who: nameOf(st, st.match.timeout) });
   if (st.match.over) text += `<br>${t("match_over", { who: nameOf(st, st.match.winner), a: st.match.score.white, b: st.match.score.black })}`;
   const home = st.match.over ? ` <button id="btn-result-home">${t("home")}</button>` : "";
-  box.innerHTML = text + `<br><button class="primary" id="btn-result-ok">${st.match.over ? t("close") : t("next_game")}</button>${home}`;
+  const review = st.match.over ? ` <a id="result-review" href="/study/review/${S.id}">${t("review_game")}</a>` : "";
+  box.innerHTML = text + `<br><button class="primary" id="btn-result-ok">${st.match.over ? t("close") : t("next_game")}</button>${home}${review}`;
   box.hidden = false;
   $("#btn-result-ok").onclick = () => { box.hidden = true; };
   if (home) $("#btn-result-home").onclick = () => { box.hidden = true; go("/"); };

@@ -4,6 +4,8 @@ export const MESSAGES = {
   en: {
     title: "Backgammon",
     home: "Home",
+    study: "Study",
+    review_game: "Review this game",
     settings: "Settings",
     rules: "Rules",
     account: "Account",
@@ -149,6 +151,8 @@ export const MESSAGES = {
 <h3>Using this board</h3><p>Click or drag a checker; the legal destinations light up. Drag to the tray to bear off. Undo takes back moves within your turn; the turn ends when you confirm.</p>`,
   },
   ja: {
+    study: "学習",
+    review_game: "この対局を振り返る",
     title: "バックギャモン",
     home: "ホーム",
     settings: "設定",
