@@ -31,6 +31,7 @@ from backgammon.server.auth import (
     token_hash,
     verify_password,
 )
+from backgammon.server.chouette_tables import router as chouette_router
 from backgammon.server.db import Session, Table, User, database_url_for, open_database
 from backgammon.server.history import export_mat, history_of
 from backgammon.server.tables import TableManager
@@ -284,6 +285,8 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         return protocol.public_user(user)
 
     # ------------------------------------------------------------- tables
+    app.include_router(chouette_router(state, config, body, current_user))
+
     @app.post("/api/tables")
     async def create_table(request: Request) -> dict[str, Any]:
         doc = await body(request)
