@@ -1,0 +1,159 @@
+"""Chouette tables over the REST API: seats, turns, team doubles, box doubles, settlement, restart."""
+
+from __future__ import annotations
+
+from .conftest import make_client
+
+
+def H(token):
+    return {"x-seat-token": token}
+
+
+def three_people(client):
+    r = client.post("/api/chouette", json={"name": "Ann", "seats": [{"bot": None}] * 3})
+    assert r.status_code == 200, r.text
+    tid, tokens = r.json()["id"], {"Ann": r.json()["token"]}
+    assert client.get(f"/api/chouette/{tid}").json()["status"] == "waiting"
+    for name in ("Bob", "Cat"):
+        j = client.post(f"/api/chouette/{tid}/join", json={"name": name})
+        assert j.status_code == 200, j.text
+        tokens[name] = j.json()["token"]
+    return tid, tokens
+
+
+def st(client, tid, token=None):
+    r = client.get(f"/api/chouette/{tid}", headers=H(token) if token else {})
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def act(client, tid, token, **doc):
+    return client.post(f"/api/chouette/{tid}/actions", json=doc, headers=H(token) if token else {})
+
+
+def to_move(client, tid, tokens):
+    """Play (first legal play) / roll until it is someone's turn to roll or answer; returns the state."""
+    for _ in range(50):
+        s = st(client, tid)
+        name = s["to_act"][0]
+        mine = st(client, tid, tokens[name])
+        if "move" not in mine["allowed"]:
+            return mine
+        assert act(client, tid, tokens[name], action="move", steps=mine["moves"][0] if mine["moves"] else []).status_code == 200
+    raise AssertionError("no roll turn reached")
+
+
+def test_create_join_roles_and_opening(client):
+    tid, tokens = three_people(client)
+    s = st(client, tid, tokens["Bob"])
+    assert s["status"] == "playing" and s["box"] == "Ann" and s["captain"] == "Bob" and s["team"] == ["Bob", "Cat"]
+    roles = {p["name"]: p["role"] for p in s["players"]}
+    assert roles == {"Ann": "box", "Bob": "captain", "Cat": "member"}
+    assert s["game"]["phase"] == "move" and s["fair_dice"]["draws"] >= 1  # opening rolled by the server
+    assert all(p["score"] == 0 for p in s["players"])
+    full = client.post(f"/api/chouette/{tid}/join", json={"name": "Dan"})
+    assert full.status_code == 409 and "no free seat" in full.json()["error"]
+
+
+def test_bad_input_and_out_of_turn_change_nothing(client):
+    tid, tokens = three_people(client)
+    before = st(client, tid)
+    mover = before["to_act"][0]
+    other = "Cat" if mover != "Cat" else "Ann"
+    r = act(client, tid, tokens[other], action="move", play="24/18")
+    assert r.status_code == 409 and "not your turn" in r.json()["error"]
+    r = act(client, tid, None, action="move", play="24/18")
+    assert r.status_code == 409 and "spectator" in r.json()["error"]
+    assert act(client, tid, tokens[mover], action="dance").status_code == 400
+    assert act(client, tid, tokens[mover], action="move", steps="x").status_code == 400
+    r = act(client, tid, tokens[mover], action="move", play="1/7 1/7 1/7 1/7")
+    assert r.status_code in (400, 422)
+    assert act(client, tid, tokens[mover], action="roll").status_code == 409
+    assert act(client, tid, tokens[mover], action="consent").status_code == 409
+    r = act(client, tid, tokens[mover], action="move", steps=st(client, tid, tokens[mover])["moves"][0], version=0)
+    assert r.status_code == 409 and "stale" in r.json()["error"]
+    assert client.post("/api/chouette/nope/actions", json={"action": "roll"}).status_code == 404
+    assert client.post("/api/chouette", json={"name": "X", "seats": [{}, {}]}).status_code == 400
+    assert client.post("/api/chouette", json={"name": "X", "seats": [{}, {"bot": "godlike"}, {}]}).status_code == 400
+    assert client.post("/api/chouette", json={"name": "X", "seats": "many"}).status_code == 400
+    after = st(client, tid)
+    assert after["version"] == before["version"] and after["game"] == before["game"]
+
+
+def test_box_double_one_member_passes_and_is_settled(client):
+    tid, tokens = three_people(client)
+    s = to_move(client, tid, tokens)
+    while s["box"] not in s["to_act"] or "double" not in s["allowed"]:
+        # get to the box's roll: the team rolls and moves when it is its turn
+        name = s["to_act"][0]
+        assert act(client, tid, tokens[name], action="roll").status_code == 200
+        s = to_move(client, tid, tokens)
+    assert act(client, tid, tokens["Ann"], action="double").status_code == 200
+    s = st(client, tid, tokens["Cat"])
+    assert s["stage"] == "box_doubled" and sorted(s["pending"]) == ["Bob", "Cat"] and s["allowed"] == ["take", "pass"]
+    assert act(client, tid, tokens["Ann"], action="take").status_code == 409  # the box does not answer
+    assert act(client, tid, tokens["Cat"], action="pass").status_code == 200
+    assert act(client, tid, tokens["Cat"], action="take").status_code == 409  # already answered
+    assert act(client, tid, tokens["Bob"], action="take").status_code == 200
+    s = st(client, tid, tokens["Bob"])
+    by = {p["name"]: p for p in s["players"]}
+    assert by["Cat"]["active"] is False and by["Cat"]["score"] == -1 and by["Ann"]["score"] == 1
+    assert by["Bob"]["active"] and by["Bob"]["cube"] == 2 and s["stage"] == "playing"
+
+
+def test_team_double_needs_everyone_and_suggestions(client):
+    tid, tokens = three_people(client)
+    s = to_move(client, tid, tokens)
+    while s["captain"] not in s["to_act"] or "double" not in s["allowed"]:
+        name = s["to_act"][0]
+        assert act(client, tid, tokens[name], action="roll").status_code == 200
+        s = to_move(client, tid, tokens)
+    assert act(client, tid, tokens["Bob"], action="double").status_code == 200
+    s = st(client, tid, tokens["Cat"])
+    assert s["stage"] == "team_consent" and s["allowed"] == ["consent", "refuse"]
+    assert act(client, tid, tokens["Cat"], action="refuse").status_code == 200
+    s = st(client, tid, tokens["Bob"])
+    assert s["stage"] == "playing" and s["game"]["cube"]["value"] == 1 and s["allowed"][0] == "roll"
+    assert act(client, tid, tokens["Bob"], action="roll").status_code == 200
+    cat = st(client, tid, tokens["Cat"])
+    if "suggest" in cat["allowed"] and cat["moves"]:
+        assert act(client, tid, tokens["Cat"], action="suggest", steps=cat["moves"][0]).status_code == 200
+        assert act(client, tid, tokens["Bob"], action="suggest", steps=cat["moves"][0]).status_code == 409
+        assert st(client, tid, tokens["Bob"])["suggestions"][0]["by"] == "Cat"
+        assert st(client, tid, tokens["Ann"])["suggestions"] == []  # the box does not see them
+
+
+def test_bots_play_and_restart_replays(tmp_path):
+    with make_client(tmp_path) as client:
+        r = client.post(
+            "/api/chouette", json={"name": "Ann", "seats": [{"bot": None}, {"bot": "greedy"}, {"bot": "greedy"}]}
+        )
+        assert r.status_code == 200, r.text
+        tid, tok = r.json()["id"], r.json()["token"]
+        s = st(client, tid, tok)
+        assert s["status"] == "playing" and s["box"] == "Ann" and s["to_act"] == ["Ann"]
+        for _ in range(400):  # Ann plays until a game has ended (bots answer in between)
+            s = st(client, tid, tok)
+            if s["games"]:
+                break
+            if "move" in s["allowed"]:
+                act(client, tid, tok, action="move", steps=s["moves"][0] if s["moves"] else [])
+            elif "roll" in s["allowed"]:
+                act(client, tid, tok, action="roll")
+            elif "take" in s["allowed"]:
+                act(client, tid, tok, action="take")
+            else:
+                raise AssertionError(f"Ann cannot act: {s['to_act']} {s['game']['description']}")
+        before = st(client, tid, tok)
+    with make_client(tmp_path) as client:
+        after = st(client, tid, tok)
+    assert after == before
+    assert after["games"], "a whole game was played"
+    first = after["games"][0]
+    assert first["box"] == "Ann" and first["captain"] == "Computer 1"
+    # rotation: a box win keeps the box and sends the captain to the end of the line; else the captain boxes
+    if first["winner"] == "box":
+        assert after["box"] == "Ann" and after["team"] == ["Computer 2", "Computer 1"]
+    else:
+        assert after["box"] == "Computer 1" and after["team"] == ["Computer 2", "Ann"]
+    assert sum(p["score"] for p in after["players"]) == 0
