@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from .conftest import make_client
+from fastapi.testclient import TestClient
+
+from backgammon.server.app import ServerConfig, create_app
+
+from .conftest import make_client  # noqa: F401 - registers the fixtures' warning filter
+
+
+def slow_bots_client(data_dir, **kwargs):
+    """An app whose computer players wait 30 s before going on after a finished game."""
+    config = ServerConfig(data_dir=data_dir, bot_delay=30.0, dice_seed=7, warm_engine=False, **kwargs)
+    return TestClient(create_app(config))
 
 
 def H(token):
@@ -124,7 +134,7 @@ def test_team_double_needs_everyone_and_suggestions(client):
 
 
 def test_bots_play_and_restart_replays(tmp_path):
-    with make_client(tmp_path) as client:
+    with slow_bots_client(tmp_path) as client:  # the bots' next game waits: a stable snapshot
         r = client.post(
             "/api/chouette", json={"name": "Ann", "seats": [{"bot": None}, {"bot": "greedy"}, {"bot": "greedy"}]}
         )
@@ -141,11 +151,11 @@ def test_bots_play_and_restart_replays(tmp_path):
             elif "roll" in s["allowed"]:
                 act(client, tid, tok, action="roll")
             elif "take" in s["allowed"]:
-                act(client, tid, tok, action="take")
+                assert act(client, tid, tok, action="take").status_code == 200
             else:
                 raise AssertionError(f"Ann cannot act: {s['to_act']} {s['game']['description']}")
         before = st(client, tid, tok)
-    with make_client(tmp_path) as client:
+    with slow_bots_client(tmp_path) as client:
         after = st(client, tid, tok)
     assert after == before
     assert after["games"], "a whole game was played"
@@ -157,3 +167,38 @@ def test_bots_play_and_restart_replays(tmp_path):
     else:
         assert after["box"] == "Computer 1" and after["team"] == ["Computer 2", "Ann"]
     assert sum(p["score"] for p in after["players"]) == 0
+
+
+# box (white, on roll) 73 pips against the team's 84 in a race: a greedy computer box doubles
+# (84 >= 1.12 * 73 and 11 >= 8) and a greedy member takes (84 <= 1.18 * 73)
+
+
+def _race_id():
+    from backgammon.position import Position
+
+    return Position.from_points({6: 5, 5: 5, 4: 3, 3: 2}, {8: 3, 6: 4, 5: 4, 4: 4}).position_id()
+
+
+def test_mixed_bots_box_double_person_passes(client):
+    r = client.post(
+        "/api/chouette",
+        json={"name": "Ann", "seat": 1, "seats": [{"bot": "greedy"}, {"bot": None}, {"bot": "greedy"}], "start": _race_id()},
+    )
+    assert r.status_code == 200, r.text
+    tid, tok = r.json()["id"], r.json()["token"]
+    s = st(client, tid, tok)
+    assert s["box"] == "Computer 1" and s["captain"] == "Ann" and s["team"] == ["Ann", "Computer 2"]
+    assert s["stage"] == "box_doubled" and s["pending"] == ["Ann"] and s["allowed"] == ["take", "pass"]
+    assert act(client, tid, tok, action="pass").status_code == 200
+    s = st(client, tid, tok)
+    by = {p["name"]: p for p in s["players"]}
+    assert by["Ann"]["score"] == -1  # paid her cube at once
+    # the game went on between the computers: Computer 2 captained, with a cube of 2
+    g = s["games"][0]
+    assert g["captain"] in ("Computer 2", "Ann")
+    assert dict(g["settlements"])["Ann"] == -1
+    assert abs(dict(g["settlements"])["Computer 2"]) in (2, 4, 6)
+    assert sum(p["score"] for p in s["players"]) == 0
+    # acting for a seat that is not yours: no token of another seat works, and bad tokens are spectators
+    assert act(client, tid, "not-a-token", action="roll").status_code == 409
+    assert client.post("/api/chouette", json={"name": "X", "seat": 0, "seats": [{"bot": "greedy"}, {}, {}]}).status_code == 400

@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -31,7 +31,8 @@ from sqlalchemy import select
 
 from backgammon.chouette import Chouette, ChouetteStage, Consent, Refuse
 from backgammon.errors import IllegalActionError, InvalidInputError, NotYourTurnError
-from backgammon.game import Double, GamePhase, Move, OpeningRoll, Pass, Player, Roll, Rules, Take
+from backgammon.game import Double, Game, GamePhase, Move, OpeningRoll, Pass, Player, Roll, Rules, Take
+from backgammon.position import Position
 from backgammon.server import protocol
 from backgammon.server.agents import LEVELS, make_agent
 from backgammon.server.auth import new_token, token_hash
@@ -58,6 +59,7 @@ class ChouetteRuntime:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     dice: Any = None
     agents: dict[str, Any] = field(default_factory=dict)
+    task: asyncio.Task | None = None
 
     @property
     def version(self) -> int:
@@ -118,17 +120,26 @@ def _action_to(by: str, action: object) -> dict[str, Any]:
 class ChouetteManager:
     """Every chouette table: created, joined, acted on, stored and replayed."""
 
-    def __init__(self, sessions, dice_seed: int | None = None) -> None:
+    def __init__(
+        self, sessions, dice_seed: int | None = None, test_hooks: bool = False, bot_delay: float = 0.4
+    ) -> None:
         self.sessions = sessions
         self.dice_seed = dice_seed
+        self.test_hooks = test_hooks
+        self.bot_delay = bot_delay
         self.tables: dict[str, ChouetteRuntime] = {}
 
     # ----------------------------------------------------------- creation
-    def create(self, name: object, seats_doc: object) -> tuple[ChouetteRuntime, str]:
-        """A new chouette table; the creator takes seat 0. Returns it and the creator's token.
+    def create(
+        self, name: object, seats_doc: object, seat: object = 0, start: object = None
+    ) -> tuple[ChouetteRuntime, str]:
+        """A new chouette table; the creator takes seat ``seat`` (0 = the first box).
+
+        Returns the table and the creator's token. ``start`` (a Position ID, box on roll;
+        only with the server's ``--test-hooks``) sets up the first game's position.
 
         Raises:
-            InvalidInputError: for a bad name or seat list.
+            InvalidInputError: for a bad name, seat list, seat or start position.
         """
         name = _check_name(name)
         if not isinstance(seats_doc, list) or not MIN_SEATS <= len(seats_doc) <= MAX_SEATS:
@@ -137,12 +148,15 @@ class ChouetteManager:
             )
         seats: list[dict[str, Any]] = []
         bots = 0
-        for i, seat in enumerate(seats_doc):
-            if not isinstance(seat, dict) or set(seat) - {"bot"}:
-                raise InvalidInputError(f"invalid seat {seat!r}: expected {{'bot': level or null}}")
-            level = seat.get("bot")
-            if i == 0 and level is not None:
-                raise InvalidInputError(f"invalid seat {seat!r}: the first seat is yours, not a computer's")
+        mine = seat
+        if not isinstance(mine, int) or isinstance(mine, bool) or not 0 <= mine < len(seats_doc):
+            raise InvalidInputError(f"invalid seat {mine!r}: expected a seat number from 0 to {len(seats_doc) - 1}")
+        for i, seat_doc in enumerate(seats_doc):
+            if not isinstance(seat_doc, dict) or set(seat_doc) - {"bot"}:
+                raise InvalidInputError(f"invalid seat {seat_doc!r}: expected {{'bot': level or null}}")
+            level = seat_doc.get("bot")
+            if i == mine and level is not None:
+                raise InvalidInputError(f"invalid seat {seat_doc!r}: seat {mine} is yours, not a computer's")
             if level is not None and level not in (*LEVELS, "greedy"):
                 raise InvalidInputError(f"invalid level {level!r}: expected one of {', '.join(LEVELS)}")
             if level is not None:
@@ -151,9 +165,16 @@ class ChouetteManager:
             else:
                 seats.append({"name": None, "bot": None, "token": None})
         token = new_token()
-        seats[0].update(name=name, token=token_hash(token))
+        seats[mine].update(name=name, token=token_hash(token))
         table_id = secrets.token_urlsafe(8)
-        config = {"mode": "chouette", "seats": seats, "dice": new_dice_config(table_id, self.dice_seed)}
+        config: dict[str, Any] = {"mode": "chouette", "seats": seats, "dice": new_dice_config(table_id, self.dice_seed)}
+        if start is not None:
+            if not self.test_hooks:
+                raise InvalidInputError("invalid option 'start': starting positions need the server's --test-hooks")
+            if not isinstance(start, str):
+                raise InvalidInputError(f"invalid start {start!r}: expected a Position ID")
+            Position.from_position_id(start)
+            config["start"] = start
         status = "playing" if all(s["name"] for s in seats) else "waiting"
         with self.sessions() as db:
             db.add(Table(id=table_id, config=config, listed=False, status=status, rated=False))
@@ -206,6 +227,11 @@ class ChouetteManager:
     def _start(self, table: ChouetteRuntime) -> None:
         names = [s["name"] for s in table.seats]
         table.chouette = Chouette.new(names, Rules())
+        if table.config.get("start"):  # test hook: the first game from a set-up position, box on roll
+            game = Game.from_position(
+                Position.from_position_id(table.config["start"]), on_roll=BOX, rules=table.chouette.rules
+            )
+            table.chouette = replace(table.chouette, game=game)
         table.agents = {s["name"]: make_agent(s["bot"]) for s in table.seats if s["bot"]}
 
     def get(self, table_id: str) -> ChouetteRuntime:
@@ -311,19 +337,43 @@ class ChouetteManager:
         table.actions.append(payload)
 
     async def _bots(self, table: ChouetteRuntime) -> None:
-        """Let computer players act until a person is to act (at most 500 actions at once)."""
+        """Let computer players act (caller holds the lock) until a person is to act or a game ends.
+
+        If computer players still have to act after a game ended, they go on in the
+        background, ``bot_delay`` seconds apart, so that people can follow.
+        """
         c = table.chouette
         if c is not None and c.stage is ChouetteStage.PLAYING and c.game.phase is GamePhase.OPENING:
             self._apply_opening(table)
-        for _ in range(500):
+        games = len(table.chouette.games) if table.chouette else 0
+        for _ in range(1000):
             c = table.chouette
             assert c is not None
             bots = [n for n in c.to_act() if n in table.agents]
             if not bots:
                 return
+            if len(c.games) > games:
+                self._schedule(table)
+                return
             name = bots[0]
             action = await asyncio.to_thread(self._bot_decision, table, c, name)
             self._apply(table, name, action)
+
+    def _schedule(self, table: ChouetteRuntime) -> None:
+        task = table.task
+        if task is not None and not task.done():
+            return
+        table.task = asyncio.create_task(self._later(table, table.version))
+
+    async def _later(self, table: ChouetteRuntime, version: int) -> None:
+        try:
+            await asyncio.sleep(self.bot_delay)
+            async with table.lock:
+                table.task = None
+                if table.version == version:
+                    await self._bots(table)
+        except Exception:
+            log.exception("computer player failed on chouette %s", table.id)
 
     def _apply_opening(self, table: ChouetteRuntime) -> None:
         c = table.chouette
@@ -453,6 +503,8 @@ def _allowed(c: Chouette, you: str | None) -> list[str]:
                 out.append("double")
         elif game.phase is GamePhase.MOVE:
             out.append("move")
+        elif game.phase is GamePhase.DOUBLED:  # the team doubled: the box answers
+            out += ["take", "pass"]
     elif side is TEAM and you in c.active_members and game.phase is GamePhase.MOVE and game.turn is TEAM:
         out.append("suggest")
     return out
@@ -465,18 +517,20 @@ def router(state: dict[str, Any], config: Any, body, current_user) -> APIRouter:
 
     def manager() -> ChouetteManager:
         if "chouettes" not in state:
-            state["chouettes"] = ChouetteManager(state["sessions"], config.dice_seed)
+            state["chouettes"] = ChouetteManager(state["sessions"], config.dice_seed, config.test_hooks, config.bot_delay)
         return state["chouettes"]
 
     @api.post("/api/chouette")
     async def create(request: Request) -> dict[str, Any]:
         doc = await body(request)
         user = current_user(request)
-        table, token = manager().create(user.username if user else doc.get("name", "Guest"), doc.get("seats"))
+        name = user.username if user else doc.get("name", "Guest")
+        table, token = manager().create(name, doc.get("seats"), doc.get("seat", 0), doc.get("start"))
         async with table.lock:
             if table.status == "playing":
                 await manager()._bots(table)
-        return {"id": table.id, "token": token, "name": table.seats[0]["name"], "state": state_to_wire(table, table.seats[0]["name"])}
+        me = table.name_for(token)
+        return {"id": table.id, "token": token, "name": me, "state": state_to_wire(table, me)}
 
     @api.post("/api/chouette/{table_id}/join")
     async def join(table_id: str, request: Request) -> dict[str, Any]:
@@ -489,6 +543,9 @@ def router(state: dict[str, Any], config: Any, body, current_user) -> APIRouter:
     @api.get("/api/chouette/{table_id}")
     async def get(table_id: str, request: Request) -> dict[str, Any]:
         table = manager().get(table_id)
+        c = table.chouette
+        if c is not None and table.task is None and any(n in table.agents for n in c.to_act()):
+            manager()._schedule(table)  # e.g. after a restart: the computer players go on
         return state_to_wire(table, table.name_for(request.headers.get("x-seat-token")))
 
     @api.post("/api/chouette/{table_id}/actions")
