@@ -17,7 +17,7 @@ Object.assign(MESSAGES.en, {
   ch_game_line: "Game {n}: box {box}, captain {captain}, {winner} won; box {result}",
   ch_winner_box: "the box", ch_winner_team: "the team", ch_you: "(you)", ch_none_yet: "none yet",
   fd_title: "Verifiable dice", fd_commitment: "Commitment (sha256 of the secret seed)",
-  fd_seed: "Seed (revealed)", fd_check: "Check the rolls with:",
+  fd_seed: "Seed (revealed)", fd_check: "Check the rolls with:", level_greedy: "Quick",
 });
 Object.assign(MESSAGES.ja, {
   ch_title: "シュエット", ch_new: "新しいシュエット卓", ch_add_seat: "席を追加", ch_create: "シュエットを作成",
@@ -34,11 +34,11 @@ Object.assign(MESSAGES.ja, {
   ch_game_line: "第{n}ゲーム:ボックス {box}、キャプテン {captain}、{winner}の勝ち;ボックス {result}",
   ch_winner_box: "ボックス", ch_winner_team: "チーム", ch_you: "(あなた)", ch_none_yet: "まだありません",
   fd_title: "検証可能なダイス", fd_commitment: "コミットメント(秘密のシードのsha256)",
-  fd_seed: "シード(公開済み)", fd_check: "ロールの確認コマンド:",
+  fd_seed: "シード(公開済み)", fd_check: "ロールの確認コマンド:", level_greedy: "速攻",
 });
 
 const $ = (s) => document.querySelector(s);
-const LEVELS = ["beginner", "casual", "intermediate", "advanced"];
+const LEVELS = ["greedy", "beginner", "casual", "intermediate", "advanced"];
 const params = new URLSearchParams(location.search);
 let lang = params.get("lang") || localStorage.getItem("bg.chouette.lang") || defaultLanguage();
 let S = { id: params.get("id"), token: null, state: null, timer: null };
@@ -179,9 +179,9 @@ function render() {
   }
   // suggestions (team only)
   $("#ch-suggest-box").hidden = st.side !== "black";
-  $("#ch-suggestions").replaceChildren(...st.suggestions.map((s) => {
-    const li = document.createElement("li"); li.textContent = `${s.by}: ${s.play}`; return li;
-  }));
+  const sugg = st.suggestions.map((s) => { const li = document.createElement("li"); li.textContent = `${s.by}: ${s.play}`; return li; });
+  if (!sugg.length) { const li = document.createElement("li"); li.className = "hint"; li.textContent = t("ch_none_yet"); sugg.push(li); }
+  $("#ch-suggestions").replaceChildren(...sugg);
   // games
   const games = st.games.map((g, i) => {
     const li = document.createElement("li");
