@@ -1,9 +1,10 @@
 // Chouette table page: box against a team, the captain moves, members suggest; plain JS over REST.
 import { renderBoard } from "./board.js";
 import { MESSAGES, t, setLanguage, defaultLanguage, applyTranslations } from "./i18n.js";
+import "./fairdice.js"; // its texts (fd_*)
 
 Object.assign(MESSAGES.en, {
-  ch_title: "Chouette", ch_new: "New chouette table", ch_add_seat: "Add a seat", ch_create: "Create chouette",
+  ch_new: "New chouette table", ch_add_seat: "Add a seat", ch_create: "Create chouette",
   ch_join: "Join", ch_seat_help: "Seat 1 is yours (the first box). Other seats: a person who joins by link, or the computer.",
   ch_person: "A person", ch_computer: "Computer ({level})", ch_remove: "Remove",
   ch_players: "Players", ch_suggestions: "Team suggestions", ch_games: "Games",
@@ -16,11 +17,10 @@ Object.assign(MESSAGES.en, {
   ch_refuse: "Refuse", ch_play: "Play", ch_suggest: "Suggest", ch_no_move: "(no move)",
   ch_game_line: "Game {n}: box {box}, captain {captain}, {winner} won; box {result}",
   ch_winner_box: "the box", ch_winner_team: "the team", ch_you: "(you)", ch_none_yet: "none yet",
-  fd_title: "Verifiable dice", fd_commitment: "Commitment (sha256 of the secret seed)",
-  fd_seed: "Seed (revealed)", fd_check: "Check the rolls with:", level_greedy: "Quick",
+  level_greedy: "Quick",
 });
 Object.assign(MESSAGES.ja, {
-  ch_title: "シュエット", ch_new: "新しいシュエット卓", ch_add_seat: "席を追加", ch_create: "シュエットを作成",
+  ch_new: "新しいシュエット卓", ch_add_seat: "席を追加", ch_create: "シュエットを作成",
   ch_join: "参加", ch_seat_help: "席1はあなた(最初のボックス)です。他の席はリンクで参加する人か、コンピュータです。",
   ch_person: "人", ch_computer: "コンピュータ({level})", ch_remove: "削除",
   ch_players: "プレイヤー", ch_suggestions: "チームの提案", ch_games: "ゲーム",
@@ -33,8 +33,7 @@ Object.assign(MESSAGES.ja, {
   ch_refuse: "拒否", ch_play: "指す", ch_suggest: "提案", ch_no_move: "(動かせない)",
   ch_game_line: "第{n}ゲーム:ボックス {box}、キャプテン {captain}、{winner}の勝ち;ボックス {result}",
   ch_winner_box: "ボックス", ch_winner_team: "チーム", ch_you: "(あなた)", ch_none_yet: "まだありません",
-  fd_title: "検証可能なダイス", fd_commitment: "コミットメント(秘密のシードのsha256)",
-  fd_seed: "シード(公開済み)", fd_check: "ロールの確認コマンド:", level_greedy: "速攻",
+  level_greedy: "速攻",
 });
 
 const $ = (s) => document.querySelector(s);
