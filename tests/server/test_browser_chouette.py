@@ -69,3 +69,51 @@ def test_chouette_box_double_one_member_passes(browser, server):  # noqa: F811
     assert "第1ゲーム" in page.inner_text("#ch-games")
     page.screenshot(path=str(SHOTS / "chouette-ja.png"))
     assert not page.errors
+
+
+def _play_out(server, tid, tokens, limit=3000):  # noqa: F811
+    for _ in range(limit):
+        st = server.api("GET", f"/api/tables/{tid}")
+        turn = st["game"]["turn"]
+        if st["match"]["over"] or turn is None:
+            return st
+        mine = server.api("GET", f"/api/tables/{tid}", token=tokens[turn])
+        allowed = mine["allowed"]
+        if "move" in allowed:
+            doc = {"action": "move", "steps": mine["moves"][0] if mine["moves"] else []}
+        elif "roll" in allowed:
+            doc = {"action": "roll"}
+        elif "take" in allowed:
+            doc = {"action": "take"}
+        else:
+            doc = {"action": allowed[0]}
+        server.api("POST", f"/api/tables/{tid}/actions", doc, token=tokens[turn])
+    raise AssertionError("the game did not end")
+
+
+def test_fair_dice_revealed_and_dice_stats_pages(browser, server):  # noqa: F811
+    from .test_browser import new_page, open_table
+
+    white = server.api("POST", "/api/tables", {"mode": "human", "rules": {"match_length": 1}, "name": "Dora"})
+    black = server.api("POST", f"/api/tables/{white['id']}/join", {"name": "Emil"})
+    page = new_page(browser, server)
+    open_table(page, server, white)
+    page.wait_for_selector(".fd-commitment")
+    commitment = page.inner_text(".fd-commitment")
+    assert len(commitment) == 64 and page.locator(".fd-seed").count() == 0
+    st = _play_out(server, white["id"], {"white": white["token"], "black": black["token"]})
+    page.wait_for_selector(".fd-command", timeout=20000)
+    command = page.inner_text(".fd-command")
+    assert command.startswith("backgammon verify-dice --seed ") and commitment in command
+    assert st["fair_dice"]["command"] == command.strip()
+    page.locator("#fair-dice").scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / "fair-dice-revealed.png"), full_page=True)
+    stats = open_page(browser, server, "/static/dicestats.html?name=Dora")
+    stats.wait_for_selector("#ds-dist tr:nth-child(22)")
+    assert "Dora" in stats.inner_text("#ds-summary")
+    assert stats.locator("#ds-tests tr[data-stat=doubles]").count() == 1
+    stats.screenshot(path=str(SHOTS / "dice-stats.png"), full_page=True)
+    stats.select_option("#ds-lang", "ja")
+    stats.wait_for_selector("#ds-tests:has-text('ゾロ目')")
+    stats.screenshot(path=str(SHOTS / "dice-stats-ja.png"), full_page=True)
+    assert not page.errors and not stats.errors
