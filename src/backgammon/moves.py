@@ -375,5 +375,5 @@ def sequences_along(
             _undo(mine, theirs, src, dst, hit)
 
     for order in orders:
-        rec(order, 0)
+        rec(order, 0, 0)
     return out
