@@ -126,11 +126,17 @@ def test_team_double_needs_everyone_and_suggestions(client):
     assert s["stage"] == "playing" and s["game"]["cube"]["value"] == 1 and s["allowed"][0] == "roll"
     assert act(client, tid, tokens["Bob"], action="roll").status_code == 200
     cat = st(client, tid, tokens["Cat"])
-    if "suggest" in cat["allowed"] and cat["moves"]:
-        assert act(client, tid, tokens["Cat"], action="suggest", steps=cat["moves"][0]).status_code == 200
-        assert act(client, tid, tokens["Bob"], action="suggest", steps=cat["moves"][0]).status_code == 409
-        assert st(client, tid, tokens["Bob"])["suggestions"][0]["by"] == "Cat"
-        assert st(client, tid, tokens["Ann"])["suggestions"] == []  # the box does not see them
+    assert "suggest" in cat["allowed"] and "move" not in cat["allowed"]
+    steps = cat["moves"][0] if cat["moves"] else []
+    assert act(client, tid, tokens["Cat"], action="suggest", steps=steps).status_code == 200
+    assert act(client, tid, tokens["Bob"], action="suggest", steps=steps).status_code == 409  # the captain moves
+    assert act(client, tid, tokens["Ann"], action="suggest", steps=steps).status_code == 409  # the box has no say
+    assert [s["by"] for s in st(client, tid, tokens["Bob"])["suggestions"]] == ["Cat"]
+    assert st(client, tid, tokens["Ann"])["suggestions"] == []  # the box does not see them
+    assert st(client, tid)["suggestions"] == []  # nor do spectators
+    bob = st(client, tid, tokens["Bob"])
+    assert act(client, tid, tokens["Bob"], action="move", steps=bob["moves"][0] if bob["moves"] else []).status_code == 200
+    assert st(client, tid, tokens["Cat"])["suggestions"] == []  # cleared once the captain has moved
 
 
 def test_bots_play_and_restart_replays(tmp_path):
@@ -202,3 +208,24 @@ def test_mixed_bots_box_double_person_passes(client):
     # acting for a seat that is not yours: no token of another seat works, and bad tokens are spectators
     assert act(client, tid, "not-a-token", action="roll").status_code == 409
     assert client.post("/api/chouette", json={"name": "X", "seat": 0, "seats": [{"bot": "greedy"}, {}, {}]}).status_code == 400
+
+
+def test_unanimous_team_double_box_passes_settles_each_and_rotates(client):
+    tid, tokens = three_people(client)
+    s = to_move(client, tid, tokens)
+    while s["captain"] not in s["to_act"] or "double" not in s["allowed"]:
+        name = s["to_act"][0]
+        assert act(client, tid, tokens[name], action="roll").status_code == 200
+        s = to_move(client, tid, tokens)
+    assert act(client, tid, tokens["Cat"], action="double").status_code == 409  # only the captain doubles
+    assert act(client, tid, tokens["Bob"], action="double").status_code == 200
+    assert act(client, tid, tokens["Ann"], action="pass").status_code == 409  # the team has not agreed yet
+    assert act(client, tid, tokens["Cat"], action="consent").status_code == 200
+    ann = st(client, tid, tokens["Ann"])
+    assert ann["allowed"] == ["take", "pass"] and ann["game"]["cube"]["offered_by"] == "black"
+    assert act(client, tid, tokens["Ann"], action="pass").status_code == 200
+    s = st(client, tid, tokens["Ann"])
+    scores = {p["name"]: p["score"] for p in s["players"]}
+    assert scores == {"Ann": -2, "Bob": 1, "Cat": 1}
+    assert s["games"][0]["winner"] == "team" and s["games"][0]["settlements"] == [["Bob", 1], ["Cat", 1]]
+    assert s["box"] == "Bob" and s["team"] == ["Cat", "Ann"]  # the captain takes the box
