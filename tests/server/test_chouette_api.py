@@ -49,7 +49,10 @@ def to_move(client, tid, tokens):
         mine = st(client, tid, tokens[name])
         if "move" not in mine["allowed"]:
             return mine
-        assert act(client, tid, tokens[name], action="move", steps=mine["moves"][0] if mine["moves"] else []).status_code == 200
+        assert (
+            act(client, tid, tokens[name], action="move", steps=mine["moves"][0] if mine["moves"] else []).status_code
+            == 200
+        )
     raise AssertionError("no roll turn reached")
 
 
@@ -135,7 +138,9 @@ def test_team_double_needs_everyone_and_suggestions(client):
     assert st(client, tid, tokens["Ann"])["suggestions"] == []  # the box does not see them
     assert st(client, tid)["suggestions"] == []  # nor do spectators
     bob = st(client, tid, tokens["Bob"])
-    assert act(client, tid, tokens["Bob"], action="move", steps=bob["moves"][0] if bob["moves"] else []).status_code == 200
+    assert (
+        act(client, tid, tokens["Bob"], action="move", steps=bob["moves"][0] if bob["moves"] else []).status_code == 200
+    )
     assert st(client, tid, tokens["Cat"])["suggestions"] == []  # cleared once the captain has moved
 
 
@@ -188,7 +193,12 @@ def _race_id():
 def test_mixed_bots_box_double_person_passes(client):
     r = client.post(
         "/api/chouette",
-        json={"name": "Ann", "seat": 1, "seats": [{"bot": "greedy"}, {"bot": None}, {"bot": "greedy"}], "start": _race_id()},
+        json={
+            "name": "Ann",
+            "seat": 1,
+            "seats": [{"bot": "greedy"}, {"bot": None}, {"bot": "greedy"}],
+            "start": _race_id(),
+        },
     )
     assert r.status_code == 200, r.text
     tid, tok = r.json()["id"], r.json()["token"]
@@ -207,7 +217,10 @@ def test_mixed_bots_box_double_person_passes(client):
     assert sum(p["score"] for p in s["players"]) == 0
     # acting for a seat that is not yours: no token of another seat works, and bad tokens are spectators
     assert act(client, tid, "not-a-token", action="roll").status_code == 409
-    assert client.post("/api/chouette", json={"name": "X", "seat": 0, "seats": [{"bot": "greedy"}, {}, {}]}).status_code == 400
+    assert (
+        client.post("/api/chouette", json={"name": "X", "seat": 0, "seats": [{"bot": "greedy"}, {}, {}]}).status_code
+        == 400
+    )
 
 
 def test_unanimous_team_double_box_passes_settles_each_and_rotates(client):

@@ -34,7 +34,9 @@ def test_dice_stats_of_stored_games(client):
 
 
 def test_dice_stats_count_chouette_rolls(client):
-    r = client.post("/api/chouette", json={"name": "Zed", "seats": [{"bot": None}, {"bot": "greedy"}, {"bot": "greedy"}]})
+    r = client.post(
+        "/api/chouette", json={"name": "Zed", "seats": [{"bot": None}, {"bot": "greedy"}, {"bot": "greedy"}]}
+    )
     tid, tok = r.json()["id"], r.json()["token"]
     rolled = 0
     for _ in range(8):
@@ -44,6 +46,8 @@ def test_dice_stats_count_chouette_rolls(client):
             rolled += 1
         elif "move" in s["allowed"]:
             steps = s["moves"][0] if s["moves"] else []
-            client.post(f"/api/chouette/{tid}/actions", json={"action": "move", "steps": steps}, headers={"x-seat-token": tok})
+            client.post(
+                f"/api/chouette/{tid}/actions", json={"action": "move", "steps": steps}, headers={"x-seat-token": tok}
+            )
     doc = client.get("/api/dice-stats", params={"name": "Zed"}).json()
     assert rolled >= 1 and doc["report"]["rolls"] == rolled

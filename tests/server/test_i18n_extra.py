@@ -37,5 +37,7 @@ def test_pages_use_known_keys():
         known |= set(_dicts(name)[0])
     for page in ("chouette.html", "dicestats.html", "chouette.js", "dicestats.js", "fairdice.js"):
         text = (STATIC / page).read_text()
-        used = set(re.findall(r'data-i18n(?:-html|-placeholder)?="(\w+)"', text)) | set(re.findall(r'\bt\("(\w+)"\s*[,)]', text))
+        used = set(re.findall(r'data-i18n(?:-html|-placeholder)?="(\w+)"', text)) | set(
+            re.findall(r'\bt\("(\w+)"\s*[,)]', text)
+        )
         assert used <= known, (page, used - known)

@@ -32,8 +32,8 @@ from backgammon.server.auth import (
     verify_password,
 )
 from backgammon.server.chouette_tables import router as chouette_router
-from backgammon.server.dice_stats import router as dice_stats_router
 from backgammon.server.db import Session, Table, User, database_url_for, open_database
+from backgammon.server.dice_stats import router as dice_stats_router
 from backgammon.server.history import export_mat, history_of
 from backgammon.server.tables import TableManager
 

@@ -143,9 +143,7 @@ class ChouetteManager:
         """
         name = _check_name(name)
         if not isinstance(seats_doc, list) or not MIN_SEATS <= len(seats_doc) <= MAX_SEATS:
-            raise InvalidInputError(
-                f"invalid seats {seats_doc!r}: expected a list of {MIN_SEATS} to {MAX_SEATS} seats"
-            )
+            raise InvalidInputError(f"invalid seats {seats_doc!r}: expected a list of {MIN_SEATS} to {MAX_SEATS} seats")
         seats: list[dict[str, Any]] = []
         bots = 0
         mine = seat
@@ -308,9 +306,7 @@ class ChouetteManager:
         assert c is not None
         side = c.side_of(name)
         if name not in c.to_act():
-            raise NotYourTurnError(
-                f"not your turn: {', '.join(c.to_act()) or 'nobody'} to act ({c.game.describe()})"
-            )
+            raise NotYourTurnError(f"not your turn: {', '.join(c.to_act()) or 'nobody'} to act ({c.game.describe()})")
         if kind == "roll":
             if c.stage is not ChouetteStage.PLAYING or c.game.phase is not GamePhase.ROLL:
                 raise IllegalActionError(f"cannot roll now: {c.game.describe()}")
@@ -517,7 +513,9 @@ def router(state: dict[str, Any], config: Any, body, current_user) -> APIRouter:
 
     def manager() -> ChouetteManager:
         if "chouettes" not in state:
-            state["chouettes"] = ChouetteManager(state["sessions"], config.dice_seed, config.test_hooks, config.bot_delay)
+            state["chouettes"] = ChouetteManager(
+                state["sessions"], config.dice_seed, config.test_hooks, config.bot_delay
+            )
         return state["chouettes"]
 
     @api.post("/api/chouette")

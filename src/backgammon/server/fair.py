@@ -64,7 +64,9 @@ def verify_command(table_id: str, seed: str, commitment: str, rolls: list[tuple[
     )
 
 
-def dice_doc(table_id: str, dice_config: dict[str, str] | None, payloads: list[dict[str, Any]], over: bool) -> dict[str, Any] | None:
+def dice_doc(
+    table_id: str, dice_config: dict[str, str] | None, payloads: list[dict[str, Any]], over: bool
+) -> dict[str, Any] | None:
     """What a client sees of a table's dice: the commitment, and after the end the seed and the check."""
     if not dice_config:
         return None
