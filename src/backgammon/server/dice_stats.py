@@ -8,6 +8,7 @@ position. The numbers come from :func:`backgammon.dicestats.dice_report`.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -16,9 +17,10 @@ from sqlalchemy import select
 from backgammon.chouette import Chouette
 from backgammon.dicestats import dice_report
 from backgammon.errors import BackgammonError, InvalidInputError
-from backgammon.game import Player, Rules
+from backgammon.game import Game, Player, Rules
 from backgammon.position import Position
 from backgammon.server import protocol
+from backgammon.server.chouette_tables import BOX, _action_from
 from backgammon.server.db import Action, Table
 from backgammon.server.matchflow import StartPosition, new_match
 
@@ -40,19 +42,13 @@ def _table_rolls(row: Table, payloads: list[dict[str, Any]], name: str, rolls: l
             return
         state: Any = Chouette.new(names, Rules())
         if config.get("start"):
-            from dataclasses import replace
-
-            from backgammon.game import Game
-
-            game = Game.from_position(Position.from_position_id(config["start"]), rules=state.rules)
+            game = Game.from_position(Position.from_position_id(config["start"]), on_roll=BOX, rules=state.rules)
             state = replace(state, game=game)
         for p in payloads:
             if p["kind"] in ("suggest", "chat"):
                 continue
             if p["kind"] == "roll" and p.get("by") == name:
                 _count(state.game.board_for(state.side_of(name)), p, rolls, entries)
-            from backgammon.server.chouette_tables import _action_from
-
             state = state.apply(p["by"], _action_from(p, state))
         return
     sides = [p for p, n in ((Player.WHITE, row.white_name), (Player.BLACK, row.black_name)) if n == name]
