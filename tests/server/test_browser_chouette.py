@@ -55,12 +55,15 @@ def test_chouette_box_double_one_member_passes(browser, server):  # noqa: F811
     roles = page.inner_text("#ch-players")
     assert "Computer 1" in roles and "box" in roles and "captain" in roles
     assert page.locator("button[data-action=take]").count() == 1
-    assert len(page.inner_text("#ch-commitment")) == 64
+    commitment = page.inner_text("#ch-fair .fd-commitment")
+    assert len(commitment) == 64
     page.screenshot(path=str(SHOTS / "chouette-box-double.png"))
     page.click("button[data-action=pass]")
     page.wait_for_selector("#ch-games li:has-text('Game 1')", timeout=20000)
     ann = page.locator("#ch-players tr[data-name=Ann] td.score")
     assert ann.inner_text() == "-1"
+    assert page.inner_text("#ch-revealed .fd-commitment") == commitment  # game 1's seed is out
+    assert "verify-dice" in page.inner_text("#ch-revealed .fd-command")
     games = page.inner_text("#ch-games")
     assert "box Computer 1" in games
     page.screenshot(path=str(SHOTS / "chouette-after-pass.png"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi.testclient import TestClient
 
+from backgammon.fairdice import parse_rolls, verify
 from backgammon.server.app import ServerConfig, create_app
 
 from .conftest import make_client  # noqa: F401 - registers the fixtures' warning filter
@@ -205,8 +206,17 @@ def test_mixed_bots_box_double_person_passes(client):
     s = st(client, tid, tok)
     assert s["box"] == "Computer 1" and s["captain"] == "Ann" and s["team"] == ["Ann", "Computer 2"]
     assert s["stage"] == "box_doubled" and s["pending"] == ["Ann"] and s["allowed"] == ["take", "pass"]
+    committed = s["fair_dice"]
+    assert committed["game"] == 1 and committed["seed"] is None and s["revealed_dice"] == []
     assert act(client, tid, tok, action="pass").status_code == 200
     s = st(client, tid, tok)
+    # game 1 is over: its seed is revealed and every roll of it checks against the commitment shown before
+    shown = s["revealed_dice"][0]
+    assert shown["game"] == 1 and shown["commitment"] == committed["commitment"] and shown["draws"] >= 1
+    result = verify(shown["seed"], shown["commitment"], shown["game_id"], parse_rolls(shown["rolls"]))
+    assert result.ok, result.message()
+    assert f"--game-id '{tid}:1'" in shown["command"]
+    assert s["fair_dice"]["game"] == 2 and s["fair_dice"]["commitment"] != committed["commitment"]
     by = {p["name"]: p for p in s["players"]}
     assert by["Ann"]["score"] == -1  # paid her cube at once
     # the game went on between the computers: Computer 2 captained, with a cube of 2

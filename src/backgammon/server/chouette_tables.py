@@ -31,13 +31,14 @@ from sqlalchemy import select
 
 from backgammon.chouette import Chouette, ChouetteStage, Consent, Refuse
 from backgammon.errors import IllegalActionError, InvalidInputError, NotYourTurnError
+from backgammon.fairdice import CommittedDice
 from backgammon.game import Double, Game, GamePhase, Move, OpeningRoll, Pass, Player, Roll, Rules, Take
 from backgammon.position import Position
 from backgammon.server import protocol
 from backgammon.server.agents import LEVELS, make_agent
 from backgammon.server.auth import new_token, token_hash
 from backgammon.server.db import Action, Table, utcnow
-from backgammon.server.fair import dice_doc, draws_of, new_dice_config, resume_dice
+from backgammon.server.fair import dice_doc, draws_of, game_dice_config, game_seed, new_dice_config
 from backgammon.server.tables import _check_name, cube_for, decide
 
 log = logging.getLogger("backgammon.server")
@@ -60,6 +61,7 @@ class ChouetteRuntime:
     dice: Any = None
     agents: dict[str, Any] = field(default_factory=dict)
     task: asyncio.Task | None = None
+    game_starts: list[int] = field(default_factory=lambda: [0])  # index in ``actions`` where each game began
 
     @property
     def version(self) -> int:
@@ -95,6 +97,39 @@ class ChouetteRuntime:
             elif p["kind"] != "chat":
                 out = []
         return out
+
+
+def _sync_games(table: ChouetteRuntime) -> bool:
+    """Note where a new game began; True if one did."""
+    c = table.chouette
+    if c is not None and len(c.games) + 1 > len(table.game_starts):
+        table.game_starts.append(len(table.actions))
+        return True
+    return False
+
+
+def _game_dice(table: ChouetteRuntime) -> CommittedDice:
+    """The current game's dice: game ``n`` (from 1) draws with id ``"<table>:n"`` and its own seed."""
+    n = len(table.game_starts)
+    draws = len(draws_of(table.actions[table.game_starts[-1] :]))
+    return CommittedDice.resume(f"{table.id}:{n}", game_seed(table.config["dice"]["seed"], n), draws)
+
+
+def game_dice_docs(table: ChouetteRuntime) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+    """The current game's commitment, and every finished game's revealed seed and check command."""
+    if table.chouette is None:
+        return None, []
+    master = table.config["dice"]["seed"]
+    bounds = [*table.game_starts, len(table.actions)]
+    revealed = []
+    for i in range(len(table.game_starts) - 1):
+        n = i + 1
+        seed = game_seed(master, n)
+        doc = dice_doc(f"{table.id}:{n}", game_dice_config(seed), table.actions[bounds[i] : bounds[i + 1]], True)
+        revealed.append({"game": n, **doc})
+    n = len(table.game_starts)
+    current = dice_doc(f"{table.id}:{n}", game_dice_config(game_seed(master, n)), table.actions[bounds[-2] :], False)
+    return {"game": n, **current}, revealed
 
 
 def _action_from(doc: dict[str, Any], chouette: Chouette) -> object:
@@ -212,14 +247,14 @@ class ChouetteManager:
 
     def _runtime(self, table_id: str, config: dict[str, Any], status: str, payloads: list) -> ChouetteRuntime:
         table = ChouetteRuntime(id=table_id, config=config, status=status)
-        table.dice = resume_dice(table_id, config["dice"], 0)
         if status != "waiting":
             self._start(table)
             for p in payloads:
                 if p["kind"] not in ("suggest", "chat"):
                     table.chouette = table.chouette.apply(p["by"], _action_from(p, table.chouette))
                 table.actions.append(p)
-            table.dice = resume_dice(table_id, config["dice"], len(draws_of(table.actions)))
+                _sync_games(table)
+            table.dice = _game_dice(table)
         return table
 
     def _start(self, table: ChouetteRuntime) -> None:
@@ -231,6 +266,8 @@ class ChouetteManager:
             )
             table.chouette = replace(table.chouette, game=game)
         table.agents = {s["name"]: make_agent(s["bot"]) for s in table.seats if s["bot"]}
+        table.game_starts = [0]
+        table.dice = _game_dice(table)
 
     def get(self, table_id: str) -> ChouetteRuntime:
         """A chouette table by id, replayed from the database if needed.
@@ -324,6 +361,8 @@ class ChouetteManager:
         after = c.apply(name, action)  # raises, leaving everything unchanged
         self._store(table, _action_to(name, action))
         table.chouette = after
+        if _sync_games(table):  # a game ended: the next one draws from its own committed seed
+            table.dice = _game_dice(table)
         self._apply_opening(table)
 
     def _store(self, table: ChouetteRuntime, payload: dict[str, Any]) -> None:
@@ -411,8 +450,8 @@ def state_to_wire(table: ChouetteRuntime, you: str | None) -> dict[str, Any]:
         "version": table.version,
         "you": you,
         "seats": [{"name": s["name"], "bot": s["bot"], "open": s["name"] is None} for s in table.seats],
-        "fair_dice": dice_doc(table.id, table.config.get("dice"), table.actions, False),
     }
+    doc["fair_dice"], doc["revealed_dice"] = game_dice_docs(table)
     if c is None:
         return doc
     game = c.game

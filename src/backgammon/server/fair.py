@@ -18,7 +18,16 @@ from typing import Any
 
 from backgammon.fairdice import SEED_BYTES, CommittedDice, commitment_of, format_rolls
 
-__all__ = ["DRAW_KINDS", "dice_doc", "draws_of", "new_dice_config", "resume_dice", "verify_command"]
+__all__ = [
+    "DRAW_KINDS",
+    "dice_doc",
+    "draws_of",
+    "game_dice_config",
+    "game_seed",
+    "new_dice_config",
+    "resume_dice",
+    "verify_command",
+]
 
 DRAW_KINDS = ("opening_roll", "roll")
 """Stored action kinds that each use one draw of the table's dice."""
@@ -35,6 +44,19 @@ def new_dice_config(table_id: str, test_seed: int | None = None) -> dict[str, st
     else:
         seed = hashlib.sha256(f"{test_seed}:{table_id}".encode()).digest()
     return {"seed": seed.hex(), "commitment": commitment_of(seed)}
+
+
+def game_seed(master_hex: str, n: int) -> str:
+    """The seed of game ``n`` of a chouette table, from the table's secret seed (hex).
+
+    ``sha256(master || n)``: revealing one game's seed reveals nothing of the others.
+    """
+    return hashlib.sha256(bytes.fromhex(master_hex) + n.to_bytes(4, "big")).hexdigest()
+
+
+def game_dice_config(seed_hex: str) -> dict[str, str]:
+    """``{"seed", "commitment"}`` for a seed given in hex."""
+    return {"seed": seed_hex, "commitment": commitment_of(bytes.fromhex(seed_hex))}
 
 
 def draws_of(payloads: Iterable[dict[str, Any]]) -> list[tuple[int, int]]:

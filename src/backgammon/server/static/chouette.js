@@ -1,7 +1,7 @@
 // Chouette table page: box against a team, the captain moves, members suggest; plain JS over REST.
 import { renderBoard } from "./board.js";
 import { MESSAGES, t, setLanguage, defaultLanguage, applyTranslations } from "./i18n.js";
-import "./fairdice.js"; // its texts (fd_*)
+import { renderFairDice } from "./fairdice.js";
 
 Object.assign(MESSAGES.en, {
   ch_new: "New chouette table", ch_add_seat: "Add a seat", ch_create: "Create chouette",
@@ -127,7 +127,9 @@ function playText(steps) {
 function render() {
   const st = S.state;
   applyTranslations();
-  $("#ch-commitment").textContent = st.fair_dice ? st.fair_dice.commitment : "";
+  renderFairDice($("#ch-fair"), st.fair_dice, st.fair_dice ? t("fd_game", { n: st.fair_dice.game }) : "", t("fd_secret_game"));
+  const last = (st.revealed_dice || []).at(-1);
+  renderFairDice($("#ch-revealed"), last, last ? t("fd_last", { n: last.game }) : "");
   if (st.status === "waiting") {
     const free = st.seats.filter((s) => s.open).length;
     $("#ch-status").textContent = "";
