@@ -51,3 +51,23 @@ def test_dice_stats_count_chouette_rolls(client):
             )
     doc = client.get("/api/dice-stats", params={"name": "Zed"}).json()
     assert rolled >= 1 and doc["report"]["rolls"] == rolled
+
+
+def test_dancing_counted_against_the_position(client):
+    from backgammon.position import Position
+
+    # white on roll with a checker on the bar against a closed board: every roll dances
+    closed = Position.from_points({"bar": 1, 13: 14}, {1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2}).position_id()
+    r = client.post(
+        "/api/tables",
+        json={"mode": "human", "name": "Fay", "rules": {"match_length": 3}, "start": {"position_id": closed}},
+    )
+    tid, w = r.json()["id"], r.json()["token"]
+    client.post(f"/api/tables/{tid}/join", json={"name": "Gus"})
+    assert (
+        client.post(f"/api/tables/{tid}/actions", json={"action": "roll"}, headers={"x-seat-token": w}).status_code
+        == 200
+    )
+    rep = client.get("/api/dice-stats", params={"name": "Fay"}).json()["report"]
+    assert rep["rolls"] == 1
+    assert rep["dancing"]["observed"] == 1 and rep["dancing"]["expected"] == 1.0
