@@ -54,6 +54,7 @@ def test_chouette_box_double_one_member_passes(browser, server):  # noqa: F811
     assert "The box doubles" in status and "Ann" in status
     roles = page.inner_text("#ch-players")
     assert "Computer 1" in roles and "box" in roles and "captain" in roles
+    assert "took" in page.inner_text("#ch-players tr[data-name='Computer 2']")  # the other member took
     assert page.locator("button[data-action=take]").count() == 1
     commitment = page.inner_text("#ch-fair .fd-commitment")
     assert len(commitment) == 64

@@ -16,7 +16,7 @@ Object.assign(MESSAGES.en, {
   ch_roll: "Roll", ch_double: "Double", ch_take: "Take", ch_pass: "Pass", ch_consent: "Agree to double",
   ch_refuse: "Refuse", ch_play: "Play", ch_suggest: "Suggest", ch_no_move: "(no move)",
   ch_game_line: "Game {n}: box {box}, captain {captain}, {winner} won; box {result}",
-  ch_winner_box: "the box", ch_winner_team: "the team", ch_you: "(you)", ch_none_yet: "none yet",
+  ch_winner_box: "the box", ch_winner_team: "the team", ch_you: "(you)", ch_none_yet: "none yet", ch_took: "took",
   level_greedy: "Quick",
 });
 Object.assign(MESSAGES.ja, {
@@ -32,7 +32,7 @@ Object.assign(MESSAGES.ja, {
   ch_roll: "ロール", ch_double: "ダブル", ch_take: "テイク", ch_pass: "パス", ch_consent: "ダブルに同意",
   ch_refuse: "拒否", ch_play: "指す", ch_suggest: "提案", ch_no_move: "(動かせない)",
   ch_game_line: "第{n}ゲーム:ボックス {box}、キャプテン {captain}、{winner}の勝ち;ボックス {result}",
-  ch_winner_box: "ボックス", ch_winner_team: "チーム", ch_you: "(あなた)", ch_none_yet: "まだありません",
+  ch_winner_box: "ボックス", ch_winner_team: "チーム", ch_you: "(あなた)", ch_none_yet: "まだありません", ch_took: "テイク済み",
   level_greedy: "速攻",
 });
 
@@ -146,7 +146,8 @@ function render() {
     const p = st.players.find((x) => x.name === name);
     const cls = [p.active ? "" : "out", name === st.you ? "you" : ""].join(" ");
     const who = `${escapeHtml(name)}${name === st.you ? " " + t("ch_you") : ""}`;
-    const role = `<span class="ch-role ${p.role}">${t("ch_role_" + p.role)}</span>${p.active ? "" : " " + t("ch_out")}`;
+    const took = st.stage === "box_doubled" && p.role !== "box" && p.active && !st.pending.includes(name);
+    const role = `<span class="ch-role ${p.role}">${t("ch_role_" + p.role)}</span>${p.active ? "" : " " + t("ch_out")}${took ? " ✓ " + t("ch_took") : ""}`;
     rows.push(`<tr class="${cls}" data-name="${escapeHtml(name)}"><td>${who}</td><td>${role}</td><td>${p.role === "box" ? "" : p.cube}</td><td class="score">${fmtSigned(p.score)}</td></tr>`);
   }
   $("#ch-players").innerHTML = rows.join("");
@@ -181,7 +182,7 @@ function render() {
   // suggestions (team only)
   $("#ch-suggest-box").hidden = st.side !== "black";
   const sugg = st.suggestions.map((s) => { const li = document.createElement("li"); li.textContent = `${s.by}: ${s.play}`; return li; });
-  if (!sugg.length) { const li = document.createElement("li"); li.className = "hint"; li.textContent = t("ch_none_yet"); sugg.push(li); }
+  if (!sugg.length) { const li = document.createElement("li"); li.className = "hint none"; li.textContent = t("ch_none_yet"); sugg.push(li); }
   $("#ch-suggestions").replaceChildren(...sugg);
   // games
   const games = st.games.map((g, i) => {
@@ -190,7 +191,7 @@ function render() {
       winner: t(g.winner === "box" ? "ch_winner_box" : "ch_winner_team"), result: fmtSigned(g.box_result) });
     return li;
   });
-  if (!games.length) { const li = document.createElement("li"); li.textContent = t("ch_none_yet"); games.push(li); }
+  if (!games.length) { const li = document.createElement("li"); li.className = "hint none"; li.textContent = t("ch_none_yet"); games.push(li); }
   $("#ch-games").replaceChildren(...games);
   drawBoard(st);
 }
