@@ -252,3 +252,27 @@ def test_unanimous_team_double_box_passes_settles_each_and_rotates(client):
     assert scores == {"Ann": -2, "Bob": 1, "Cat": 1}
     assert s["games"][0]["winner"] == "team" and s["games"][0]["settlements"] == [["Bob", 1], ["Cat", 1]]
     assert s["box"] == "Bob" and s["team"] == ["Cat", "Ann"]  # the captain takes the box
+
+
+def test_restart_mid_game_keeps_the_committed_dice(tmp_path):
+    from backgammon.position import Position
+
+    late = Position.from_points({1: 2}, {6: 10}).position_id()  # the box bears off with any roll
+    with make_client(tmp_path, test_hooks=True) as client:
+        r = client.post("/api/chouette", json={"name": "Ann", "seats": [{"bot": None}] * 3, "start": late})
+        tid, tokens = r.json()["id"], {"Ann": r.json()["token"]}
+        for name in ("Bob", "Cat"):
+            tokens[name] = client.post(f"/api/chouette/{tid}/join", json={"name": name}).json()["token"]
+        commitment = st(client, tid)["fair_dice"]["commitment"]
+        assert act(client, tid, tokens["Ann"], action="roll").status_code == 200
+        rolled = st(client, tid)["game"]["dice"]
+    with make_client(tmp_path, test_hooks=True) as client:  # restart between the roll and the move
+        s = st(client, tid, tokens["Ann"])
+        assert s["game"]["dice"] == rolled and s["fair_dice"]["commitment"] == commitment
+        assert act(client, tid, tokens["Ann"], action="move", steps=s["moves"][0]).status_code == 200
+        s = st(client, tid, tokens["Ann"])
+    shown = s["revealed_dice"][0]
+    assert shown["commitment"] == commitment and shown["rolls"] == "".join(map(str, rolled))
+    assert verify(shown["seed"], shown["commitment"], shown["game_id"], parse_rolls(shown["rolls"])).ok
+    assert {p["name"]: p["score"] for p in s["players"]} == {"Ann": 2, "Bob": -1, "Cat": -1}
+    assert s["box"] == "Ann" and s["team"] == ["Cat", "Bob"]  # the box won: the captain goes to the end
