@@ -7,7 +7,7 @@ from fastapi.testclient import TestClient
 from backgammon.fairdice import parse_rolls, verify
 from backgammon.server.app import ServerConfig, create_app
 
-from .conftest import make_client  # noqa: F401 - registers the fixtures' warning filter
+from .conftest import make_client
 
 
 def slow_bots_client(data_dir, **kwargs):
