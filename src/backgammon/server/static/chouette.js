@@ -39,7 +39,10 @@ Object.assign(MESSAGES.ja, {
 const $ = (s) => document.querySelector(s);
 const LEVELS = ["greedy", "beginner", "casual", "intermediate", "advanced"];
 const params = new URLSearchParams(location.search);
-let lang = params.get("lang") || localStorage.getItem("bg.chouette.lang") || defaultLanguage();
+function savedLanguage() {  // this page's choice, else the main page's setting
+  try { return localStorage.getItem("bg.chouette.lang") || JSON.parse(localStorage.getItem("bg.settings") || "{}").lang; } catch { return null; }
+}
+let lang = params.get("lang") || savedLanguage() || defaultLanguage();
 let S = { id: params.get("id"), token: null, state: null, timer: null };
 
 function fmtSigned(n) { return n > 0 ? `+${n}` : String(n); }

@@ -24,7 +24,10 @@ Object.assign(MESSAGES.ja, {
 
 const $ = (s) => document.querySelector(s);
 const params = new URLSearchParams(location.search);
-let lang = params.get("lang") || localStorage.getItem("bg.chouette.lang") || defaultLanguage();
+function savedLanguage() {  // this page's choice, else the main page's setting
+  try { return localStorage.getItem("bg.chouette.lang") || JSON.parse(localStorage.getItem("bg.settings") || "{}").lang; } catch { return null; }
+}
+let lang = params.get("lang") || savedLanguage() || defaultLanguage();
 let last = null;
 
 const num = (x, d = 1) => (x === null || x === undefined ? "–" : Number(x).toFixed(d));
