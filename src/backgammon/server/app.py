@@ -31,7 +31,9 @@ from backgammon.server.auth import (
     token_hash,
     verify_password,
 )
+from backgammon.server.chouette_tables import router as chouette_router
 from backgammon.server.db import Session, Table, User, database_url_for, open_database
+from backgammon.server.dice_stats import router as dice_stats_router
 from backgammon.server.history import export_mat, history_of
 from backgammon.server.tables import TableManager
 
@@ -288,6 +290,9 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         return protocol.public_user(user)
 
     # ------------------------------------------------------------- tables
+    app.include_router(chouette_router(state, config, body, current_user))
+    app.include_router(dice_stats_router(state))
+
     @app.post("/api/tables")
     async def create_table(request: Request) -> dict[str, Any]:
         doc = await body(request)

@@ -40,6 +40,7 @@ from backgammon.game import (
 from backgammon.moves import all_step_sequences
 from backgammon.position import Position
 from backgammon.server.db import utcnow
+from backgammon.server.fair import dice_doc
 from backgammon.server.matchflow import last_result
 
 MAX_MESSAGE = 16_000
@@ -361,6 +362,7 @@ def state_to_wire(table: Any, seat: Player | None) -> dict[str, Any]:
         "moves": moves,
         "plays": len(game.legal_plays) if "move" in allowed else 0,
         "clock": _clock_doc(table),
+        "fair_dice": dice_doc(table.id, table.config.get("dice"), table.actions, table.is_over),
     }
 
 

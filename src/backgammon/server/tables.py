@@ -46,6 +46,7 @@ from backgammon.server import protocol
 from backgammon.server.agents import LEVELS, Agent, make_agent
 from backgammon.server.auth import new_token, token_hash
 from backgammon.server.db import Action, Table, User, utcnow
+from backgammon.server.fair import draws_of, new_dice_config, resume_dice
 from backgammon.server.matchflow import StartPosition, new_match
 from backgammon.server.rating import rating_change
 
@@ -170,7 +171,7 @@ class TableManager:
             listed=row.listed,
             status=row.status,
         )
-        table.dice = self._dice_for(row.id)
+        table.dice = resume_dice(row.id, config["dice"], 0) if config.get("dice") else self._dice_for(row.id)
         if config.get("mode") == "ai":
             table.agent = make_agent(config.get("level", "intermediate"))
         return table
@@ -180,6 +181,8 @@ class TableManager:
         with self.sessions() as db:
             rows = db.scalars(select(Table).where(Table.status != "over")).all()
             for row in rows:
+                if row.config.get("mode") == "chouette":
+                    continue  # chouette tables live in backgammon.server.chouette_tables
                 self.tables[row.id] = self._replay(db, row)
         return len(self.tables)
 
@@ -195,6 +198,8 @@ class TableManager:
                 table.flow = table.flow.apply(action)
             table.actions.append(record.payload)
             table.stamps.append(record.created_at)
+        if table.config.get("dice"):  # verifiable dice: go on at the draw after the last stored one
+            table.dice = resume_dice(row.id, table.config["dice"], len(draws_of(table.actions)))
         return table
 
     def get(self, table_id: str) -> TableRuntime:
@@ -210,7 +215,7 @@ class TableManager:
             raise LookupError(f"no table {table_id!r}")
         with self.sessions() as db:
             row = db.get(Table, table_id)
-            if row is None:
+            if row is None or row.config.get("mode") == "chouette":
                 raise LookupError(f"no table {table_id!r}")
             table = self._replay(db, row)
         self.tables[table_id] = table
@@ -260,6 +265,7 @@ class TableManager:
             config["clock"] = _check_clock(clock)
         token = new_token()
         table_id = secrets.token_urlsafe(8)
+        config["dice"] = new_dice_config(table_id, self.dice_seed)
         row = Table(
             id=table_id,
             config=config,

@@ -3,6 +3,7 @@
 // server sends with each state ("moves") and sends the chosen steps back.
 import { renderBoard, pointAt } from "./board.js";
 import { t, setLanguage, defaultLanguage, applyTranslations } from "./i18n.js";
+import { renderFairDice } from "./fairdice.js";
 
 const DEFAULTS = {
   orientation: "bottom-right", autoSwitch: false, lang: null, whiteColor: "#f4f1e8", blackColor: "#2b2b2b",
@@ -419,6 +420,7 @@ function render() {
   $("#match-id").textContent = st.game.match_id || "";
   renderControls();
   renderStatus();
+  renderFairDice($("#fair-dice"), st.fair_dice);
   // share / join panels
   const link = `${location.origin}/t/${st.table.id}`;
   $("#share").hidden = !(st.you && st.table.status === "waiting");
