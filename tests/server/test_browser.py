@@ -532,4 +532,7 @@ def test_browser_language_and_checker_colours(browser, server):
     table = server.api("POST", "/api/tables", {"mode": "ai", "rules": {"match_length": 3}})
     open_table(page, server, table)
     fills = page.eval_on_selector_all("#board circle.checker", "els => els.map(e => e.getAttribute('fill'))")
-    assert fills.count("#ff0000") == 15 and fills.count("#2b2b2b") == 15
+    # a point with more than five checkers draws five and a count, so the number of
+    # circles depends on the (random) opening: check the colours, not the total
+    assert set(fills) == {"#ff0000", "#2b2b2b"}
+    assert fills.count("#ff0000") >= 10 and fills.count("#2b2b2b") >= 10
