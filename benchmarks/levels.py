@@ -1,17 +1,19 @@
-"""Equity loss per decision of each difficulty level, against the strongest 0-ply choice.
+"""Equity loss per decision of each difficulty level, against the strongest level's choice.
 
-    python benchmarks/levels.py [--positions N] [--seed S] [--evaluator gnubg|default]
+    python benchmarks/levels.py [--positions N] [--seed S] [--evaluator default|gnubg] [--reference LEVEL]
 
 Positions: met in seeded self-play (both sides play the reference choice), with
 a seeded roll each; plays with a single legal choice are skipped. For each
 level, ``choose_play`` picks a play (seeded noise); its loss is the reference
-evaluation's best equity minus the chosen play's equity (cubeless, money).
+level's (default: the strongest, ``world_class``) best equity minus its
+equity for the chosen play (cubeless, money, at the reference's depth; plays
+its move filter dropped keep their lower-ply value).
 Prints a table: level, plies, noise, decisions, mean loss per decision with
 its standard error, the share of decisions where the level's play differs.
 
-``--evaluator gnubg`` uses GNU Backgammon's 0-ply net through gnubg_nn (a
-benchmark-only dependency) as the shared evaluator, so the figures measure the
-levels' noise, not our net; ``default`` uses the engine's own evaluator.
+``--evaluator default`` uses the engine's own network; ``gnubg`` uses GNU
+Backgammon's 0-ply net through gnubg_nn (a benchmark-only dependency) as the
+shared evaluator, so the figures measure the levels' noise, not our net.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import time
 
 import numpy as np
 
-from backgammon.engine.levels import LEVELS, choose_play, rank_plays
+from backgammon.engine.levels import LEVELS, STRONGEST, choose_play, rank_plays
 from backgammon.position import Position
 
 
@@ -60,22 +62,30 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--positions", type=int, default=300)
     parser.add_argument("--seed", type=int, default=20261129)
-    parser.add_argument("--evaluator", choices=("gnubg", "default"), default="gnubg")
-    parser.add_argument("--levels", default="beginner,casual,intermediate,advanced,expert")
+    parser.add_argument("--evaluator", choices=("gnubg", "default"), default="default")
+    parser.add_argument("--levels", default=",".join(LEVELS))
+    parser.add_argument("--reference", default=STRONGEST)
     args = parser.parse_args(argv)
     if args.evaluator == "gnubg":
         evaluator = GnubgEvaluator()
     else:
-        from backgammon.engine.evaluator import default_evaluator  # type: ignore[attr-defined]
+        from backgammon.engine.evaluator import NetEvaluator
 
-        evaluator = default_evaluator()
+        evaluator = NetEvaluator.default()
     t0 = time.perf_counter()
     decisions = sample_decisions(evaluator, args.positions, args.seed)
-    reference = [rank_plays(p, d, evaluator, 0) for p, d in decisions]
-    print(f"{len(decisions)} decisions (seed {args.seed}, evaluator {args.evaluator}), reference: 0-ply best play")
-    print(f"{'level':<14}{'plies':>6}{'noise':>8}{'N':>6}{'loss/decision':>16}{'+-SE':>9}{'differs':>9}")
+    ref_level = LEVELS[args.reference]
+    reference = [rank_plays(p, d, evaluator, ref_level.plies) for p, d in decisions]
+    print(
+        f"{len(decisions)} decisions (seed {args.seed}, evaluator {args.evaluator}), "
+        f"reference: {ref_level.name} ({ref_level.plies}-ply) best play"
+    )
+    print(
+        f"{'level':<14}{'plies':>6}{'noise':>8}{'N':>6}{'loss/decision':>16}{'+-SE':>9}{'differs':>9}{'time/dec':>12}"
+    )
     for name in args.levels.split(","):
         level = LEVELS[name]
+        t1 = time.perf_counter()
         rng = random.Random(args.seed + 1)
         losses = []
         differs = 0
@@ -88,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
         se = statistics.stdev(losses) / math.sqrt(len(losses)) if len(losses) > 1 else 0.0
         print(
             f"{name:<14}{level.plies:>6}{level.noise:>8.3f}{len(losses):>6}{mean:>16.4f}{se:>9.4f}"
-            f"{differs / len(losses):>9.1%}"
+            f"{differs / len(losses):>9.1%}{(time.perf_counter() - t1) / len(losses) * 1000:>9.1f} ms"
         )
     print(f"({time.perf_counter() - t0:.1f} s)")
     return 0

@@ -11,6 +11,7 @@ need=""
 [ -x /usr/bin/chromium ] || need="$need chromium"
 [ -x /usr/games/gnubg ] || need="$need gnubg"
 [ -d /usr/share/fonts/opentype/noto ] || need="$need fonts-noto-cjk"
+ls -d /usr/lib/postgresql/*/bin >/dev/null 2>&1 || need="$need postgresql"
 if [ -n "$need" ]; then
   echo "installing system packages:$need"
   $SUDO apt-get update -qq
@@ -19,6 +20,18 @@ fi
 
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e '.[server,test]'
+.venv/bin/python -m pip install -q -e '.[server,test,postgres]'
 
-exec .venv/bin/python -m pytest -q -n 2 "$@"
+# A throw-away PostgreSQL server for the test that runs the app on PostgreSQL.
+PGBIN=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
+PGDIR=$(mktemp -d /tmp/bg-pg.XXXXXX)
+PGPORT=${BG_TEST_PG_PORT:-55432}
+as_pg() { if [ "$(id -u)" = 0 ]; then su postgres -s /bin/sh -c "$1"; else sh -c "$1"; fi; }
+[ "$(id -u)" = 0 ] && chown postgres "$PGDIR"
+as_pg "$PGBIN/initdb -D $PGDIR/data -A trust -U postgres >$PGDIR/initdb.log 2>&1"
+as_pg "$PGBIN/pg_ctl -D $PGDIR/data -o '-p $PGPORT -k $PGDIR -h 127.0.0.1' -l $PGDIR/server.log -w start >/dev/null"
+trap 'as_pg "$PGBIN/pg_ctl -D $PGDIR/data -m immediate stop >/dev/null 2>&1"; rm -rf "$PGDIR"' EXIT
+as_pg "$PGBIN/createdb -h 127.0.0.1 -p $PGPORT -U postgres bgtest"
+export BACKGAMMON_TEST_DATABASE_URL="postgresql://postgres@127.0.0.1:$PGPORT/bgtest"
+
+.venv/bin/python -m pytest -q -n 2 "$@"

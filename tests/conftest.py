@@ -63,9 +63,9 @@ def self_play_positions(count: int, seed: int) -> list[Position]:
 def random_bearoff_position(rng: random.Random) -> Position:
     """Both sides with all their checkers home (or off); the side on roll has at least one left."""
     sides = []
-    for who in range(2):
+    for _ in range(2):
         side = [0] * 25
-        on_board = rng.randint(1, 15) if who == 0 else rng.randint(1, 15)
+        on_board = rng.randint(1, 15)
         for _ in range(on_board):
             side[rng.randrange(6)] += 1
         sides.append(tuple(side))

@@ -38,7 +38,7 @@ def new_workspace() -> tuple[np.ndarray, np.ndarray]:
     hash table (stamps, rows, hashes).
     """
     work = np.zeros((MAX_PLAYS + 2, 25), dtype=np.int8)
-    table = np.zeros((3, _TABLE_SIZE + 1), dtype=np.int64)
+    table = np.zeros((3, _TABLE_SIZE + 4), dtype=np.int64)
     table[0, _TABLE_SIZE] = 1
     return work, table
 
@@ -159,19 +159,24 @@ def successors_ws(board: np.ndarray, d1: int, d2: int, out: np.ndarray, work: np
         h ^= _ZOBRIST[0, i, me[i]] ^ _ZOBRIST[1, i, opp[i]]
         if i >= 6:
             outside += me[i]
-    state = np.zeros(3, dtype=np.int64)
+    top = 24
+    while top > 0 and me[top] == 0:
+        top -= 1
+    state = table[1, _TABLE_SIZE : _TABLE_SIZE + 3]  # [count, best depth, overflow], no allocation
+    state[0] = 0
     state[1] = -1
+    state[2] = 0
     table[0, _TABLE_SIZE] += 1
     if table[0, _TABLE_SIZE] > 1 << 60:
         table[0, :] = 0
         table[0, _TABLE_SIZE] = 1
     if d1 == d2:
-        _doubles(me, opp, d1, outside, h, work, out, table, state)
+        _doubles(me, opp, d1, top, outside, h, work, out, table, state)
     else:
         high = max(d1, d2)
         low = min(d1, d2)
-        _two(me, opp, high, low, 1, outside, h, work, out, table, state)
-        _two(me, opp, low, high, 2, outside, h, work, out, table, state)
+        _two(me, opp, high, low, 1, top, outside, h, work, out, table, state)
+        _two(me, opp, low, high, 2, top, outside, h, work, out, table, state)
         if state[1] == 1:
             # only one die can be used: the higher one if it can be
             keep = 0
@@ -198,11 +203,15 @@ def successors_ws(board: np.ndarray, d1: int, d2: int, out: np.ndarray, work: np
 
 
 @njit(cache=True)
-def _two(me, opp, a, b, flag_a, outside, h, work, out, table, state) -> None:  # type: ignore[no-untyped-def]
-    """Non-doubles: die ``a`` then die ``b``. ``flag_a`` marks one-die results of ``a``."""
+def _two(me, opp, a, b, flag_a, top, outside, h, work, out, table, state) -> None:  # type: ignore[no-untyped-def]
+    """Non-doubles: die ``a`` then die ``b``. ``flag_a`` marks one-die results of ``a``.
+
+    ``top`` is the highest occupied index: no source lies above it, before or
+    after the first step.
+    """
     lo1 = 24 if me[24] > 0 else 0
     moved = False
-    for s1 in range(24, lo1 - 1, -1):
+    for s1 in range(top, lo1 - 1, -1):
         if me[s1] == 0:
             continue
         t1 = _dest(me, opp, s1, a, outside)
@@ -213,7 +222,7 @@ def _two(me, opp, a, b, flag_a, outside, h, work, out, table, state) -> None:  #
         hit1, h1 = _step(me, opp, s1, t1, h)
         moved2 = False
         lo2 = 24 if me[24] > 0 else 0
-        for s2 in range(24, lo2 - 1, -1):
+        for s2 in range(top, lo2 - 1, -1):
             if me[s2] == 0:
                 continue
             t2 = _dest(me, opp, s2, b, out1)
@@ -231,7 +240,7 @@ def _two(me, opp, a, b, flag_a, outside, h, work, out, table, state) -> None:  #
 
 
 @njit(cache=True)
-def _doubles(me, opp, die, outside, h, work, out, table, state) -> None:  # type: ignore[no-untyped-def]
+def _doubles(me, opp, die, top, outside, h, work, out, table, state) -> None:  # type: ignore[no-untyped-def]
     """Doubles: up to four steps, sources in non-increasing order (this covers every play)."""
     src = np.zeros(4, dtype=np.int64)
     dst = np.zeros(4, dtype=np.int64)
@@ -241,7 +250,7 @@ def _doubles(me, opp, die, outside, h, work, out, table, state) -> None:  # type
     hs[0] = h
     outs[0] = outside
     depth = 0
-    src[0] = 25  # next source to try at this depth is src[depth] - 1
+    src[0] = top + 1  # next source to try at this depth is src[depth] - 1
     moved = np.zeros(4, dtype=np.bool_)
     while depth >= 0:
         # find the next legal step at this depth

@@ -28,10 +28,13 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from backgammon.errors import InvalidInputError
 from backgammon.position import BAR, Position
+
+if TYPE_CHECKING:
+    from backgammon.game import Game, Player
 
 __all__ = [
     "ChiSquared",
@@ -41,8 +44,10 @@ __all__ = [
     "chi2_sf",
     "dance_probability",
     "dice_report",
+    "exact_two_sided",
     "is_dance",
     "pips_of",
+    "player_rolls",
     "roll_distribution",
 ]
 
@@ -113,6 +118,10 @@ class Statistic:
     ``variance`` is the variance of the count under fair dice; ``test`` is
     ``(observed - expected)**2 / variance`` with one degree of freedom (the
     normal approximation), or None when the variance is zero.
+    ``exact_p_value`` (for counts of independent events: doubles, dances) is
+    the exact two-sided p-value, twice the smaller tail of the exact
+    distribution (capped at 1); better than the approximation for the small
+    samples of a single game or match. None for pips.
     """
 
     name: str
@@ -120,6 +129,7 @@ class Statistic:
     expected: float
     variance: float
     test: ChiSquared | None
+    exact_p_value: float | None = None
 
     @property
     def z(self) -> float | None:
@@ -202,12 +212,43 @@ def roll_distribution(rolls: Iterable[tuple[int, int]], ordered: bool = False) -
     return RollDistribution(labels, tuple(observed), expected, test)
 
 
-def _statistic(name: str, observed: float, expected: float, variance: float) -> Statistic:
+def _statistic(
+    name: str, observed: float, expected: float, variance: float, probs: Sequence[float] | None = None
+) -> Statistic:
     test = None
     if variance > 0:
         stat = (observed - expected) ** 2 / variance
         test = ChiSquared(stat, 1, chi2_sf(stat, 1))
-    return Statistic(name, observed, expected, variance, test)
+    exact = None if probs is None else exact_two_sided(int(observed), probs)
+    return Statistic(name, observed, expected, variance, test, exact)
+
+
+def exact_two_sided(observed: int, probs: Sequence[float]) -> float:
+    """Two-sided p-value of ``observed`` successes among independent events of chances ``probs``.
+
+    The count has a Poisson-binomial distribution (binomial when the chances
+    are equal), computed exactly; the p-value is twice the smaller tail.
+
+    >>> round(exact_two_sided(0, [0.5] * 3), 4)  # P(X = 0) = 1/8, doubled
+    0.25
+
+    Raises:
+        InvalidInputError: for a chance outside 0..1 or a count out of range.
+    """
+    if any(not 0 <= q <= 1 for q in probs):
+        raise InvalidInputError(f"invalid chances {list(probs)!r}: expected values from 0 to 1")
+    if not 0 <= observed <= len(probs):
+        raise InvalidInputError(f"invalid count {observed!r}: expected 0 to {len(probs)}")
+    dist = [1.0]
+    for q in probs:
+        nxt = [0.0] * (len(dist) + 1)
+        for k, mass in enumerate(dist):
+            nxt[k] += mass * (1 - q)
+            nxt[k + 1] += mass * q
+        dist = nxt
+    low = sum(dist[: observed + 1])
+    high = sum(dist[observed:])
+    return min(1.0, 2 * min(low, high))
 
 
 def _closed_entry_points(position: Position) -> int:
@@ -228,9 +269,7 @@ def dance_probability(position: Position) -> float:
     if not isinstance(position, Position):
         raise InvalidInputError(f"invalid position {position!r}: expected a Position")
     if not position.mine[BAR]:
-        raise InvalidInputError(
-            f"no checker on the bar in position {position.position_id()}: dancing needs one"
-        )
+        raise InvalidInputError(f"no checker on the bar in position {position.position_id()}: dancing needs one")
     return (_closed_entry_points(position) / 6) ** 2
 
 
@@ -288,7 +327,13 @@ class DiceReport:
                 "test": test(self.distribution.test),
             },
             **{
-                s.name: {"observed": s.observed, "expected": s.expected, "variance": s.variance, "test": test(s.test)}
+                s.name: {
+                    "observed": s.observed,
+                    "expected": s.expected,
+                    "variance": s.variance,
+                    "test": test(s.test),
+                    "exact_p_value": s.exact_p_value,
+                }
                 for s in self.statistics()
             },
         }
@@ -296,10 +341,11 @@ class DiceReport:
     def table(self) -> str:
         """A text table for people."""
         lines = [f"rolls: {self.rolls}"]
-        lines.append(f"{'':<10}{'observed':>10}{'expected':>10}{'chi2':>9}{'p':>8}")
+        lines.append(f"{'':<10}{'observed':>10}{'expected':>10}{'chi2':>9}{'p':>8}{'exact p':>9}")
         for s in self.statistics():
             chi = f"{s.test.statistic:9.2f}{s.test.p_value:8.3f}" if s.test else f"{'-':>9}{'-':>8}"
-            lines.append(f"{s.name:<10}{s.observed:>10.0f}{s.expected:>10.1f}{chi}")
+            exact = f"{s.exact_p_value:9.3f}" if s.exact_p_value is not None else f"{'-':>9}"
+            lines.append(f"{s.name:<10}{s.observed:>10.0f}{s.expected:>10.1f}{chi}{exact}")
         d = self.distribution
         if d.test:
             lines.append(
@@ -330,12 +376,55 @@ def dice_report(
     n = len(checked)
     distribution = roll_distribution(checked, ordered)
     n_doubles = sum(1 for a, b in checked if a == b)
-    doubles = _statistic("doubles", n_doubles, n / 6, n * (1 / 6) * (5 / 6))
+    doubles = _statistic("doubles", n_doubles, n / 6, n * (1 / 6) * (5 / 6), [1 / 6] * n)
     pips = _statistic("pips", sum(pips_of(r) for r in checked), n * _PIP_MEAN, n * _PIP_VAR)
     dancing = None
     bar_rolls = _entries(entries)
     if bar_rolls:
         probs = [dance_probability(p) for p, _ in bar_rolls]
         danced = sum(1 for p, r in bar_rolls if is_dance(p, r))
-        dancing = _statistic("dancing", danced, sum(probs), sum(q * (1 - q) for q in probs))
+        dancing = _statistic("dancing", danced, sum(probs), sum(q * (1 - q) for q in probs), probs)
     return DiceReport(n, distribution, doubles, pips, dancing)
+
+
+def player_rolls(
+    games: Iterable[Game], player: Player, starts: Iterable[Game] | None = None
+) -> tuple[list[tuple[int, int]], list[tuple[Position, tuple[int, int]]]]:
+    """One player's rolls in some games, and the rolls made with a checker on the bar.
+
+    Each game's log is replayed from its start, by default
+    ``Game.new(game.rules, game.score, game.crawford_game)``; give ``starts``
+    (one per game) for games set up with ``Game.from_position``. Opening
+    rolls are left out: each side rolls only one die of them. Pass the result
+    to :func:`dice_report`: ``dice_report(*player_rolls(games, Player.WHITE))``.
+
+    Raises:
+        InvalidInputError: if ``player`` is not a Player or a log does not replay from its start.
+    """
+    from backgammon.errors import BackgammonError
+    from backgammon.game import Game, Player, Roll
+
+    if not isinstance(player, Player):
+        raise InvalidInputError(f"invalid player {player!r}: expected Player.WHITE or Player.BLACK")
+    game_list = list(games)
+    start_list = (
+        [Game.new(g.rules, score=g.score, crawford_game=g.crawford_game) for g in game_list]
+        if starts is None
+        else list(starts)
+    )
+    if len(start_list) != len(game_list):
+        raise InvalidInputError(f"invalid starts: {len(start_list)} for {len(game_list)} games")
+    rolls: list[tuple[int, int]] = []
+    entries: list[tuple[Position, tuple[int, int]]] = []
+    for number, (game, state) in enumerate(zip(game_list, start_list), 1):
+        for action in game.log:
+            if isinstance(action, Roll) and action.player is player and action.dice is not None:
+                board = state.board_for(player)
+                rolls.append(action.dice)
+                if board.mine[BAR]:
+                    entries.append((board, action.dice))
+            try:
+                state = state.apply(action)
+            except BackgammonError as exc:
+                raise InvalidInputError(f"game {number}: its log does not replay from its start: {exc}") from None
+    return rolls, entries

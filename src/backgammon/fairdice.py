@@ -157,7 +157,7 @@ class CommittedDice:
         InvalidInputError: for a bad game id or seed.
     """
 
-    __slots__ = ("_game_id", "_seed", "_commitment", "_rolls", "_pending", "_revealed")
+    __slots__ = ("_commitment", "_game_id", "_pending", "_revealed", "_rolls", "_seed")
 
     def __init__(self, game_id: str, seed: bytes | None = None) -> None:
         self._game_id = _check_game_id(game_id)
@@ -175,6 +175,22 @@ class CommittedDice:
             InvalidInputError: for a bad game id or seed.
         """
         return cls(game_id, _hex_bytes(seed_hex, "seed", SEED_BYTES))
+
+    @classmethod
+    def resume(cls, game_id: str, seed_hex: str, draws: int) -> CommittedDice:
+        """The dice of a game after ``draws`` draws, to go on after a restart.
+
+        The server keeps the seed secret in its store together with the number
+        of draws made; this rebuilds the same object (``rolls`` recomputed).
+
+        Raises:
+            InvalidInputError: for a bad game id, seed or number of draws.
+        """
+        dice = cls.from_seed_hex(game_id, seed_hex)
+        if not isinstance(draws, int) or isinstance(draws, bool) or not 0 <= draws <= _MAX_DRAWS:
+            raise InvalidInputError(f"invalid number of draws {draws!r}: expected an integer from 0 to {_MAX_DRAWS}")
+        dice._rolls = list(derive_rolls(dice._seed, game_id, draws))
+        return dice
 
     @property
     def game_id(self) -> str:
@@ -245,7 +261,9 @@ class CommittedDice:
         return self._seed.hex()
 
     def __repr__(self) -> str:
-        return f"<CommittedDice game_id={self._game_id!r} commitment={self._commitment[:16]}... draws={len(self._rolls)}>"
+        return (
+            f"<CommittedDice game_id={self._game_id!r} commitment={self._commitment[:16]}... draws={len(self._rolls)}>"
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -216,9 +216,17 @@ def generate(
     return results
 
 
-def _to_step(raw: _RawStep) -> Step:
+def _make_step(raw: _RawStep) -> Step:
     src, dst, hit = raw
     return Step(src + 1, dst + 1 if dst >= 0 else OFF_POINT, hit)
+
+
+# Steps are immutable values: build each possible one once and share it
+# (building them per play was about a quarter of legal_plays' time).
+_STEPS: dict[_RawStep, Step] = {
+    (src, dst, hit): _make_step((src, dst, hit)) for src in range(25) for dst in range(-1, 24) for hit in (False, True)
+}
+_to_step = _STEPS.__getitem__
 
 
 def legal_plays(position: Position, die1: int, die2: int) -> tuple[Play, ...]:
@@ -230,11 +238,15 @@ def legal_plays(position: Position, die1: int, die2: int) -> tuple[Play, ...]:
         InvalidInputError: if a die is not an integer 1..6.
     """
     dice = check_dice(die1, die2)
+    if position.is_game_over():
+        # nothing to play once a side has borne off all its checkers (moving
+        # on would build a board with both sides off, which is not a position)
+        return (Play(position, dice, (), position.flip()),)
     results = generate(position.mine, position.theirs, die1, die2)
     plays = []
     for (mine, theirs), raw in results.items():
         after = Position._trusted(theirs, mine)
-        plays.append(Play(position, dice, tuple(_to_step(r) for r in raw), after))
+        plays.append(Play(position, dice, tuple(map(_to_step, raw)), after))
     return tuple(plays)
 
 
@@ -253,14 +265,22 @@ def play_from_position(position: Position, die1: int, die2: int, after: Position
     )
 
 
-def all_step_sequences(position: Position, die1: int, die2: int) -> list[tuple[tuple[Step, ...], Position]]:
+def all_step_sequences(
+    position: Position, die1: int, die2: int, plays: tuple[Play, ...] | None = None
+) -> list[tuple[tuple[Step, ...], Position]]:
     """Every legal step sequence (not deduplicated), with the position it produces.
 
     Slow; used to match hand-written move text against the legal plays.
+    ``plays`` may pass in ``legal_plays(position, die1, die2)`` if already known.
+
+    Raises:
+        InvalidInputError: if a die is not an integer 1..6.
     """
     check_dice(die1, die2)
-    best_len = max((p.dice_used for p in legal_plays(position, die1, die2)), default=0)
-    allowed = {p.position for p in legal_plays(position, die1, die2)}
+    if plays is None:
+        plays = legal_plays(position, die1, die2)
+    best_len = max((p.dice_used for p in plays), default=0)
+    allowed = {p.position for p in plays}
     mine = list(position.mine)
     theirs = list(position.theirs)
     out: list[tuple[tuple[Step, ...], Position]] = []
@@ -289,4 +309,83 @@ def all_step_sequences(position: Position, die1: int, die2: int) -> list[tuple[t
 
     for order in orders:
         rec(order, 0)
+    return out
+
+
+def sequences_along(
+    position: Position,
+    die1: int,
+    die2: int,
+    paths: tuple[tuple[tuple[int, ...], tuple[bool, ...]], ...],
+    plays: tuple[Play, ...] | None = None,
+) -> list[tuple[tuple[Step, ...], Position, int]]:
+    """The legal step sequences that move checkers along written paths.
+
+    Each path is ``(points, hits)``: the points one checker visits in order
+    (25 = bar, 0 = off; the first is where it starts, the last where it ends,
+    the others must be passed or touched on the way) and, per point, whether a
+    hit is marked there (a marked point must be reached by a hitting step).
+    Every path must be completed, the sequence must use as many dice as the
+    roll allows and produce one of the legal plays. Only steps along the
+    paths are tried, so this is fast even for doubles.
+
+    Returns ``(steps, position after, unmarked hits)`` triples, where the last
+    counts hits on points that the hitting checker's path does not mark.
+
+    Raises:
+        InvalidInputError: if a die is not an integer 1..6.
+    """
+    check_dice(die1, die2)
+    if plays is None:
+        plays = legal_plays(position, die1, die2)
+    best_len = max((p.dice_used for p in plays), default=0)
+    allowed = {p.position for p in plays}
+    mine = list(position.mine)
+    theirs = list(position.theirs)
+    at = [points[0] for points, _ in paths]
+    nxt = [1] * len(paths)
+    marked = [{point for point, hit in zip(points, hits, strict=True) if hit} for points, hits in paths]
+    out: list[tuple[tuple[Step, ...], Position, int]] = []
+    steps: list[_RawStep] = []
+    orders = [(die1,) * 4] if die1 == die2 else [(die1, die2), (die2, die1)]
+
+    def rec(dice: tuple[int, ...], depth: int, unmarked: int) -> None:
+        if depth == best_len:
+            if all(n == len(points) for n, (points, _) in zip(nxt, paths, strict=True)):
+                after = Position._trusted(tuple(theirs), tuple(mine))
+                if after in allowed:
+                    out.append((tuple(_to_step(s) for s in steps), after, unmarked))
+            return
+        die = dice[depth]
+        for i, (points, hits) in enumerate(paths):
+            if nxt[i] >= len(points):
+                continue
+            here = at[i]
+            if mine[BAR] and here != BAR_POINT:
+                continue
+            src = BAR if here == BAR_POINT else here - 1
+            if not 0 <= src <= BAR or not mine[src]:
+                continue
+            dst = _can_step(mine, theirs, src, die)
+            if dst == -2:
+                continue
+            dst_point = dst + 1 if dst >= 0 else OFF_POINT
+            target = points[nxt[i]]
+            if dst_point < target:  # overshoots the next written point
+                continue
+            hit = _apply(mine, theirs, src, dst)
+            if dst_point == target and hits[nxt[i]] and not hit:
+                _undo(mine, theirs, src, dst, hit)
+                continue
+            steps.append((src, dst, hit))
+            at[i] = dst_point
+            nxt[i] += dst_point == target
+            rec(dice, depth + 1, unmarked + (hit and dst_point not in marked[i]))
+            nxt[i] -= dst_point == target
+            at[i] = here
+            steps.pop()
+            _undo(mine, theirs, src, dst, hit)
+
+    for order in orders:
+        rec(order, 0, 0)
     return out

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 
 from backgammon.errors import AmbiguousPlayError, IllegalPlayError, InvalidInputError
-from backgammon.moves import BAR_POINT, OFF_POINT, Play, Step, all_step_sequences, check_dice, legal_plays
+from backgammon.moves import BAR_POINT, OFF_POINT, Play, Step, check_dice, legal_plays, sequences_along
 from backgammon.position import Position
 
 _MAX_TEXT = 200
@@ -80,8 +80,8 @@ class Segment:
     hits: tuple[bool, ...]  # hit marker after each point (first is always False)
 
 
-_TOKEN = re.compile(r"^([^()]+?)(?:\((\d)\))?$")
-_POINT = re.compile(r"^(bar|off|\d{1,2})(\*?)$", re.IGNORECASE)
+_TOKEN = re.compile(r"^([^()]+?)(?:\(([0-9])\))?$")
+_POINT = re.compile(r"^(bar|off|[0-9]{1,2})(\*?)$", re.IGNORECASE)
 
 
 def parse_move_text(text: str) -> tuple[Segment, ...]:
@@ -137,47 +137,14 @@ def parse_move_text(text: str) -> tuple[Segment, ...]:
     return tuple(segments)
 
 
-def _chain_matches(segment: Segment, chain: list[Step]) -> bool:
-    visited = [chain[0].source] + [s.destination for s in chain]
-    hit_at = {s.destination: s.hit for s in chain}
-    if visited[0] != segment.points[0] or visited[-1] != segment.points[-1]:
-        return False
-    for point, marked in zip(segment.points[1:], segment.hits[1:], strict=True):
-        if point not in visited[1:]:
-            return False
-        if marked and not hit_at.get(point, False):
-            return False
-    return True
-
-
-def _matches(segments: list[Segment], steps: list[Step]) -> bool:
-    """Can the steps be split into one checker chain per segment?"""
-    if not segments:
-        return not steps
-    seg = segments[0]
-
-    def grow(chain: list[Step], remaining: list[Step]) -> bool:
-        if chain and chain[-1].destination == seg.points[-1] and _chain_matches(seg, chain):
-            if _matches(segments[1:], remaining):
-                return True
-        if chain and chain[-1].destination == OFF_POINT:
-            return False
-        here = chain[-1].destination if chain else seg.points[0]
-        for k, step in enumerate(remaining):
-            if step.source == here:
-                if grow(chain + [step], remaining[:k] + remaining[k + 1 :]):
-                    return True
-        return False
-
-    return grow([], steps)
-
-
 def parse_play(position: Position, die1: int, die2: int, text: str) -> Play:
     """The legal play that ``text`` describes for this position and roll.
 
     Intermediate points may be left out (``13/4`` for 6-3); a hit marker
-    (``*``) must be on a point where a blot is hit; left-out hit markers are
-    accepted. The text must describe exactly one legal play.
+    (``*``) must be on a point where a blot is hit. When the text fits plays
+    whose hits are exactly the marked ones, only those count (so ``8/2`` is the
+    route that does not hit, ``8/7*/2`` the one that does); otherwise left-out
+    hit markers are accepted. The text must then describe exactly one play.
 
     >>> str(parse_play(Position.initial(), 3, 1, "8/5 6/5"))
     '8/5 6/5'
@@ -198,9 +165,14 @@ def parse_play(position: Position, die1: int, die2: int, text: str) -> Play:
             "the roll can be played"
         )
     found: dict[Position, None] = {}
-    for steps, after in all_step_sequences(position, die1, die2):
-        if after not in found and _matches(segments, list(steps)):
-            found[after] = None
+    exact: dict[Position, None] = {}  # matches whose hits are exactly the marked ones
+    paths = tuple((seg.points, seg.hits) for seg in segments)
+    for _steps, after, unmarked_hits in sequences_along(position, die1, die2, paths, plays):
+        found[after] = None
+        if not unmarked_hits:
+            exact[after] = None
+    if exact:
+        found = exact
     if not found:
         raise IllegalPlayError(
             f"illegal play {text!r} for roll {die1}-{die2} in position {position.position_id()}"

@@ -182,7 +182,8 @@ class Position:
 
         Each play's ``position`` is the position after the play, seen from the
         opponent (who is then on roll). A roll that cannot be played gives a
-        single empty play whose position is this one flipped.
+        single empty play whose position is this one flipped; so does any
+        roll once the game is over (a side has borne off all its checkers).
 
         >>> len(Position.initial().legal_plays(3, 1))
         16

@@ -16,7 +16,6 @@ import pytest
 
 from backgammon.position import Position
 
-
 gnubg_nn = pytest.importorskip("gnubg_nn")
 
 ALL_ROLLS = tuple((d1, d2) for d1 in range(1, 7) for d2 in range(d1, 7))
@@ -47,6 +46,8 @@ def test_board_convention() -> None:
 def test_legal_plays_match_gnubg(rules_corpus: list[Position]) -> None:
     mismatches: list[str] = []
     for position in rules_corpus:
+        if position.is_game_over():  # gnubg would move on; we give the empty play (tested below)
+            continue
         for d1, d2 in ALL_ROLLS:
             ours = [(p.position.mine, p.position.theirs) for p in position.legal_plays(d1, d2)]
             assert len(ours) == len(set(ours)), f"duplicate plays in {position.position_id()} {d1}{d2}"
@@ -66,3 +67,13 @@ def test_legal_plays_match_gnubg_reversed_dice(rules_corpus: list[Position]) -> 
                 a = {p.position for p in position.legal_plays(d1, d2)}
                 b = {p.position for p in position.legal_plays(d2, d1)}
                 assert a == b, f"{position.position_id()} {d1}{d2}"
+
+
+def test_game_over_positions_give_the_empty_play(rules_corpus: list[Position]) -> None:
+    over = [p for p in rules_corpus if p.is_game_over()]
+    over.append(Position.from_points({1: 1}, {}))  # the opponent has borne off everything
+    over.append(Position.from_points({}, {6: 3}))  # the side on roll has
+    for position in over:
+        for d1, d2 in ALL_ROLLS:
+            (play,) = position.legal_plays(d1, d2)
+            assert play.steps == () and play.position == position.flip()

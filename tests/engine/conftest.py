@@ -13,7 +13,7 @@ import pytest
 from backgammon.position import Position
 
 sys.path.insert(0, str(Path(__file__).parent))  # for fake_evaluator (also used by subprocesses)
-from fake_evaluator import FakeEvaluator  # noqa: E402
+from fake_evaluator import FakeEvaluator, GnubgEvaluator
 
 
 def gnubg_board(position: Position) -> object:
@@ -68,3 +68,10 @@ def gnubg_tools() -> types.SimpleNamespace:
 @pytest.fixture()
 def fake_evaluator() -> FakeEvaluator:
     return FakeEvaluator()
+
+
+@pytest.fixture(scope="session")
+def gnubg_evaluator() -> GnubgEvaluator:
+    """gnubg's 0-ply net as an evaluator (skips if gnubg_nn is missing)."""
+    pytest.importorskip("gnubg_nn")
+    return GnubgEvaluator()

@@ -20,10 +20,14 @@ class FakeEvaluator:
     def _one(self, mine: np.ndarray, theirs: np.ndarray) -> list[float]:
         import math
 
-        if int(theirs.sum()) == 0:
-            return [0.0, 0.0, 0.0, 0.0, 0.0]
+        if int(theirs.sum()) == 0:  # they have borne off: the side on roll lost
+            gammon = int(mine.sum()) == 15
+            backgammon = gammon and int(mine[18:25].sum()) > 0
+            return [0.0, 0.0, 0.0, float(gammon), float(backgammon)]
         if int(mine.sum()) == 0:
-            return [1.0, 0.0, 0.0, 0.0, 0.0]
+            gammon = int(theirs.sum()) == 15
+            backgammon = gammon and int(theirs[18:25].sum()) > 0
+            return [1.0, float(gammon), float(backgammon), 0.0, 0.0]
         pips_me = sum((i + 1) * int(c) for i, c in enumerate(mine))
         pips_them = sum((i + 1) * int(c) for i, c in enumerate(theirs))
         lead = pips_them - pips_me + 4  # the side on roll is worth about 4 pips
@@ -40,3 +44,17 @@ class FakeEvaluator:
         return tuple(self.evaluate_boards(np.array([[position.mine, position.theirs]], dtype=np.int8))[0])
 
 
+class GnubgEvaluator:
+    """GNU Backgammon's 0-ply net (gnubg_nn, a test-only dependency) behind ``evaluate_boards``.
+
+    Plays sensibly, so self-played games end in a normal number of moves.
+    """
+
+    def __init__(self) -> None:
+        import gnubg_nn
+
+        self._g = gnubg_nn
+
+    def evaluate_boards(self, boards: np.ndarray) -> np.ndarray:
+        # gnubg boards are [opponent, side on roll]
+        return np.array([self._g.probabilities([b[1].tolist(), b[0].tolist()], 0) for b in boards], dtype=float)

@@ -137,7 +137,13 @@ def test_cubeless_equity_and_validation() -> None:
 def test_cube_efficiency_by_phase() -> None:
     assert cube_efficiency(Position.initial()) == pytest.approx(0.68)
     short_race = Position.from_points({1: 2, 2: 2}, {1: 2, 2: 2})
-    assert 0.6 <= cube_efficiency(short_race) < 0.68
+    assert cube_efficiency(short_race) == pytest.approx(0.6)
+    # a race: 0.6 at 40 pips to 0.7 at 120, linear (the player on roll's count)
+    race80 = Position.from_points({13: 4, 12: 2, 2: 1, 1: 2}, {1: 15})
+    assert race80.is_race() and race80.pip_counts()[0] == 80
+    assert cube_efficiency(race80) == pytest.approx(0.65)
+    long_race = Position.from_points({12: 10, 11: 5}, {6: 15})
+    assert cube_efficiency(long_race) == pytest.approx(0.7)
 
 
 def test_agreement_with_gnubg(gnubg_tools) -> None:

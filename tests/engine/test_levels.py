@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+from backgammon.engine.cube import CubeOwner
 from backgammon.engine.levels import LEVELS, choose_play, get_level, rank_plays
 from backgammon.errors import InvalidInputError
 from backgammon.position import Position
@@ -59,3 +60,33 @@ def test_weaker_levels_lose_more(fake_evaluator) -> None:
         loss[name] = total / len(decisions)
     assert loss["expert"] == 0.0
     assert loss["beginner"] > loss["intermediate"] > loss["expert"]
+
+
+def test_cubeful_ranking_at_double_match_point(gnubg_evaluator) -> None:
+    """At 1-away/1-away only winning counts: the cubeful ranking is by win chance, not equity."""
+    from backgammon.engine.cube import CubeInfo
+
+    position = Position.from_points({24: 2, 13: 5, 8: 3, 6: 4, 5: 1}, {24: 2, 13: 5, 8: 3, 6: 5})
+    dmp = rank_plays(position, (6, 4), gnubg_evaluator, 0, CubeInfo.match(1, 1, post_crawford=True))
+    assert all(r.cubeful_mwc is not None for r in dmp)
+    for r in dmp:
+        assert r.cubeful_mwc == pytest.approx(r.probabilities[0], abs=1e-9)
+    wins = [r.probabilities[0] for r in dmp]
+    assert wins == sorted(wins, reverse=True)
+    money = rank_plays(position, (6, 4), gnubg_evaluator, 0, CubeInfo.money())
+    assert all(r.cubeful is not None and -3 <= r.cubeful <= 3 for r in money)
+
+
+def test_cubeful_ranking_of_a_winning_play(fake_evaluator) -> None:
+    from backgammon.engine.cube import CubeInfo
+    from backgammon.engine.met import match_equity
+
+    position = Position.from_points({6: 1, 1: 1}, {1: 3, 2: 2})
+    best = rank_plays(position, (6, 1), fake_evaluator, 0, CubeInfo.match(3, 2, value=2, owner=CubeOwner.ME))[0]
+    assert str(best.play) == "6/off 1/off"
+    assert best.cubeful_mwc == pytest.approx(match_equity(1, 2))  # 1-away/2-away: the Crawford game next
+    assert best.cubeful == pytest.approx(1.0)
+    jacoby = rank_plays(
+        Position.from_points({6: 1, 1: 1}, {1: 15}), (6, 1), fake_evaluator, 0, CubeInfo.money(jacoby=True)
+    )
+    assert jacoby[0].equity == 2.0 and jacoby[0].cubeful == 1.0  # a gammon counts single with a centred cube

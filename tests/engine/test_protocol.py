@@ -76,6 +76,7 @@ def test_engine_subprocess() -> None:
     proc = subprocess.run(
         [sys.executable, "-c", "from backgammon.cli import main; main(['engine'])"],
         input="\n".join(requests) + "\n",
+        check=False,
         capture_output=True,
         text=True,
         env=env,
@@ -88,3 +89,41 @@ def test_engine_subprocess() -> None:
     assert replies[0] == {"play": "24/13", "position_id": after["24/13"]}
     assert "error" in replies[1] and "error" in replies[2]
     assert replies[3]["action"] == "no double"
+
+
+def _match_id(**fields) -> str:
+    from backgammon.formats.match_id import MatchState
+
+    return MatchState(**fields).match_id()
+
+
+def test_cube_request_with_match_id(fake_evaluator) -> None:
+    # 9-point match, 2-4, player 1 on roll: match-winning chances come back too
+    mid = _match_id(match_length=9, score=(2, 4), dice_owner=1, turn=1)
+    reply = answer(json.dumps({"position_id": START, "match_id": mid}), fake_evaluator)
+    assert reply["may_double"] is True and "mwc" in reply
+    from backgammon.engine.met import match_equity
+
+    # player 1 has 4 of 9 (5-away), player 0 has 2 (7-away): a pass leaves 4-away/7-away
+    assert reply["mwc"]["double_pass"] == pytest.approx(match_equity(4, 7), abs=1e-5)
+    # the Crawford game: no doubling
+    crawford = _match_id(match_length=5, score=(4, 1), dice_owner=1, turn=1, crawford=True)
+    reply = answer(json.dumps({"position_id": START, "match_id": crawford}), fake_evaluator)
+    assert reply["may_double"] is False and reply["action"] == "no double"
+    # after it the trailer (player 1, 4-away) doubles at once
+    post = _match_id(match_length=5, score=(4, 1), dice_owner=1, turn=1)
+    reply = answer(json.dumps({"position_id": START, "match_id": post}), fake_evaluator)
+    assert reply["double"] is True
+
+
+def test_match_id_dice_are_played_and_xgid_works(fake_evaluator) -> None:
+    reply = answer(json.dumps({"position_id": START, "match_id": "cIkqAQAAAAAA", "level": "expert"}), fake_evaluator)
+    assert "play" in reply  # the Match ID holds the roll 5-2
+    assert reply["play"] in {str(p) for p in Position.initial().legal_plays(5, 2)}
+    xg = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:9:10"
+    reply = answer(json.dumps({"xgid": xg, "dice": [3, 1], "level": "expert"}), fake_evaluator)
+    assert reply["play"] in {str(p) for p in Position.initial().legal_plays(3, 1)}
+    bad = answer(json.dumps({"xgid": "XGID=nonsense"}), fake_evaluator)
+    assert list(bad) == ["error"]
+    both = answer(json.dumps({"xgid": xg, "position_id": START}), fake_evaluator)
+    assert "either" in both["error"]

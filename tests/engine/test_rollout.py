@@ -89,7 +89,12 @@ def test_cubeful_money_rollout(fake_evaluator) -> None:
 
 def test_progress_callback(fake_evaluator) -> None:
     seen: list[tuple[int, int]] = []
-    rollout_position(MIDGAME, fake_evaluator, RolloutSettings(trials=20, truncate=1, chunk=8), progress=lambda d, t: seen.append((d, t)))
+    rollout_position(
+        MIDGAME,
+        fake_evaluator,
+        RolloutSettings(trials=20, truncate=1, chunk=8),
+        progress=lambda d, t: seen.append((d, t)),
+    )
     assert seen == [(8, 20), (16, 20), (20, 20)]
 
 
@@ -105,3 +110,26 @@ def test_bad_settings() -> None:
 def test_board_conversion() -> None:
     board = position_to_board(Position.initial())
     assert board.shape == (2, 25) and board.dtype == np.int8 and board.sum() == 30
+
+
+def test_cubeful_match_rollout_gives_match_winning_chances(fake_evaluator) -> None:
+    from backgammon.engine.cube import CubeInfo
+
+    settings = RolloutSettings(trials=36, truncate=6, cubeful=True, seed=2, cube=CubeInfo.match(3, 5))
+    r = rollout_position(MIDGAME, fake_evaluator, settings)
+    assert r.cubeful is not None and 0.0 <= r.cubeful <= 1.0
+    # candidates' results are turned back to the mover: mwc + opponent's mwc = 1
+    plays = rollout_plays(MIDGAME, (3, 1), fake_evaluator, settings)
+    assert all(0.0 <= p.result.cubeful <= 1.0 for p in plays)
+
+
+def test_cubeful_sure_wins(fake_evaluator) -> None:
+    # I bear off my last two checkers with any roll; they have borne off some: a single win either
+    # way (double and they pass, or play on): 1 point per cube
+    position = Position.from_points({1: 2}, {6: 3, 5: 3, 4: 3})
+    r = rollout_position(position, fake_evaluator, RolloutSettings(trials=36, cubeful=True))
+    assert r.cubeful == pytest.approx(1.0) and r.cubeful_ci95 == pytest.approx(0.0)
+    # they have borne off none: the model plays on for the sure gammon (too good to double)
+    gammon = Position.from_points({1: 2}, {6: 5, 5: 5, 4: 5})
+    r = rollout_position(gammon, fake_evaluator, RolloutSettings(trials=36, cubeful=True))
+    assert r.cubeful == pytest.approx(2.0) and r.mean[:2] == (1.0, 1.0)

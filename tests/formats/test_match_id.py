@@ -48,14 +48,30 @@ def test_formats_examples(text: str, expected: MatchState) -> None:
     [
         (
             "QYkqASAAIAAE",
-            MatchState(cube_value=2, cube_owner=0, dice_owner=1, turn=1, dice=(5, 2), match_length=9,
-                       score=(2, 4), extra_bits=1),
+            MatchState(
+                cube_value=2,
+                cube_owner=0,
+                dice_owner=1,
+                turn=1,
+                dice=(5, 2),
+                match_length=9,
+                score=(2, 4),
+                extra_bits=1,
+            ),
         ),
         ("cAngAGAAGAAE", MatchState(dice_owner=1, turn=1, match_length=7, score=(6, 3), extra_bits=1)),
         (
             "EgHvAGAAGAAE",
-            MatchState(cube_value=4, cube_owner=1, dice_owner=0, turn=0, dice=(6, 3), match_length=7,
-                       score=(6, 3), extra_bits=1),
+            MatchState(
+                cube_value=4,
+                cube_owner=1,
+                dice_owner=0,
+                turn=0,
+                dice=(6, 3),
+                match_length=7,
+                score=(6, 3),
+                extra_bits=1,
+            ),
         ),
         # gnubg (player 0) doubles at 1-2 in a 3-point match; root must answer
         ("MBlgABAAEAAE", MatchState(dice_owner=0, turn=1, doubled=True, match_length=3, score=(1, 2), extra_bits=1)),
@@ -65,8 +81,12 @@ def test_formats_examples(text: str, expected: MatchState) -> None:
         ("cAkAAAAAAAAA", MatchState(dice_owner=1, turn=1)),
         ("cAkAAAAAAAAE", MatchState(dice_owner=1, turn=1, extra_bits=1)),
         # 5-point match won 14-1 by a 12-point backgammon: gnubg keeps the real score
-        ("EgKgABAAcAAE", MatchState(cube_value=4, cube_owner=1, game_state=GameState.OVER, match_length=5,
-                                    score=(1, 14), extra_bits=1)),
+        (
+            "EgKgABAAcAAE",
+            MatchState(
+                cube_value=4, cube_owner=1, game_state=GameState.OVER, match_length=5, score=(1, 14), extra_bits=1
+            ),
+        ),
     ],
 )
 def test_gnubg_set_vectors(text: str, expected: MatchState) -> None:
@@ -112,8 +132,17 @@ def test_round_trip_all_fields() -> None:
     for owner in (None, 0, 1):
         for state in GameState:
             s = MatchState(
-                cube_value=8, cube_owner=owner, dice_owner=1, crawford=False, game_state=state, turn=0,
-                doubled=True, resignation=0, dice=None, match_length=64, score=(63, 12),
+                cube_value=8,
+                cube_owner=owner,
+                dice_owner=1,
+                crawford=False,
+                game_state=state,
+                turn=0,
+                doubled=True,
+                resignation=0,
+                dice=None,
+                match_length=64,
+                score=(63, 12),
             )
             assert MatchState.from_match_id(s.match_id()) == s
     s = MatchState(cube_value=1 << 15, resignation=3, turn=1, score=(30000, 2), extra_bits=63)
@@ -208,3 +237,37 @@ def test_parse_gnubg_id_impossible_position() -> None:
     shared = Position._trusted(side, tuple(reversed(side[:24])) + (0,))  # both on the same point
     with pytest.raises(InvalidPositionError, match="both sides"):
         parse_gnubg_id(shared.position_id() + ":cAkAAAAAAAAA")
+
+
+def test_from_game_at_the_end_of_a_gnubg_match() -> None:
+    """gnubg printed AAAA2G0DQGEAAA:EgKgABAAcAAE after root won match5_seed2.mat by a backgammon."""
+    from backgammon.formats.mat import read_mat, replay
+    from backgammon.formats.match_id import gnubg_id_of_game
+
+    match = replay(read_mat((DATA / "match5_seed2.mat").read_text()))
+    assert gnubg_id_of_game(match.games[-1]) == "AAAA2G0DQGEAAA:EgKgABAAcAAA"  # bit 66 aside
+
+
+def test_from_game_states() -> None:
+    from backgammon.game import AcceptResignation, Double, OpeningRoll, Pass, Player, Resign, ResultKind, Rules
+    from backgammon.match import Match
+
+    m = Match.new(Rules(match_length=7))
+    assert MatchState.from_game(m.game).game_state is GameState.NONE
+    m = m.apply(OpeningRoll(3, 1))
+    m = m.apply(m.game.move_from_text("8/5 6/5"))
+    m = m.apply(Resign(Player.BLACK, ResultKind.GAMMON))
+    pending = MatchState.from_game(m.game)
+    assert (pending.resignation, pending.dice_owner, pending.turn) == (2, 0, 1)
+    m = m.apply(AcceptResignation(Player.WHITE))
+    done = MatchState.from_game(m.games[-1])
+    assert done.game_state is GameState.RESIGNED and done.resignation == 2 and done.score == (0, 2)
+    assert (done.dice_owner, done.turn) == (0, 1)
+    m = m.apply(OpeningRoll(1, 3))
+    m = m.apply(m.game.move_from_text("8/5 6/5"))
+    m = m.apply(Double(Player.WHITE))
+    doubled = MatchState.from_game(m.game)
+    assert doubled.doubled and doubled.dice_owner == 1 and doubled.turn == 0 and doubled.score == (0, 2)
+    m = m.apply(Pass(Player.BLACK))
+    dropped = MatchState.from_game(m.games[-1])
+    assert dropped.game_state is GameState.DROPPED and dropped.score == (0, 3)

@@ -173,3 +173,63 @@ def test_constructor_validates() -> None:
         Xgid(p, jacoby=True, match_length=5)
     with pytest.raises(InvalidInputError, match="position"):
         Xgid("x")  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------- from a Game
+def test_from_game_examples() -> None:
+    from backgammon.formats.match_id import gnubg_id_of_game
+    from backgammon.game import Double, OpeningRoll, Player, Rules
+    from backgammon.match import Match
+
+    m = Match.new(Rules(match_length=9, cube_limit=1024))
+    m = m.apply(OpeningRoll(5, 2))  # white (X, gnubg player 1) opens with 52
+    assert str(Xgid.from_game(m.game)) == "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:9:10"
+    assert gnubg_id_of_game(m.game) == "4HPwATDgc/ABMA:cIkqAQAAAAAA"
+    m = m.apply(m.game.move_from_text("13/11 13/8"))
+    m = m.apply(Double(Player.BLACK))
+    x = Xgid.from_game(m.game)
+    assert x.turn == -1 and x.cube_action == "D" and x.dice is None
+    position, state = x.to_gnubg()
+    assert state.doubled and state.dice_owner == 0 and state.turn == 1
+    assert gnubg_id_of_game(m.game) == f"{position.position_id()}:{state.match_id()}"
+
+
+def test_from_game_matches_match_state_on_random_games() -> None:
+    """Xgid.from_game(...).to_gnubg() and MatchState.from_game agree at every step of random matches."""
+    import random
+
+    from backgammon.formats.match_id import MatchState
+    from backgammon.game import Double, GamePhase, Move, OpeningRoll, Pass, Roll, Rules, Take
+    from backgammon.match import Match
+
+    rng = random.Random(5)
+    checked = 0
+    for rules in (Rules(match_length=5), Rules(jacoby=True, beavers=True)):
+        m = Match.new(rules)
+        for _ in range(600):
+            if m.is_over:
+                break
+            g = m.game
+            if g.phase is not GamePhase.OVER:
+                position, state = Xgid.from_game(g).to_gnubg()
+                expected = MatchState.from_game(g)
+                if g.phase is GamePhase.OPENING:
+                    expected = MatchState(
+                        dice_owner=1, turn=1, match_length=expected.match_length, score=expected.score
+                    )
+                assert (position, state) == (g.position, expected)
+                checked += 1
+            if g.phase is GamePhase.OPENING:
+                m = m.apply(OpeningRoll(rng.randint(1, 6), rng.randint(1, 6)))
+            elif g.phase is GamePhase.ROLL:
+                assert g.turn is not None
+                if g.may_double(g.turn) and rng.random() < 0.1:
+                    m = m.apply(Double(g.turn))
+                else:
+                    m = m.apply(Roll(g.turn, (rng.randint(1, 6), rng.randint(1, 6))))
+            elif g.phase is GamePhase.MOVE:
+                m = m.apply(rng.choice([a for a in g.legal_actions() if isinstance(a, Move)]))
+            else:
+                assert g.turn is not None
+                m = m.apply(Take(g.turn) if rng.random() < 0.7 else Pass(g.turn))
+    assert checked > 300

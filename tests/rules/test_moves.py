@@ -251,3 +251,35 @@ def test_dice_are_validated() -> None:
     for bad in [(0, 1), (7, 1), (1, "2"), (True, 2), (1.0, 2)]:
         with pytest.raises(InvalidInputError):
             Position.initial().legal_plays(*bad)  # type: ignore[arg-type]
+
+
+def test_no_play_once_the_game_is_over(pos) -> None:
+    # the opponent has borne off everything: moving 1/off would leave both sides off
+    p = pos("x 1:1")
+    play = only(p, 6, 1)
+    assert play.steps == () and play.position == p.flip()
+    assert Position(play.position.mine, play.position.theirs) == play.position
+
+
+def test_all_step_sequences_cover_the_legal_plays(pos) -> None:
+    from backgammon.moves import all_step_sequences
+
+    for p, dice in [
+        (Position.initial(), (3, 1)),
+        (Position.initial(), (2, 2)),
+        (pos("x bar:1 6:5; o 4:1 13:5"), (4, 1)),
+    ]:
+        plays = p.legal_plays(*dice)
+        sequences = all_step_sequences(p, *dice)
+        assert {after for _, after in sequences} == {pl.position for pl in plays}
+        assert all(len(steps) == plays[0].dice_used for steps, _ in sequences)
+
+
+def test_sequences_along_written_paths() -> None:
+    from backgammon.moves import sequences_along
+
+    p = Position.initial()
+    found = sequences_along(p, 3, 1, (((8, 5), (False, False)), ((6, 5), (False, False))))
+    assert {after.position_id() for _, after, _ in found} == {"sGfwATDgc/ABMA"}
+    assert all(unmarked == 0 for *_, unmarked in found)
+    assert sequences_along(p, 3, 1, (((24, 18), (False, False)),)) == []

@@ -141,7 +141,17 @@ def test_frozen() -> None:
 
 @pytest.mark.parametrize(
     "bad",
-    ["", "4HPwATDgc/ABM", "4HPwATDgc/ABMAA", "4HPwATDgc/AB!A", "4HPwATDgc-ABMA", "////////////AA", None, 42, b"4HPwATDgc/ABMA"],
+    [
+        "",
+        "4HPwATDgc/ABM",
+        "4HPwATDgc/ABMAA",
+        "4HPwATDgc/AB!A",
+        "4HPwATDgc-ABMA",
+        "////////////AA",
+        None,
+        42,
+        b"4HPwATDgc/ABMA",
+    ],
 )
 def test_bad_position_ids(bad) -> None:
     with pytest.raises(InvalidInputError) as info:
@@ -161,7 +171,7 @@ def test_id_whitespace_is_tolerated() -> None:
 
 def test_repr_round_trips() -> None:
     p = Position.from_position_id("jGfkASjg8wcBMA")
-    assert eval(repr(p), {"Position": Position}) == p  # noqa: S307
+    assert eval(repr(p), {"Position": Position}) == p
 
 
 def test_str_is_the_board() -> None:

@@ -9,12 +9,13 @@ import pytest
 
 warnings.filterwarnings("ignore", message=".*httpx2.*")
 
-from fastapi.testclient import TestClient  # noqa: E402
+from fastapi.testclient import TestClient
 
-from backgammon.server.app import ServerConfig, create_app  # noqa: E402
+from backgammon.server.app import ServerConfig, create_app
 
 
 def make_client(data_dir: Path, **kwargs) -> TestClient:
+    kwargs.setdefault("warm_engine", False)
     config = ServerConfig(data_dir=data_dir, bot_delay=0.0, dice_seed=kwargs.pop("dice_seed", 7), **kwargs)
     return TestClient(create_app(config))
 

@@ -17,7 +17,9 @@ def H(token):
 
 
 def human_table(client, rules=None, **extra):
-    doc = client.post("/api/tables", json={"mode": "human", "rules": rules or {"match_length": 3}, "name": "Ann", **extra})
+    doc = client.post(
+        "/api/tables", json={"mode": "human", "rules": rules or {"match_length": 3}, "name": "Ann", **extra}
+    )
     assert doc.status_code == 200, doc.text
     white = doc.json()
     joined = client.post(f"/api/tables/{white['id']}/join", json={"name": "Bob"})
@@ -183,7 +185,8 @@ def test_double_take_crawford_and_rating(client):
     a = client.post("/api/register", json={"username": "ann", "password": "pw-123456"})
     assert a.status_code == 200
     r = client.post(
-        "/api/tables", json={"mode": "human", "rules": {"match_length": 3}, "start": {"position_id": LATE, "on_roll": "white"}}
+        "/api/tables",
+        json={"mode": "human", "rules": {"match_length": 3}, "start": {"position_id": LATE, "on_roll": "white"}},
     )
     tid, w = r.json()["id"], r.json()["token"]
     client.post("/api/logout")
@@ -248,18 +251,22 @@ def test_ai_game_to_the_end_and_history(client):
 
 
 def test_ai_answers_by_itself(client):
-    r = client.post("/api/tables", json={"mode": "ai", "seat": "black", "level": "beginner", "rules": {"match_length": 3}})
+    r = client.post(
+        "/api/tables", json={"mode": "ai", "seat": "black", "level": "beginner", "rules": {"match_length": 3}}
+    )
     tid, tok = r.json()["id"], r.json()["token"]
-    for _ in range(100):  # the computer (white) acts in a background task
+    deadline = time.time() + 180  # the computer (white) acts in a background task (a cold engine compiles first)
+    while time.time() < deadline:
         st = state(client, tid, tok)
         if st["allowed"]:
             break
         time.sleep(0.05)
     assert st["allowed"], st["game"]
     assert st["you"] == "black" and st["game"]["turn"] == "black"
-    assert any(e["player"] == "white" for e in client.get(f"/api/tables/{tid}/history").json()["entries"][1:]) or st[
-        "game"
-    ]["phase"] == "move"
+    assert (
+        any(e["player"] == "white" for e in client.get(f"/api/tables/{tid}/history").json()["entries"][1:])
+        or st["game"]["phase"] == "move"
+    )
 
 
 def test_hint(client):
@@ -268,7 +275,7 @@ def test_hint(client):
     assert client.post(f"/api/tables/{tid}/hint", headers=H(tok)).status_code == 409  # must roll first
     act(client, tid, tok, action="roll")
     h = client.post(f"/api/tables/{tid}/hint", headers=H(tok)).json()
-    assert h["plays"] and h["plays"][0]["play"]
+    assert h["source"] == "engine" and h["plays"][0]["play"] == "1/off(2)"
 
 
 def test_restart_resumes_tables(tmp_path):
@@ -290,18 +297,96 @@ def test_restart_resumes_tables(tmp_path):
 
 def test_export_mat(client):
     tid, w, b = human_table(client)
+    tokens = {"white": w, "black": b}
+    for _ in range(4):  # a few moves, rolling where needed
+        tok = tokens[state(client, tid)["game"]["turn"]]
+        if "roll" in state(client, tid, tok)["allowed"]:
+            assert act(client, tid, tok, action="roll").status_code == 200
+        assert act(client, tid, tok, action="move", steps=state(client, tid, tok)["moves"][0]).status_code == 200
     r = client.get(f"/api/tables/{tid}/export.mat")
     try:
-        import backgammon.formats.mat  # noqa: F401
+        from backgammon.formats.mat import read_mat, replay
     except ImportError:
         assert r.status_code == 409 and "not available" in r.json()["error"]
     else:
-        assert r.status_code == 200 and "point match" in r.text
+        assert r.status_code == 200 and " 3 point match" in r.text and "Ann" in r.text and "Bob" in r.text
+        assert r.headers["content-disposition"].startswith("attachment")
+        # read back, the match is at the same position
+        match = replay(read_mat(r.text))
+        assert match.game.position.position_id() == state(client, tid)["game"]["position_id"]
+
+
+def test_health(client):
+    assert client.get("/api/health").json() == {"ok": True, "tables": 0, "engine": "not warmed"}
 
 
 def test_index_and_static(client):
     r = client.get("/")
-    assert r.status_code == 200 and "<svg id=\"board\"" in r.text
+    assert r.status_code == 200 and '<svg id="board"' in r.text
     assert client.get("/t/whatever").status_code == 200
     assert client.get("/static/app.js").status_code == 200
     assert client.get("/static/board.js").status_code == 200
+
+
+def test_xgid_in_state_and_history(client):
+    from backgammon.formats.xgid import Xgid
+
+    tid, _white, _black = human_table(client)
+    st = state(client, tid)
+    x = Xgid.parse(st["game"]["xgid"])
+    assert x.position.position_id() == st["game"]["position_id"]
+    assert x.match_length == 3 and x.dice == tuple(st["game"]["dice"])
+    assert x.turn == (1 if st["game"]["on_roll"] == "white" else -1)
+    entries = client.get(f"/api/tables/{tid}/history").json()["entries"]
+    assert entries[0]["xgid"] is None  # before the opening roll
+    assert Xgid.parse(entries[-1]["xgid"]).position.position_id() == entries[-1]["position_id"]
+
+
+def test_casual_draw_and_beaver(client):
+    tid, w, b = human_table(client, rules={"casual": True})
+    tokens = {"white": w, "black": b}
+    st = state(client, tid, w)
+    assert st["game"]["turn"] == "white" and "double" not in st["allowed"]  # casual: white starts, no cube
+    assert "offer_draw" in st["allowed"]
+    assert act(client, tid, w, action="offer_draw").status_code == 200
+    assert state(client, tid, b)["allowed"] == ["accept_draw", "reject_draw"]
+    assert act(client, tid, w, action="accept_draw").status_code == 409  # not the offerer's answer
+    assert act(client, tid, b, action="reject_draw").status_code == 200
+    assert act(client, tid, w, action="offer_draw").status_code == 200
+    assert act(client, tid, b, action="accept_draw").status_code == 200
+    st = state(client, tid)
+    assert st["match"]["last_result"]["winner"] is None and st["match"]["last_result"]["points"] == 0
+    # money game with beavers: double, beaver, then the doubler takes or passes
+    r = client.post(
+        "/api/tables",
+        json={"mode": "human", "rules": {"match_length": 0, "beavers": True}, "start": {"position_id": LATE}},
+    )
+    tid, w = r.json()["id"], r.json()["token"]
+    b = client.post(f"/api/tables/{tid}/join", json={"name": "Bob"}).json()["token"]
+    assert act(client, tid, w, action="double").status_code == 200
+    assert "beaver" in state(client, tid, b)["allowed"]
+    assert act(client, tid, b, action="beaver").status_code == 200
+    st = state(client, tid, w)
+    # a beaver takes and redoubles at once: the cube is at 4, owned by the beaver, white rolls
+    assert st["game"]["cube"] == {"value": 4, "owner": "black", "offered_by": None, "enabled": True}
+    assert st["allowed"] == ["roll", "resign"] and tokens
+
+
+def test_match_id_in_state_and_history(client):
+    from backgammon.formats.match_id import MatchState
+
+    tid, w, b = human_table(client)
+    st = state(client, tid)
+    m = MatchState.from_match_id(st["game"]["match_id"])
+    on_roll = 1 if st["game"]["on_roll"] == "white" else 0  # gnubg: white is player 1
+    assert m.match_length == 3 and m.dice_owner == on_roll and m.turn == on_roll
+    assert m.dice is not None and sorted(m.dice) == sorted(st["game"]["dice"]) and m.cube_value == 1
+    tokens = {"white": w, "black": b}
+    mover = st["game"]["turn"]
+    act(client, tid, tokens[mover], action="move", steps=state(client, tid, tokens[mover])["moves"][0])
+    other = "black" if mover == "white" else "white"
+    act(client, tid, tokens[other], action="double")
+    m = MatchState.from_match_id(state(client, tid)["game"]["match_id"])
+    assert m.doubled and m.turn == (1 if mover == "white" else 0) and m.dice is None
+    entries = client.get(f"/api/tables/{tid}/history").json()["entries"]
+    assert entries[-1]["match_id"] == state(client, tid)["game"]["match_id"]

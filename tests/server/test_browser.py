@@ -24,8 +24,14 @@ from backgammon.position import Position
 pytestmark = pytest.mark.browser
 
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 # white to roll: three checkers on each of points 1 and 2 (several turns to bear off);
 # black has borne off five
@@ -54,15 +60,32 @@ class Server:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self) -> None:
-        cmd = [sys.executable, "-c", "from backgammon.cli import main; main()", "serve", "--port", str(self.port),
-               "--data-dir", str(self.data_dir), "--dice-seed", "11", "--test-hooks", "--bot-delay", "0.05"]
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=open(self.data_dir / "server.log", "ab"))
-        for _ in range(200):
+        cmd = [
+            sys.executable,
+            "-c",
+            "from backgammon.cli import main; main()",
+            "serve",
+            "--port",
+            str(self.port),
+            "--data-dir",
+            str(self.data_dir),
+            "--dice-seed",
+            "11",
+            "--test-hooks",
+            "--bot-delay",
+            "0.05",
+        ]
+        with open(self.data_dir / "server.log", "ab") as log:
+            self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log)
+        deadline = time.time() + 300  # a cold start compiles the engine's kernels (numba caches them on disk)
+        while time.time() < deadline:
             try:
-                urllib.request.urlopen(self.url + "/api/health", timeout=1)
-                return
+                with urllib.request.urlopen(self.url + "/api/health", timeout=2) as res:
+                    if json.loads(res.read())["engine"] != "warming":
+                        return
             except OSError:
-                time.sleep(0.05)
+                pass
+            time.sleep(0.1)
         raise RuntimeError("server did not start: " + (self.data_dir / "server.log").read_text())
 
     def kill(self) -> None:
@@ -73,7 +96,9 @@ class Server:
 
     def api(self, method: str, path: str, body=None, token: str | None = None):
         data = json.dumps(body).encode() if body is not None else None
-        req = urllib.request.Request(self.url + path, data=data, method=method, headers={"content-type": "application/json"})
+        req = urllib.request.Request(
+            self.url + path, data=data, method=method, headers={"content-type": "application/json"}
+        )
         if token:
             req.add_header("x-seat-token", token)
         with urllib.request.urlopen(req, timeout=10) as res:
@@ -117,8 +142,12 @@ def open_table(page, server, table: dict) -> None:
 
 
 def center(page, selector: str):
-    box = page.locator(selector).first.bounding_box()
-    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    for _ in range(50):  # the board is redrawn on every state: retry if the element was just replaced
+        box = page.locator(selector).first.bounding_box()
+        if box is not None:
+            return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        time.sleep(0.05)
+    raise AssertionError(f"{selector} is not on the page")
 
 
 def point_selector(p: int) -> str:
@@ -177,9 +206,18 @@ def shot(page, name: str) -> None:
 
 # --------------------------------------------------------------------------- tests
 def test_full_game_against_the_ai(browser, server):
+    assert server.api("GET", "/api/health")["engine"] == "ready"  # the computer plays with the engine
     page = new_page(browser, server)
-    table = server.api("POST", "/api/tables", {"mode": "ai", "level": "beginner", "rules": {"match_length": 1},
-                                             "start": {"position_id": SHORT, "on_roll": "white"}})
+    table = server.api(
+        "POST",
+        "/api/tables",
+        {
+            "mode": "ai",
+            "level": "beginner",
+            "rules": {"match_length": 1},
+            "start": {"position_id": SHORT, "on_roll": "white"},
+        },
+    )
     open_table(page, server, table)
     tid, tok = table["id"], table["token"]
     for turn in range(30):
@@ -248,8 +286,16 @@ def test_illegal_drop_is_refused(browser, server):
 def test_human_match_double_take_crawford(browser, server):
     p1 = new_page(browser, server)
     p2 = new_page(browser, server)
-    table = server.api("POST", "/api/tables", {"mode": "human", "name": "Ann", "rules": {"match_length": 3},
-                                             "start": {"position_id": LATE, "on_roll": "white"}})
+    table = server.api(
+        "POST",
+        "/api/tables",
+        {
+            "mode": "human",
+            "name": "Ann",
+            "rules": {"match_length": 3},
+            "start": {"position_id": LATE, "on_roll": "white"},
+        },
+    )
     tid = table["id"]
     open_table(p1, server, table)
     assert not p1.locator("#share").is_hidden()
@@ -403,3 +449,90 @@ def test_server_killed_mid_game_loses_nothing(browser, tmp_path):
         assert srv.api("GET", f"/api/tables/{tid}")["version"] == before["version"] + 1
     finally:
         srv.kill()
+
+
+def test_forced_move_hint_and_replay(browser, server):
+    page = new_page(browser, server, settings={"autoForced": True})
+    # first a normal position: the hint lists the engine's plays, replay walks the move list
+    table = server.api("POST", "/api/tables", {"mode": "ai", "level": "expert", "rules": {"match_length": 3}})
+    open_table(page, server, table)
+    page.wait_for_selector("#act-roll, #act-confirm", timeout=15_000)
+    if page.locator("#act-roll").count():
+        page.click("#act-roll")
+    page.wait_for_selector("#act-hint")
+    page.click("#act-hint")
+    page.wait_for_selector("#hints:not([hidden]) li")
+    assert "/" in page.inner_text("#hints li")
+    live_id = page.inner_text("#pos-id")
+    assert page.inner_text("#xgid").startswith("XGID=")
+    page.wait_for_selector("#movelist li[data-index]")
+    page.locator("#movelist li[data-index]").first.click()
+    page.wait_for_selector("#movelist li.current")
+    assert "Replay" in page.inner_text("#status")
+    assert page.locator("#controls button").count() == 0  # no actions while replaying
+    page.click("#btn-prev")
+    page.click("#btn-live")
+    page.wait_for_function("pid => document.querySelector('#pos-id').textContent === pid", arg=live_id)
+    assert page.locator("#act-confirm").count() == 1
+    # a forced move is played by itself: two checkers on the ace point bear off with any roll
+    forced = server.api(
+        "POST", "/api/tables", {"mode": "ai", "rules": {"match_length": 1}, "start": {"position_id": LATE}}
+    )
+    open_table(page, server, forced)
+    page.click("#act-roll")
+    page.wait_for_selector("#result:not([hidden])", timeout=10_000)
+    final = server.api("GET", f"/api/tables/{forced['id']}")
+    assert final["match"]["over"] and final["match"]["winner"] == "white"
+
+
+def test_lobby_join_and_side_switch(browser, server):
+    host = new_page(browser, server, settings={"autoSwitch": True})
+    host.reload()
+    host.fill("#form-human [name=name]", "Hana")
+    host.select_option("#form-human [name=match_length]", "3")
+    host.click("#form-human button[type=submit]")
+    host.wait_for_selector("#share:not([hidden])")
+    tid = host.url.rsplit("/", 1)[1]
+    guest = new_page(browser, server)
+    guest.reload()
+    guest.wait_for_selector(".lobby-join")
+    assert "Hana" in guest.inner_text("#lobby")
+    guest.locator("#lobby li", has_text="Hana").locator(".lobby-join").click()
+    guest.wait_for_selector("#btn-join")
+    guest.click("#btn-join")
+    guest.wait_for_selector("text=— you")
+    host.wait_for_function("() => document.querySelector('#share').hidden")
+    board = host.locator("#board").bounding_box()
+    cx = board["x"] + board["width"] / 2
+    x1, _ = center(host, point_selector(1))
+    assert x1 > cx  # game 1: home board on the right
+    # end game 1 quickly: the side to act resigns, the other accepts
+    st = server.api("GET", f"/api/tables/{tid}")
+    mover, other = (host, guest) if st["game"]["turn"] == "white" else (guest, host)
+    mover.wait_for_selector("#act-resign")
+    mover.click("#act-resign")
+    other.wait_for_selector("#act-accept-resignation")
+    other.click("#act-accept-resignation")
+    host.wait_for_function("() => document.querySelector('#matchinfo').textContent.includes('Game 2')")
+    x1, _ = center(host, point_selector(1))
+    assert x1 < cx  # game 2: sides switched, home board on the left
+
+
+def test_browser_language_and_checker_colours(browser, server):
+    # no saved settings: a Japanese browser gets the Japanese UI
+    context = browser.new_context(locale="ja-JP")
+    page = context.new_page()
+    page.goto(server.url + "/")
+    page.wait_for_selector("#form-ai")
+    assert page.evaluate("document.documentElement.lang") == "ja"
+    assert page.inner_text("#form-ai h2") == "コンピューターと対戦"
+    context.close()
+    # checker colours follow the setting
+    page = new_page(browser, server, settings={"whiteColor": "#ff0000"})
+    table = server.api("POST", "/api/tables", {"mode": "ai", "rules": {"match_length": 3}})
+    open_table(page, server, table)
+    fills = page.eval_on_selector_all("#board circle.checker", "els => els.map(e => e.getAttribute('fill'))")
+    # a point with more than five checkers draws five and a count, so the number of
+    # circles depends on the (random) opening: check the colours, not the total
+    assert set(fills) == {"#ff0000", "#2b2b2b"}
+    assert fills.count("#ff0000") >= 10 and fills.count("#2b2b2b") >= 10

@@ -11,9 +11,11 @@ def test_socket_events_errors_and_resync(client):
     st = state(client, tid)
     mover = st["game"]["turn"]
     other = "black" if mover == "white" else "white"
-    with client.websocket_connect(f"/ws/tables/{tid}?token={tokens[mover]}") as ws_m, client.websocket_connect(
-        f"/ws/tables/{tid}?token={tokens[other]}"
-    ) as ws_o, client.websocket_connect(f"/ws/tables/{tid}") as ws_s:
+    with (
+        client.websocket_connect(f"/ws/tables/{tid}?token={tokens[mover]}") as ws_m,
+        client.websocket_connect(f"/ws/tables/{tid}?token={tokens[other]}") as ws_o,
+        client.websocket_connect(f"/ws/tables/{tid}") as ws_s,
+    ):
         first = ws_m.receive_json()
         assert first["type"] == "state" and first["state"]["you"] == mover and first["state"]["moves"]
         assert ws_o.receive_json()["state"]["you"] == other

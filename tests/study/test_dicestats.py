@@ -16,6 +16,7 @@ from backgammon.dicestats import (
     dice_report,
     is_dance,
     pips_of,
+    player_rolls,
     roll_distribution,
 )
 from backgammon.errors import InvalidInputError
@@ -180,3 +181,60 @@ def test_cli(capsys: pytest.CaptureFixture[str]) -> None:
         main(["dice-stats", "31 99"])
     assert exc.value.code == 2
     assert capsys.readouterr().err.startswith("error: ")
+
+
+def test_player_rolls_from_games() -> None:
+    from backgammon.game import Game, Move, OpeningRoll, Player, Roll
+
+    game = Game.new()
+    game = game.apply(OpeningRoll(6, 4))  # white (6) starts with 6-4: an opening roll, left out
+    game = game.apply(Move(Player.WHITE, game.play_from_text("24/18 13/9")))
+    game = game.apply(Roll(Player.BLACK, (3, 1)))
+    game = game.apply(Move(Player.BLACK, game.play_from_text("8/5 6/5")))
+    game = game.apply(Roll(Player.WHITE, (6, 6)))
+    assert player_rolls([game], Player.WHITE) == ([(6, 6)], [])
+    assert player_rolls([game], Player.BLACK) == ([(3, 1)], [])
+    with pytest.raises(InvalidInputError):
+        player_rolls([game], "white")  # type: ignore[arg-type]
+
+
+def test_player_rolls_with_entries() -> None:
+    from backgammon.game import Game, Move, Player, Roll
+
+    # black, on roll, has a checker on the bar; white holds its 1-, 2- and 6-points
+    board = Position.from_points({"bar": 1, 13: 6, 8: 3, 6: 5}, {1: 2, 2: 2, 6: 4, 8: 2, 13: 5})
+    start = Game.from_position(board, on_roll=Player.BLACK)
+    game = start.apply(Roll(Player.BLACK, (2, 1)))  # both entry points closed: a dance
+    game = game.apply(Move(Player.BLACK, game.play_from_text("")))
+    game = game.apply(Roll(Player.WHITE, (5, 2)))
+    game = game.apply(Move(Player.WHITE, game.legal_plays[0]))
+    game = game.apply(Roll(Player.BLACK, (4, 3)))
+    rolls, entries = player_rolls([game], Player.BLACK, starts=[start])
+    assert rolls == [(2, 1), (4, 3)]
+    assert [r for _, r in entries] == [(2, 1), (4, 3)]
+    report = dice_report(rolls, entries)
+    assert report.dancing is not None
+    assert report.dancing.observed == 1
+    assert report.dancing.expected == pytest.approx(2 * (3 / 6) ** 2)  # white holds its 1-, 2- and 6-points
+    with pytest.raises(InvalidInputError):
+        player_rolls([game], Player.BLACK)  # does not replay from a new game
+
+
+def test_exact_p_values() -> None:
+    from backgammon.dicestats import exact_two_sided
+
+    # binomial(3, 1/2): P(X=0) = 1/8 -> two-sided 1/4; the middle is 1
+    assert exact_two_sided(0, [0.5] * 3) == pytest.approx(0.25)
+    assert exact_two_sided(3, [0.5] * 3) == pytest.approx(0.25)
+    assert exact_two_sided(1, [0.5] * 2) == 1.0
+    # Poisson-binomial by hand: chances 0.5 and 0.1; P(X=2) = 0.05 -> 0.1
+    assert exact_two_sided(2, [0.5, 0.1]) == pytest.approx(0.1)
+    # doubles: 5 in 6 rolls, P(X >= 5) = 6 (1/6)^5 (5/6) + (1/6)^6
+    report = dice_report([(1, 1), (2, 2), (3, 3), (4, 4), (5, 5), (6, 5)])
+    tail = 6 * (1 / 6) ** 5 * (5 / 6) + (1 / 6) ** 6
+    assert report.doubles.exact_p_value == pytest.approx(2 * tail)
+    assert report.pips.exact_p_value is None
+    with pytest.raises(InvalidInputError):
+        exact_two_sided(4, [0.5] * 3)
+    with pytest.raises(InvalidInputError):
+        exact_two_sided(0, [1.5])

@@ -24,7 +24,7 @@ def reference_roll(seed: bytes, game_id: str, n: int) -> tuple[int, int]:
     """An independent transcription of docs/fair-dice.md, step 3."""
     k = 0
     while True:
-        block = hmac.new(seed, f"{game_id}:{n}:{k}".encode("utf-8"), hashlib.sha256).digest()
+        block = hmac.new(seed, f"{game_id}:{n}:{k}".encode(), hashlib.sha256).digest()
         for b in block:
             if b < 216:
                 return (b % 36) // 6 + 1, b % 6 + 1
@@ -245,8 +245,18 @@ def test_cli_mismatch_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
 def test_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
     bad_commitment = "0" * 64
     code, out, _ = run_cli(
-        ["verify-dice", "--seed", SEED_HEX, "--commitment", bad_commitment, "--game-id", "demo", "--count", "2",
-         "--json"],
+        [
+            "verify-dice",
+            "--seed",
+            SEED_HEX,
+            "--commitment",
+            bad_commitment,
+            "--game-id",
+            "demo",
+            "--count",
+            "2",
+            "--json",
+        ],
         capsys,
     )
     assert code == 1
@@ -269,3 +279,45 @@ def test_cli_bad_input_exits_2(argv: list[str], capsys: pytest.CaptureFixture[st
     code, _, err = run_cli(argv, capsys)
     assert code == 2
     assert err.startswith("error: ") and err.count("\n") == 1
+
+
+def test_resume_after_a_restart() -> None:
+    dice = CommittedDice("g", SEED)
+    first = [dice.roll() for _ in range(7)]
+    resumed = CommittedDice.resume("g", SEED_HEX, 7)
+    assert resumed.rolls == tuple(first) and resumed.commitment == dice.commitment
+    assert [resumed.roll() for _ in range(5)] == [dice.roll() for _ in range(5)]
+    with pytest.raises(InvalidInputError):
+        CommittedDice.resume("g", SEED_HEX, -1)
+    with pytest.raises(InvalidInputError):
+        CommittedDice.resume("g", "00", 0)
+
+
+def test_a_whole_game_with_committed_dice_verifies() -> None:
+    import random
+
+    from backgammon.game import Game, GamePhase, Move, OpeningRoll, Roll, Rules
+
+    dice = CommittedDice("full-game", SEED)
+    commitment = dice.commitment
+    game = Game.new(Rules(cube=False))
+    rng = random.Random(3)
+    while game.phase is not GamePhase.OVER:
+        if game.phase in (GamePhase.OPENING, GamePhase.ROLL):
+            game = game.apply(game.roll_action(dice))
+        else:
+            assert game.on_roll is not None
+            game = game.apply(Move(game.on_roll, rng.choice(game.legal_plays)))
+    # the game log holds exactly the draws, in order (opening attempts as white die, black die)
+    logged = [
+        (a.white_die, a.black_die) if isinstance(a, OpeningRoll) else a.dice
+        for a in game.log
+        if isinstance(a, (OpeningRoll, Roll))
+    ]
+    assert logged == list(dice.rolls)
+    result = verify(dice.reveal(), commitment, "full-game", format_rolls_of(logged))
+    assert result.ok and len(result.expected) == len(logged) > 10
+
+
+def format_rolls_of(rolls: list[object]) -> str:
+    return fairdice.format_rolls(rolls)  # type: ignore[arg-type]

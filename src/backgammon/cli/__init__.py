@@ -27,7 +27,7 @@ def _register() -> None:
     from backgammon.cli import core
 
     core.register(app)
-    for name in ("engine_cmds", "server_cmds", "study_cmds"):
+    for name in ("formats_cmds", "engine_cmds", "server_cmds", "study_cmds"):
         try:
             module = __import__(f"backgammon.cli.{name}", fromlist=["register"])
         except ModuleNotFoundError as exc:
@@ -68,7 +68,8 @@ def main(argv: list[str] | None = None) -> None:
             if type(exc).__name__ == "NoArgsIsHelpError":
                 print(exc.format_message(), file=sys.stderr)
             else:
-                fail(exc.format_message().replace("\n", " "))
+                message = exc.format_message().replace("\n", " ")
+                fail(message[:1].lower() + message[1:])  # our messages are lowercase; click's are not
             raise SystemExit(2) from None
         raise
     if isinstance(result, int) and result:

@@ -48,9 +48,16 @@ def moves(
 
 
 def show(
-    position_id: str = typer.Argument(..., help="GNU Backgammon Position ID"),
+    position_id: str = typer.Argument(
+        ..., help="GNU Backgammon Position ID, or PositionID:MatchID, or an XGID (then cube, score and dice too)"
+    ),
 ) -> None:
-    """Draw a position as text, with both pip counts."""
+    """Draw a position as text, with both pip counts (and the match state for a gnubg ID or XGID)."""
+    from backgammon.cli.formats_cmds import describe_state, is_state_id
+
+    if is_state_id(position_id):
+        print(describe_state(position_id))
+        return
     print(ascii_board(Position.from_position_id(position_id)))
 
 

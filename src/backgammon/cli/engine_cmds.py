@@ -1,6 +1,6 @@
 """Engine subcommands: ``hint``, ``eval``, ``rollout``, ``analyze`` and ``engine`` (plus ``train``).
 
-The evaluator is the engine's default (``backgammon.engine.evaluator.default_evaluator``);
+The evaluator is the engine's network (``NetEvaluator.default()``, shipped weights);
 the environment variable ``BACKGAMMON_EVALUATOR=module:factory`` names
 another one (a callable returning an object with ``evaluate_boards``), for
 tests and experiments.
@@ -38,14 +38,14 @@ def load_evaluator() -> Any:
         except (ImportError, AttributeError) as exc:
             raise EngineError(f"cannot load evaluator {spec!r}: {exc}") from None
         return factory()
-    try:
-        from backgammon.engine.evaluator import default_evaluator  # type: ignore[attr-defined]
-    except ImportError:
-        raise EngineError("no evaluator available: backgammon.engine.evaluator is not installed") from None
-    return default_evaluator()
+    from backgammon.engine.evaluator import NetEvaluator
+
+    return NetEvaluator.default()
 
 
-def _cube_info(match_id: str | None, xgid: str | None, position: Position | None, jacoby: bool) -> tuple[Position | None, Any]:
+def _cube_info(
+    match_id: str | None, xgid: str | None, position: Position | None, jacoby: bool
+) -> tuple[Position | None, Any]:
     from backgammon.engine.cube import CubeInfo
     from backgammon.engine.protocol import cube_info_from_match_state, parse_match_id, parse_xgid
 
@@ -72,32 +72,41 @@ def hint(
     candidates: int = typer.Option(5, "--candidates", help="plays to roll out (with --rollout)"),
     truncate: int = typer.Option(0, "--truncate", help="truncate rollouts after this many plies (0: play out)"),
     seed: int = typer.Option(0, "--seed", help="rollout seed"),
+    match_id: str = typer.Option(None, "--match-id", help="gnubg Match ID: rank by cubeful equity at that score"),
     as_json: bool = typer.Option(False, "--json", help="print JSON"),
 ) -> None:
-    """Rank the legal plays for a roll: equity and win/gammon chances."""
+    """Rank the legal plays for a roll: equity and win/gammon chances.
+
+    With --match-id, plays are ranked by cubeful equity (EMG) at that cube and score.
+    """
     from backgammon.cli.core import parse_dice
     from backgammon.engine.levels import rank_plays
 
     position = Position.from_position_id(position_id)
     d1, d2 = parse_dice(dice)
+    cube = _cube_info(match_id, None, position, False)[1] if match_id else None
     if plies not in (0, 1, 2):
         raise InvalidInputError(f"invalid plies {plies!r}: expected 0, 1 or 2")
     if rollout < 0 or candidates < 1 or truncate < 0:
         raise InvalidInputError("invalid rollout options: expected non-negative trials/truncation and candidates >= 1")
     evaluator = load_evaluator()
-    ranked = rank_plays(position, (d1, d2), evaluator, plies)
+    ranked = rank_plays(position, (d1, d2), evaluator, plies, cube)
     rows: list[dict[str, Any]] = [
         {
             "move": str(r.play),
             "position_id": r.play.position.position_id(),
-            "equity": r.equity,
+            "equity": r.score,
+            "cubeless_equity": r.equity,
             "probabilities": list(r.probabilities),
+            **({"mwc": r.cubeful_mwc} if r.cubeful_mwc is not None else {}),
         }
         for r in ranked
     ]
     if rollout:
         from backgammon.engine.rollout import RolloutSettings, rollout_plays
 
+        if cube is not None:
+            raise InvalidInputError("--rollout with --match-id is not supported: rollouts here are cubeless money")
         settings = RolloutSettings(trials=rollout, truncate=truncate or None, seed=seed, workers=0)
         top = [r.play for r in ranked[:candidates]]
         with _progress("rollout", rollout * len(top), as_json) as advance:
@@ -114,7 +123,8 @@ def hint(
             for r in results
         ]
     if as_json:
-        print(json.dumps({"position_id": position.position_id(), "dice": [d1, d2], "plies": plies, "plays": rows}))
+        doc = {"position_id": position.position_id(), "dice": [d1, d2], "plies": plies, "cubeful": cube is not None}
+        print(json.dumps({**doc, "plays": rows}))
         return
     best = rows[0]["equity"]
     header = f"{'#':>3} {'play':<24}{'equity':>9}{'diff':>8}  {'win':>6} {'w.g':>6} {'w.bg':>6} {'l.g':>6} {'l.bg':>6}"
@@ -133,6 +143,7 @@ def eval_cmd(
     match_id: str = typer.Option(None, "--match-id", help="gnubg Match ID: adds the cube decision at that score"),
     xgid: str = typer.Option(None, "--xgid", help="an XGID (position, cube and score) instead of the IDs"),
     jacoby: bool = typer.Option(False, "--jacoby", help="money play with the Jacoby rule"),
+    plies: int = typer.Option(0, "--plies", help="evaluation depth (0, 1 or 2)"),
     as_json: bool = typer.Option(False, "--json", help="print JSON"),
 ) -> None:
     """Evaluate a position: probabilities, cubeless equity and (with a Match ID or XGID) the cube decision."""
@@ -146,7 +157,9 @@ def eval_cmd(
     assert position is not None
     if position.is_game_over():
         raise InvalidInputError(f"the game is over in position {position.position_id()!r}")
-    probs = _evaluate(load_evaluator(), position)
+    if plies not in (0, 1, 2):
+        raise InvalidInputError(f"invalid plies {plies!r}: expected 0, 1 or 2")
+    probs = _evaluate(load_evaluator(), position, plies)
     decision = cube_decision(probs, info, cube_efficiency(position))
     with_cube = bool(match_id or xgid or jacoby)
     if as_json:
@@ -161,7 +174,9 @@ def eval_cmd(
         print(json.dumps(doc))
         return
     w, wg, wb, lg, lb = probs
-    print(f"position {position.position_id()}  ({'money' if info.is_money else f'{info.away[0]}-away/{info.away[1]}-away'})")
+    print(
+        f"position {position.position_id()}  ({'money' if info.is_money else f'{info.away[0]}-away/{info.away[1]}-away'})"
+    )
     print(f"win {_pct(w)}  win gammon {_pct(wg)}  win bg {_pct(wb)}  lose gammon {_pct(lg)}  lose bg {_pct(lb)}")
     print(f"cubeless equity {decision.cubeless_equity:+.3f}   cubeful (no double) {decision.no_double:+.3f}")
     if with_cube:
@@ -210,23 +225,39 @@ def rollout_cmd(
     seed: int = typer.Option(0, "--seed", help="dice seed: same seed, same result"),
     workers: int = typer.Option(0, "--workers", help="processes (0: one per CPU)"),
     cluster: str = typer.Option(None, "--cluster", help="Ray cluster address (needs the 'cluster' extra)"),
-    cubeful: bool = typer.Option(False, "--cubeful", help="play the cube too (money, centred cube)"),
+    cubeful: bool = typer.Option(False, "--cubeful", help="play the cube too (money, centred cube by default)"),
+    match_id: str = typer.Option(None, "--match-id", help="gnubg Match ID: cubeful rollout at that cube and score"),
     as_json: bool = typer.Option(False, "--json", help="print JSON"),
 ) -> None:
-    """Roll out a position (or every play for a roll) with 95% confidence intervals."""
+    """Roll out a position (or every play for a roll) with 95% confidence intervals.
+
+    With --cubeful or --match-id the cube is played too; the cubeful result is money points per
+    cube, or the match-winning chance of the player on roll (--match-id).
+    """
     from backgammon.cli.core import parse_dice
+    from backgammon.engine.cube import CubeInfo
     from backgammon.engine.rollout import OUTPUT_NAMES, RolloutSettings, rollout_plays, rollout_position
 
     position = Position.from_position_id(position_id)
+    cube = _cube_info(match_id, None, position, False)[1] if match_id else CubeInfo.money()
     settings = RolloutSettings(
-        trials=trials, truncate=truncate or None, seed=seed, workers=workers, cluster=cluster, cubeful=cubeful
+        trials=trials,
+        truncate=truncate or None,
+        seed=seed,
+        workers=workers,
+        cluster=cluster,
+        cubeful=cubeful or bool(match_id),
+        cube=cube,
     )
     evaluator = load_evaluator()
     if dice:
         d1, d2 = parse_dice(dice)
         count = len(position.legal_plays(d1, d2))
         with _progress("rollout", trials * count, as_json) as advance:
-            results = [(str(r.play), r.result) for r in rollout_plays(position, (d1, d2), evaluator, settings, progress=advance)]
+            results = [
+                (str(r.play), r.result)
+                for r in rollout_plays(position, (d1, d2), evaluator, settings, progress=advance)
+            ]
     else:
         with _progress("rollout", trials, as_json) as advance:
             results = [("", rollout_position(position, evaluator, settings, progress=advance))]
@@ -237,16 +268,31 @@ def rollout_cmd(
                 "trials": r.trials,
                 "mean": dict(zip(OUTPUT_NAMES, r.mean)),
                 "ci95": dict(zip(OUTPUT_NAMES, r.ci95)),
-                **({"cubeful": r.cubeful, "cubeful_ci95": r.cubeful_ci95} if r.cubeful is not None else {}),
+                **(
+                    {
+                        "cubeful": r.cubeful,
+                        "cubeful_ci95": r.cubeful_ci95,
+                        "cubeful_unit": "points per cube" if settings.cube.is_money else "match winning chance",
+                    }
+                    if r.cubeful is not None
+                    else {}
+                ),
             }
             for move, r in results
         ]
         print(json.dumps({"position_id": position.position_id(), "seed": seed, "results": doc}))
         return
-    print(f"{'play':<24}{'trials':>7}{'equity':>9}{'+-95%':>8}  {'win':>6} {'w.g':>6} {'w.bg':>6} {'l.g':>6} {'l.bg':>6}")
+    print(
+        f"{'play':<24}{'trials':>7}{'equity':>9}{'+-95%':>8}  {'win':>6} {'w.g':>6} {'w.bg':>6} {'l.g':>6} {'l.bg':>6}"
+    )
     for move, r in results:
         w, wg, wb, lg, lb = r.probabilities
-        cube = f"  cubeful {r.cubeful:+.3f} +-{r.cubeful_ci95:.3f}" if r.cubeful is not None else ""
+        if r.cubeful is None:
+            cube = ""
+        elif settings.cube.is_money:
+            cube = f"  cubeful {r.cubeful:+.3f} +-{r.cubeful_ci95:.3f}"
+        else:
+            cube = f"  match winning chance {r.cubeful:.3f} +-{r.cubeful_ci95:.3f}"
         print(
             f"{move or '(position)':<24}{r.trials:>7}{r.equity:>+9.3f}{r.equity_ci95:>8.3f}  "
             f"{_pct(w)} {_pct(wg)} {_pct(wb)} {_pct(lg)} {_pct(lb)}{cube}"
@@ -257,11 +303,15 @@ def analyze(
     path: str = typer.Argument(..., help="a Jellyfish .mat match file"),
     as_json: bool = typer.Option(False, "--json", help="print JSON"),
     errors_only: bool = typer.Option(False, "--errors", help="list only decisions with an error"),
+    plies: int = typer.Option(0, "--plies", help="search depth for judging plays (0, 1 or 2)"),
+    luck: bool = typer.Option(False, "--luck", help="also rate each roll's luck"),
 ) -> None:
     """Analyse a match: every play and cube decision of both players, errors and totals."""
     from backgammon.engine.analysis import analyze_mat_file, report_json, report_text
 
-    report = analyze_mat_file(path, load_evaluator())
+    if plies not in (0, 1, 2):
+        raise InvalidInputError(f"invalid plies {plies!r}: expected 0, 1 or 2")
+    report = analyze_mat_file(path, load_evaluator(), plies=plies, luck=luck)
     if as_json:
         print(json.dumps(report_json(report)))
     else:

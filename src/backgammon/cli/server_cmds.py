@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 import typer
@@ -13,10 +12,14 @@ from backgammon.errors import BackgammonError, InvalidInputError
 def serve(
     host: str = typer.Option("127.0.0.1", "--host", help="address to listen on"),
     port: int = typer.Option(8000, "--port", help="port to listen on"),
-    data_dir: Path = typer.Option(Path("data"), "--data-dir", help="folder for the SQLite database"),
-    database_url: str = typer.Option(None, "--database-url", help="e.g. postgresql://user:pw@host/db (default: SQLite in the data folder)"),
+    data_dir: str = typer.Option("data", "--data-dir", help="folder for the SQLite database"),
+    database_url: str = typer.Option(
+        None, "--database-url", help="e.g. postgresql://user:pw@host/db (default: SQLite in the data folder)"
+    ),
     dice_seed: int = typer.Option(None, "--dice-seed", help="seed every table's dice (tests only)"),
-    test_hooks: bool = typer.Option(False, "--test-hooks", help="allow tables that start from a given position (tests only)"),
+    test_hooks: bool = typer.Option(
+        False, "--test-hooks", help="allow tables that start from a given position (tests only)"
+    ),
     bot_delay: float = typer.Option(0.4, "--bot-delay", help="seconds the computer waits before acting"),
 ) -> None:
     """Start the web app (http://127.0.0.1:8000 by default)."""
@@ -27,7 +30,11 @@ def serve(
     if not 0 < port < 65536:
         raise InvalidInputError(f"invalid port {port!r}: expected 1 to 65535")
     config = ServerConfig(
-        data_dir=data_dir, database_url=database_url, dice_seed=dice_seed, test_hooks=test_hooks, bot_delay=bot_delay
+        data_dir=Path(data_dir),
+        database_url=database_url,
+        dice_seed=dice_seed,
+        test_hooks=test_hooks,
+        bot_delay=bot_delay,
     )
     print(f"backgammon: serving on http://{host}:{port}/", flush=True)
     uvicorn.run(create_app(config), host=host, port=port, log_level="warning")
@@ -42,7 +49,6 @@ def play(
     """Play against the computer in the terminal (type moves like 24/18 13/11; 'double', 'resign', 'quit')."""
     from backgammon.dice import RandomDice
     from backgammon.game import Double, GamePhase, Move, Pass, Player, Resign, ResultKind, Roll, Rules, Take
-    from backgammon.render import ascii_board
     from backgammon.server.agents import make_agent
     from backgammon.server.matchflow import new_match
     from backgammon.server.tables import decide
@@ -56,6 +62,7 @@ def play(
     agent = make_agent(level, seed)
     flow = new_match(Rules(match_length=length))
     games_seen = 0
+    shown = None
     while not flow.is_over:
         game = flow.game
         if length == 0 and flow.games:
@@ -79,8 +86,7 @@ def play(
             flow = flow.apply(action)
             continue
         if game.phase is GamePhase.ROLL:
-            print()
-            print(ascii_board(game.board_for(me), x_name=f"You ({me})", o_name="Computer"))
+            shown = _show(game.board_for(me), me, shown)
             answer = _ask("roll (enter), double, resign, quit: ")
             if answer in ("quit", "q"):
                 return
@@ -104,7 +110,7 @@ def play(
                 print(f"You roll {game.dice[0]}{game.dice[1]}: forced {play or '(no move)'}")
                 flow = flow.apply(Move(me, play))
                 continue
-            print(ascii_board(game.board_for(me), x_name=f"You ({me})", o_name="Computer"))
+            shown = _show(game.board_for(me), me, shown)
             text = _ask(f"You roll {game.dice[0]}{game.dice[1]}. Your move: ")
             if text in ("quit", "q"):
                 return
@@ -122,6 +128,16 @@ def play(
         print(f"\n{flow.games[-1].result}. Final score: White {flow.score[0]}, Black {flow.score[1]}")
     if flow.winner is not None:
         print("You win the match!" if flow.winner is me else "The computer wins the match.")
+
+
+def _show(board, me, shown):
+    """Print the board unless it is the one printed last; return it."""
+    from backgammon.render import ascii_board
+
+    if board != shown:
+        print()
+        print(ascii_board(board, x_name=f"You ({me})", o_name="Computer"))
+    return board
 
 
 def _ask(prompt: str) -> str:

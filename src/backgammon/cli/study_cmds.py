@@ -1,4 +1,4 @@
-"""Study subcommands: ``verify-dice``, ``dice-stats``, ``lessons``, ``lesson``."""
+"""Study subcommands: ``verify-dice``, ``dice-stats``, ``lessons``, ``lesson``, ``lesson-check``."""
 
 from __future__ import annotations
 
@@ -77,7 +77,7 @@ def lesson_check(
     lang: str = typer.Option("en", "--lang", help="en or ja"),
 ) -> int:
     """Check an answer to a lesson exercise (exit 1 when it is wrong)."""
-    from backgammon.lessons import check_answer, get_lesson
+    from backgammon.lessons import ChoiceExercise, check_answer, get_lesson
 
     lang = _check_lang(lang)
     lesson = get_lesson(lesson_id)
@@ -85,9 +85,45 @@ def lesson_check(
         raise InvalidInputError(
             f"invalid exercise {exercise!r}: lesson {lesson_id!r} has exercises 1..{len(lesson.exercises)}"
         )
-    feedback = check_answer(lesson.exercises[exercise - 1], answer)
+    chosen = lesson.exercises[exercise - 1]
+    given: str | int = answer
+    if isinstance(chosen, ChoiceExercise):
+        if not answer.strip().isdigit() or not 1 <= int(answer) <= len(chosen.choices):
+            raise InvalidInputError(
+                f"invalid answer {answer!r}: expected a choice number from 1 to {len(chosen.choices)}"
+            )
+        given = int(answer) - 1
+    feedback = check_answer(chosen, given)
     print(("right: " if feedback.correct else "wrong: ") + feedback.text(lang))
+    if not feedback.correct and feedback.summary is not None:
+        print(feedback.summary[lang])
     return 0 if feedback.correct else 1
+
+
+def lesson_show(
+    lesson_id: str = typer.Argument(..., help="lesson id, as listed by 'backgammon lessons'"),
+    lang: str = typer.Option("en", "--lang", help="en or ja"),
+) -> None:
+    """Print a lesson: its introduction and exercises (boards for play exercises)."""
+    from backgammon.lessons import ChoiceExercise, get_lesson
+    from backgammon.render import ascii_board
+
+    lang = _check_lang(lang)
+    lesson = get_lesson(lesson_id)
+    print(lesson.title[lang])
+    print()
+    print(lesson.intro[lang])
+    for number, exercise in enumerate(lesson.exercises, 1):
+        print()
+        print(f"{number}. {exercise.prompt[lang]}")
+        if isinstance(exercise, ChoiceExercise):
+            if exercise.position is not None:
+                print(ascii_board(exercise.position))
+            for k, choice in enumerate(exercise.choices, 1):
+                print(f"   {k}) {choice[lang]}")
+        else:
+            print(ascii_board(exercise.position))
+            print(f"dice: {exercise.dice[0]}-{exercise.dice[1]}")
 
 
 def _check_lang(lang: str) -> str:
@@ -100,4 +136,5 @@ def register(app: typer.Typer) -> None:
     app.command("verify-dice")(verify_dice)
     app.command("dice-stats")(dice_stats)
     app.command("lessons")(lessons_list)
+    app.command("lesson")(lesson_show)
     app.command("lesson-check")(lesson_check)

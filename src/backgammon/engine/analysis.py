@@ -6,10 +6,12 @@ Jellyfish ``.mat`` file by :mod:`backgammon.formats.mat`), or single
 through its action log; before each action the engine judges the decision:
 
 * **plays** (``Move``): every legal play is ranked (:func:`levels.rank_plays`,
-  0-ply unless asked otherwise); the error is the best play's cubeless equity
-  minus the played one's, in money equity per cube unit (gnubg uses cubeful
-  equities here; we use cubeless ones: documented difference). A play is
-  *forced* when the roll leaves one distinct resulting position.
+  0-ply unless asked otherwise) by cubeful equity at the game's cube and
+  score (the opponent's best cube action after the play, from
+  :mod:`backgammon.engine.cube`; EMG in a match, so dead gammons count for
+  nothing), as gnubg does; the error is the best play's equity minus the
+  played one's. A play is *forced* when the roll leaves one distinct
+  resulting position.
 * **cube decisions** of the side on roll when it may double (``Double``, or
   ``Roll`` = no double): the error is the best of no double / double (with the
   receiver's best answer) minus what the choice gives
@@ -133,22 +135,35 @@ def _luck(position: Position, dice: tuple[int, int], evaluator: Any, plies: int,
     return best(dice) - mean
 
 
-def analyze_game(game: Any, evaluator: Any, game_number: int = 1, plies: int = 0, luck: bool = False) -> list[Decision]:
+def analyze_game(
+    game: Any,
+    evaluator: Any,
+    game_number: int = 1,
+    plies: int = 0,
+    luck: bool = False,
+    cubeful: bool = True,
+    start: Any = None,
+) -> list[Decision]:
     """Judge every decision of a game (finished or not), replaying it from its start.
+
+    ``cubeful``: judge plays by cubeful equity at the game's cube and score
+    (default), else by cubeless money equity. ``start``: the game's state before its
+    first action when it did not start from the opening (a Game from ``Game.from_position``).
 
     Raises:
         InvalidInputError: if the game's log does not replay (it always does for a Game built by apply).
     """
     from backgammon.game import Beaver, Double, Game, GamePhase, Move, Pass, Roll, Take
 
-    g = Game.new(game.rules, score=game.score, crawford_game=game.crawford_game)
+    g = start if start is not None else Game.new(game.rules, score=game.score, crawford_game=game.crawford_game)
     out: list[Decision] = []
     pending = None  # the cube decision of the side that just doubled
     cache: dict[Any, float] = {}
     for index, action in enumerate(game.log):
         if isinstance(action, Move) and g.phase is GamePhase.MOVE and g.dice is not None:
             position = g.position
-            ranked = rank_plays(position, g.dice, evaluator, plies)
+            cube = _cube_info(g, action.player) if cubeful else None
+            ranked = rank_plays(position, g.dice, evaluator, plies, cube)
             chosen = next((r for r in ranked if r.play == action.play), None)
             if chosen is None:
                 raise InvalidInputError(f"play {str(action.play)!r} is not legal in {position.position_id()!r}")
@@ -162,14 +177,19 @@ def analyze_game(game: Any, evaluator: Any, game_number: int = 1, plies: int = 0
                     dice=g.dice,
                     chosen=str(action.play),
                     best=str(ranked[0].play),
-                    chosen_equity=chosen.equity,
-                    best_equity=ranked[0].equity,
-                    error=max(0.0, ranked[0].equity - chosen.equity),
+                    chosen_equity=chosen.score,
+                    best_equity=ranked[0].score,
+                    error=max(0.0, ranked[0].score - chosen.score),
                     forced=len(ranked) == 1,
                     luck=_luck(position, g.dice, evaluator, plies, cache) if luck else None,
                 )
             )
-        elif isinstance(action, (Roll, Double)) and g.phase is GamePhase.ROLL and g.rules.uses_cube and g.may_double(action.player):
+        elif (
+            isinstance(action, (Roll, Double))
+            and g.phase is GamePhase.ROLL
+            and g.rules.uses_cube
+            and g.may_double(action.player)
+        ):
             position = g.position
             info = _cube_info(g, action.player)
             if info.may_double():
@@ -220,7 +240,7 @@ def analyze_game(game: Any, evaluator: Any, game_number: int = 1, plies: int = 0
     return out
 
 
-def analyze_match(match: Any, evaluator: Any, plies: int = 0, luck: bool = False) -> MatchReport:
+def analyze_match(match: Any, evaluator: Any, plies: int = 0, luck: bool = False, cubeful: bool = True) -> MatchReport:
     """Judge every decision of every game of a match (``backgammon.match.Match``)."""
     from backgammon.game import Player
 
@@ -229,7 +249,7 @@ def analyze_match(match: Any, evaluator: Any, plies: int = 0, luck: bool = False
         games.append(match.game)
     decisions: list[Decision] = []
     for number, game in enumerate(games, 1):
-        decisions.extend(analyze_game(game, evaluator, number, plies, luck))
+        decisions.extend(analyze_game(game, evaluator, number, plies, luck, cubeful))
     names = {Player.WHITE: match.players[0], Player.BLACK: match.players[1]}
     return MatchReport(
         decisions=tuple(decisions),
@@ -263,7 +283,7 @@ def analyze_mat_file(path: str | Path, evaluator: Any, plies: int = 0, luck: boo
         InvalidInputError: if the file cannot be read or replayed, or the formats module is missing.
     """
     try:
-        from backgammon.formats import mat
+        from backgammon.formats import mat  # type: ignore[attr-defined,unused-ignore]
     except ImportError:
         raise InvalidInputError("reading .mat files needs backgammon.formats.mat, which is not installed") from None
     try:
@@ -325,7 +345,7 @@ def report_text(report: MatchReport, errors_only: bool = False, threshold: float
         mark = "  ??" if d.error > 0.08 else "  ?" if d.error > threshold else ""
         best = "" if d.chosen == d.best or d.error == 0 else f"  (best: {d.best})"
         lines.append(
-            f"g{d.game:<3}{d.index:>4} {str(d.player):<6} {d.kind:<5} {dice} {d.chosen or '(no move)':<24}"
+            f"g{d.game:<3}{d.index:>4} {d.player!s:<6} {d.kind:<5} {dice} {d.chosen or '(no move)':<24}"
             f" err {d.error:.3f}{mark}{best}"
         )
     lines.append("")

@@ -32,11 +32,11 @@ the cube limit (or a level where doubling is pointless), where the cube is
 dead. With no gammons, money and ``x = 1`` this gives the classic live-cube
 take point of 20% and cash point of 80%; with ``x = 0`` the dead-cube 25%.
 
-**Cube efficiency** ``x`` (document of our choice, not a measured value):
-0.68 in contact positions, as commonly quoted for GNU Backgammon's contact
-evaluations; in races it grows with the race's length from 0.6 (short races,
-where the game may end before the cube turns) to 0.7 (long ones). Callers may
-pass their own ``x``.
+**Cube efficiency** ``x``: the values Rick Janowski suggested, as the GNU
+Backgammon manual ("The cube efficiency") documents them: 0.68 in contact
+positions; in races a linear interpolation on the pip count of the player on
+roll, 0.6 at 40 pips or fewer to 0.7 at 120 or more; 0.6 once both sides are
+bearing off. Callers may pass their own ``x``.
 
 Money with the **Jacoby rule**: while the cube is centred, gammons and
 backgammons count as single games, so the centred (no double) line and its
@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -142,9 +143,7 @@ class CubeInfo:
         post_crawford: bool = False,
     ) -> CubeInfo:
         """A match score: points still needed by the player on roll and by the opponent."""
-        return cls(
-            value=value, owner=owner, away=(away_me, away_opp), crawford=crawford, post_crawford=post_crawford
-        )
+        return cls(value=value, owner=owner, away=(away_me, away_opp), crawford=crawford, post_crawford=post_crawford)
 
     @property
     def is_money(self) -> bool:
@@ -159,9 +158,7 @@ class CubeInfo:
 
     def may_double(self) -> bool:
         """Whether the player on roll may double now (ownership, Crawford, limit)."""
-        if self.crawford or self.owner is CubeOwner.OPPONENT or 2 * self.value > self.limit:
-            return False
-        return True
+        return not (self.crawford or self.owner is CubeOwner.OPPONENT or 2 * self.value > self.limit)
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,6 +196,15 @@ class CubeDecision:
             return min(self.double_take, self.double_pass)
         return self.no_double
 
+    @property
+    def best_mwc(self) -> float | None:
+        """The match-winning chance of the right action (None for money)."""
+        if self.no_double_mwc is None or self.double_take_mwc is None or self.double_pass_mwc is None:
+            return None
+        if self.should_double:
+            return min(self.double_take_mwc, self.double_pass_mwc)
+        return self.no_double_mwc
+
     def error(self, doubled: bool, took: bool | None = None) -> tuple[float, float | None]:
         """Equity lost by the doubler's choice and by the receiver's answer.
 
@@ -206,7 +212,9 @@ class CubeDecision:
         decision's normalised units, the receiver's from its own side);
         the receiver's is None when there was no double.
         """
-        doubler_best = max(self.no_double, min(self.double_take, self.double_pass)) if self.may_double else self.no_double
+        doubler_best = (
+            max(self.no_double, min(self.double_take, self.double_pass)) if self.may_double else self.no_double
+        )
         if not doubled:
             return max(0.0, doubler_best - self.no_double), None
         answer = min(self.double_take, self.double_pass)
@@ -250,7 +258,7 @@ def as_outputs(probabilities: object) -> Outputs:
         and lg <= 1 - w + eps
     ):
         raise InvalidInputError(f"invalid probabilities {values!r}: expected 0 <= bg <= gammon <= win (and loss)")
-    return values  # type: ignore[return-value]
+    return w, wg, wb, lg, lb
 
 
 def cubeless_equity(probabilities: object) -> float:
@@ -268,6 +276,8 @@ def cube_efficiency(position: Position) -> float:
     phase = position.phase()
     if phase is Phase.CONTACT:
         return CONTACT_CUBE_EFFICIENCY
+    if phase is Phase.BEAROFF:
+        return 0.6
     pips = position.pip_counts()[0]
     return min(0.7, max(0.6, 0.6 + (pips - 40) * 0.1 / 80))
 
@@ -366,7 +376,7 @@ class _Model:
 
 
 def _interpolate(points: Sequence[tuple[float, float]], p: float) -> float:
-    for (x0, y0), (x1, y1) in zip(points, points[1:]):
+    for (x0, y0), (x1, y1) in itertools.pairwise(points):
         if p <= x1:
             if x1 - x0 < 1e-12:
                 return y1
@@ -378,7 +388,7 @@ def _solve(points: Sequence[tuple[float, float]], target: float) -> float:
     """The smallest p where the (non-decreasing) piecewise-linear line reaches target, clamped to [0, 1]."""
     if target <= points[0][1]:
         return 0.0
-    for (x0, y0), (x1, y1) in zip(points, points[1:]):
+    for (x0, y0), (x1, y1) in itertools.pairwise(points):
         if y1 >= target:
             if y1 - y0 < 1e-12:
                 return x1
@@ -390,7 +400,9 @@ def _mix(x: float, live: float, dead: float) -> float:
     return x * live + (1 - x) * dead
 
 
-def cube_decision(probabilities: object, info: CubeInfo | None = None, x: float = CONTACT_CUBE_EFFICIENCY) -> CubeDecision:
+def cube_decision(
+    probabilities: object, info: CubeInfo | None = None, x: float = CONTACT_CUBE_EFFICIENCY
+) -> CubeDecision:
     """The cube decision for the player on roll, from its cubeless probabilities.
 
     ``probabilities``: the 5 gnubg outputs for the player on roll (a sequence
@@ -430,11 +442,11 @@ def cube_decision(probabilities: object, info: CubeInfo | None = None, x: float 
         action = CubeAction.NO_DOUBLE
     norm: Callable[[float], float]
     if info.is_money:
-        norm = lambda e: e / v  # noqa: E731
+        norm = lambda e: e / v
         mwc: tuple[float | None, float | None, float | None] = (None, None, None)
     else:
         lo, hi = model.value(-v), model.value(v)
-        norm = lambda m: 2 * (m - lo) / (hi - lo) - 1 if hi > lo else 0.0  # noqa: E731
+        norm = lambda m: 2 * (m - lo) / (hi - lo) - 1 if hi > lo else 0.0
         mwc = (nd, dt, dp)
     return CubeDecision(
         action=action,

@@ -69,17 +69,17 @@ def parse_xgid(text: str) -> tuple[Position, Any]:
         from backgammon.formats import xgid as xgid_module
     except ImportError:
         raise InvalidInputError("xgids need backgammon.formats.xgid, which is not installed") from None
-    parsed = xgid_module.Xgid.parse(text)
-    for name in ("to_gnubg", "to_position_and_state", "gnubg"):
-        convert = getattr(parsed, name, None)
-        if callable(convert):
-            position, state = convert()
-            return position, state
-    raise InvalidInputError("this version of backgammon.formats.xgid cannot convert to a position and match state")
+    return xgid_module.Xgid.parse(text).to_gnubg()
 
 
-def _evaluate(evaluator: Any, position: Position) -> tuple[float, float, float, float, float]:
-    probs = np.asarray(evaluator.evaluate_boards(position_to_board(position)[None]), dtype=float)[0]
+def _evaluate(evaluator: Any, position: Position, plies: int = 0) -> tuple[float, float, float, float, float]:
+    """The side on roll's 5 outputs at ``plies`` (0: the evaluator itself), clipped into a consistent order."""
+    if plies:
+        from backgammon.engine.search import evaluate_boards_ply
+
+        probs = np.asarray(evaluate_boards_ply(position_to_board(position)[None], evaluator, plies), dtype=float)[0]
+    else:
+        probs = np.asarray(evaluator.evaluate_boards(position_to_board(position)[None]), dtype=float)[0]
     w = min(1.0, max(0.0, float(probs[0])))
     wg = min(w, max(0.0, float(probs[1])))
     wb = min(wg, max(0.0, float(probs[2])))
@@ -116,7 +116,7 @@ def answer(line: str, evaluator: Any, rng: random.Random | None = None) -> dict[
         return _answer(request, evaluator, rng)
     except BackgammonError as exc:
         return {"error": str(exc).replace("\n", " ")}
-    except Exception as exc:  # a bug must not stop the engine: report it and keep serving
+    except Exception as exc:  # noqa: BLE001 - a bug must not stop the engine: report it and keep serving
         return {"error": f"internal error: {type(exc).__name__}: {exc}"}
 
 
@@ -148,17 +148,18 @@ def _answer(request: dict[str, Any], evaluator: Any, rng: random.Random | None) 
     dice_value = request.get("dice")
     if dice_value is None and state is not None and getattr(state, "dice", None):
         dice_value = list(state.dice)
-    if dice_value is not None:
-        dice = _dice(dice_value)
-        play = choose_play(position, dice, level, rng, evaluator)
-        return {"play": str(play), "position_id": play.position.position_id()}
     jacoby = request.get("jacoby", False)
     if not isinstance(jacoby, bool):
         raise InvalidInputError(f"invalid jacoby flag {jacoby!r}: expected true or false")
     info = (
         CubeInfo.money(jacoby=jacoby) if state is None else cube_info_from_match_state(state, state.dice_owner, jacoby)
     )
-    decision = cube_decision(_evaluate(evaluator, position), info, cube_efficiency(position))
+    if dice_value is not None:
+        dice = _dice(dice_value)
+        # in a match, plays are ranked by match-winning chances (gammons worth what the score makes them)
+        play = choose_play(position, dice, level, rng, evaluator, info if state is not None else None)
+        return {"play": str(play), "position_id": play.position.position_id()}
+    decision = cube_decision(_evaluate(evaluator, position, level.plies), info, cube_efficiency(position))
     return decision_json(decision)
 
 

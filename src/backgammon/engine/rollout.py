@@ -151,7 +151,8 @@ def successor_boards(board: np.ndarray, d1: int, d2: int) -> np.ndarray:
     n = _movegen.successors_ws(np.ascontiguousarray(board, dtype=np.int8), d1, d2, out, work, table)
     if n < 0:
         raise EngineError("too many plays for the move generator's buffer")
-    return out[:n].copy()
+    result: np.ndarray = out[:n].copy()
+    return result
 
 
 def terminal_outputs(board: np.ndarray) -> np.ndarray | None:
@@ -184,12 +185,13 @@ def outputs_equity(outputs: np.ndarray) -> float:
 
 def _choose(evaluator: BoardEvaluator, board: np.ndarray, d1: int, d2: int) -> np.ndarray:
     boards = successor_boards(board, d1, d2)
-    if len(boards) == 1:
-        return boards[0]
-    # each board is seen by the opponent: pick the one worst for them
-    probs = np.asarray(evaluator.evaluate_boards(boards), dtype=float)
-    eq = 2 * probs[:, 0] - 1 + probs[:, 1] - probs[:, 3] + probs[:, 2] - probs[:, 4]
-    return boards[int(np.argmin(eq))]
+    chosen: np.ndarray = boards[0]
+    if len(boards) > 1:
+        # each board is seen by the opponent: pick the one worst for them
+        probs = np.asarray(evaluator.evaluate_boards(boards), dtype=float)
+        eq = 2 * probs[:, 0] - 1 + probs[:, 1] - probs[:, 3] + probs[:, 2] - probs[:, 4]
+        chosen = boards[int(np.argmin(eq))]
+    return chosen
 
 
 def _trial_dice(seed: int, trial: int, stratify: bool = True) -> Callable[[int], tuple[int, int]]:
@@ -303,9 +305,22 @@ def _cubeful_truncated(
     return mwc if sign == 0 else 1.0 - mwc
 
 
+_WORKER_EVALUATOR: list[Any] = []
+
+
+def _init_worker(evaluator: Any) -> None:
+    """Pool initializer: keep the evaluator once per worker process (not once per task)."""
+    _WORKER_EVALUATOR[:] = [evaluator]
+
+
 def _run_chunk(args: tuple[Any, list[np.ndarray], RolloutSettings, int, int]) -> np.ndarray:
-    """Trials [start, stop) of every root board: array (roots, trials, 7) (outputs, equity, cubeful)."""
+    """Trials [start, stop) of every root board: array (roots, trials, 7) (outputs, equity, cubeful).
+
+    ``args[0]`` is the evaluator, or None in a pool worker (then the one given to the initializer).
+    """
     evaluator, roots, settings, start, stop = args
+    if evaluator is None:
+        evaluator = _WORKER_EVALUATOR[0]
     out = np.zeros((len(roots), stop - start, 7))
     for r, root in enumerate(roots):
         for t in range(start, stop):
@@ -359,8 +374,9 @@ def _rollout_boards(
                 advance(_run_chunk(task))
         else:
             ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-            with ctx.Pool(min(workers, len(tasks))) as pool:
-                for part in pool.imap(_run_chunk, tasks):
+            light = [(None, *task[1:]) for task in tasks]
+            with ctx.Pool(min(workers, len(tasks)), initializer=_init_worker, initargs=(evaluator,)) as pool:
+                for part in pool.imap(_run_chunk, light):
                     advance(part)
     samples = np.concatenate(parts, axis=1)
     return [_summarise(samples[r], settings.cubeful) for r in range(len(roots))]
@@ -368,7 +384,7 @@ def _rollout_boards(
 
 def _run_on_ray(tasks: list[Any], address: str) -> Any:
     try:
-        import ray  # type: ignore[import-not-found]
+        import ray  # type: ignore[import-not-found,unused-ignore]
     except ImportError:
         raise EngineError("rollouts on a cluster need ray: pip install 'backgammon[cluster]'") from None
     if not ray.is_initialized():
@@ -460,9 +476,7 @@ def rollout_plays(
             results.append(
                 PlayRollout(
                     play,
-                    RolloutResult(
-                        settings.trials, mean, (0.0,) * 6, cubeful, 0.0 if settings.cubeful else None
-                    ),
+                    RolloutResult(settings.trials, mean, (0.0,) * 6, cubeful, 0.0 if settings.cubeful else None),
                 )
             )
     results.sort(key=lambda r: -(r.result.cubeful if r.result.cubeful is not None else r.result.equity))

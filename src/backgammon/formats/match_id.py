@@ -41,16 +41,20 @@ import base64
 import binascii
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import TYPE_CHECKING
 
 from backgammon.errors import InvalidInputError
 from backgammon.position import Position
 
+if TYPE_CHECKING:
+    from backgammon.game import Game
+
 __all__ = [
-    "GameState",
     "MAX_MATCH_LENGTH",
+    "GameState",
     "MatchState",
-    "parse_gnubg_id",
     "format_gnubg_id",
+    "parse_gnubg_id",
 ]
 
 MAX_MATCH_LENGTH = 64  # gnubg's MAXSCORE: the longest match it plays
@@ -106,7 +110,9 @@ class MatchState:
     def __post_init__(self) -> None:
         cube = self.cube_value
         if not _is_int(cube) or cube < 1 or cube & (cube - 1) or cube > 1 << MAX_CUBE_LOG:
-            raise InvalidInputError(f"invalid cube value {cube!r}: expected a power of two from 1 to {1 << MAX_CUBE_LOG}")
+            raise InvalidInputError(
+                f"invalid cube value {cube!r}: expected a power of two from 1 to {1 << MAX_CUBE_LOG}"
+            )
         if self.cube_owner is not None and (not _is_int(self.cube_owner) or self.cube_owner not in (0, 1)):
             raise InvalidInputError(f"invalid cube owner {self.cube_owner!r}: expected 0, 1 or None (centred)")
         for name in ("dice_owner", "turn"):
@@ -126,17 +132,17 @@ class MatchState:
             )
         if self.dice is not None:
             dice = self.dice
-            if (
-                not isinstance(dice, tuple)
-                or len(dice) != 2
-                or not all(_is_int(d) and 1 <= d <= 6 for d in dice)
-            ):
+            if not isinstance(dice, tuple) or len(dice) != 2 or not all(_is_int(d) and 1 <= d <= 6 for d in dice):
                 raise InvalidInputError(f"invalid dice {dice!r}: expected None or two dice from 1 to 6")
         length = self.match_length
         if not _is_int(length) or not 0 <= length <= MAX_MATCH_LENGTH:
             raise InvalidInputError(f"invalid match length {length!r}: expected 0 (money) to {MAX_MATCH_LENGTH}")
         score = self.score
-        if not isinstance(score, tuple) or len(score) != 2 or not all(_is_int(s) and 0 <= s <= _MAX_SCORE for s in score):
+        if (
+            not isinstance(score, tuple)
+            or len(score) != 2
+            or not all(_is_int(s) and 0 <= s <= _MAX_SCORE for s in score)
+        ):
             raise InvalidInputError(f"invalid score {score!r}: expected two non-negative integers")
         problem = _score_problem(length, score, self.game_state)
         if problem:
@@ -157,10 +163,69 @@ class MatchState:
         """log2 of the cube value."""
         return self.cube_value.bit_length() - 1
 
+    @classmethod
+    def from_game(cls, game: Game) -> MatchState:
+        """The Match ID state of a :class:`~backgammon.game.Game`.
+
+        WHITE is gnubg's player 1, BLACK player 0. Before the opening roll
+        the game state is NONE. A finished game shows its ending and the
+        score after it, as gnubg does: played out (OVER), the loser is on
+        roll; resigned (RESIGNED), the loser's resignation stays and the
+        winner has the turn; a dropped double (DROPPED), the doubler is on roll.
+
+        Raises:
+            InvalidInputError: for a drawn (casual) game, which a Match ID cannot hold.
+        """
+        from backgammon.game import Ending, GamePhase, Player
+
+        def index(player: Player | None) -> int:
+            return 1 if player is Player.WHITE else 0
+
+        white, black = game.score
+        phase = game.phase
+        state = GameState.PLAYING
+        on_roll = index(game.on_roll or Player.WHITE)
+        turn = on_roll if game.turn is None else index(game.turn)
+        resignation = game.resignation.value if phase is GamePhase.RESIGNATION and game.resignation else 0
+        if phase is GamePhase.OPENING:
+            state = GameState.NONE
+        elif phase is GamePhase.OVER:
+            result = game.result
+            assert result is not None
+            if result.winner is None:
+                raise InvalidInputError("a drawn game has no match id")
+            loser = index(result.winner.other)
+            if result.ending is Ending.PLAYED:  # gnubg passes the turn to the loser
+                state, on_roll, turn = GameState.OVER, loser, loser
+            elif result.ending is Ending.RESIGNED:  # the resignation stays, the winner answered it
+                state, on_roll, turn = GameState.RESIGNED, loser, index(result.winner)
+                resignation = result.kind.value if result.kind is not None else 1
+            else:
+                state, turn = GameState.DROPPED, on_roll
+            if result.winner is Player.WHITE:
+                white += result.points
+            else:
+                black += result.points
+        return cls(
+            cube_value=game.cube_value,
+            cube_owner=None if game.cube_owner is None else index(game.cube_owner),
+            dice_owner=on_roll,
+            crawford=game.crawford_game,
+            game_state=state,
+            turn=turn,
+            doubled=phase is GamePhase.DOUBLED,
+            resignation=resignation,
+            dice=game.dice if phase is GamePhase.MOVE else None,
+            match_length=game.rules.match_length,
+            score=(black, white),
+        )
+
     # ------------------------------------------------------------------ coding
     @classmethod
     def from_match_id(cls, match_id: str) -> MatchState:
         """Decode a Match ID (12 base64 characters).
+
+        The dice are returned larger first, whatever order the ID holds them in.
 
         Raises:
             InvalidInputError: for text that is not a valid Match ID; the
@@ -212,7 +277,7 @@ class MatchState:
             turn=field(11, 1),
             doubled=bool(field(12, 1)),
             resignation=field(13, 2),
-            dice=None if d1 == 0 else (d1, d2),
+            dice=None if d1 == 0 else (max(d1, d2), min(d1, d2)),
             match_length=length,
             score=score,
             extra_bits=field(66, 6),
@@ -286,7 +351,9 @@ def parse_gnubg_id(text: str) -> tuple[Position, MatchState]:
             break
     parts = body.split(":")
     if len(parts) != 2:
-        raise InvalidInputError(f"invalid gnubg id {text!r}: expected 'PositionID:MatchID', as in '4HPwATDgc/ABMA:cAkAAAAAAAAA'")
+        raise InvalidInputError(
+            f"invalid gnubg id {text!r}: expected 'PositionID:MatchID', as in '4HPwATDgc/ABMA:cAkAAAAAAAAA'"
+        )
     position = Position.from_position_id(parts[0])
     return position, MatchState.from_match_id(parts[1])
 
@@ -294,3 +361,15 @@ def parse_gnubg_id(text: str) -> tuple[Position, MatchState]:
 def format_gnubg_id(position: Position, state: MatchState) -> str:
     """``PositionID:MatchID``, the inverse of :func:`parse_gnubg_id`."""
     return f"{position.position_id()}:{state.match_id()}"
+
+
+def gnubg_id_of_game(game: Game) -> str:
+    """The "GNU BG ID" (``PositionID:MatchID``) of a game; the board is seen from the dice owner.
+
+    Raises:
+        InvalidInputError: for a drawn (casual) game.
+    """
+    from backgammon.game import Player
+
+    state = MatchState.from_game(game)
+    return format_gnubg_id(game.board_for(Player.WHITE if state.dice_owner == 1 else Player.BLACK), state)

@@ -33,10 +33,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from backgammon.errors import InvalidInputError, InvalidPositionError
 from backgammon.formats.match_id import MAX_MATCH_LENGTH, GameState, MatchState
 from backgammon.position import Position
+
+if TYPE_CHECKING:
+    from backgammon.game import Game
 
 __all__ = ["Xgid"]
 
@@ -281,6 +285,37 @@ class Xgid:
             dice=self.dice,
             match_length=self.match_length,
             score=(self.score[1], self.score[0]),
+        )
+
+    @classmethod
+    def from_game(cls, game: Game) -> Xgid:
+        """The XGID of a :class:`~backgammon.game.Game`: WHITE is X, BLACK is O.
+
+        The maximum cube is the rules' cube limit; a pending resignation is
+        not shown (XGID has no field for it). Before the opening roll WHITE
+        is shown on roll, without dice.
+
+        Raises:
+            InvalidInputError: if the game's state has no XGID (a cube above 2^15).
+        """
+        from backgammon.game import GamePhase, Player
+
+        on_roll = game.on_roll or Player.WHITE
+        rules = game.rules
+        owner = game.cube_owner
+        return cls(
+            position=game.position,
+            turn=1 if on_roll is Player.WHITE else -1,
+            cube_exponent=game.cube_value.bit_length() - 1,
+            cube_owner=0 if owner is None else (1 if owner is Player.WHITE else -1),
+            dice=game.dice if game.phase is GamePhase.MOVE else None,
+            cube_action="D" if game.phase is GamePhase.DOUBLED else None,
+            score=game.score,
+            crawford=game.crawford_game,
+            jacoby=rules.jacoby_applies,
+            beaver=rules.beavers_apply,
+            match_length=rules.match_length,
+            max_cube_exponent=min(15, rules.cube_limit.bit_length() - 1),
         )
 
     @classmethod

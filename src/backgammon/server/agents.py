@@ -12,17 +12,26 @@ to the greedy player when it is not.
 
 from __future__ import annotations
 
+import logging
 import random
-from typing import Protocol
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from backgammon.moves import Play
 from backgammon.position import BAR, Position
 
-LEVELS = ("beginner", "casual", "intermediate", "advanced", "expert", "world_class")
+LEVELS = ("beginner", "casual", "intermediate", "advanced", "expert", "world_class", "supremo")
+log = logging.getLogger("backgammon.server")
 
 
 class Agent(Protocol):
-    """What the server asks of a computer player."""
+    """What the server asks of a computer player.
+
+    ``cube`` dicts describe the cube and score from the side on roll of the position
+    passed with them: ``value``, ``owner`` ("me", "opponent" or None = centred),
+    ``away`` ((points the side on roll needs, points the other needs) or None for
+    money), ``crawford``, ``post_crawford``, ``jacoby``.
+    """
 
     name: str
 
@@ -30,20 +39,20 @@ class Agent(Protocol):
         """The play to make (``position`` is seen from the agent, who is on roll)."""
         ...
 
-    def wants_to_double(self, position: Position, cube_info: dict) -> bool:
-        """Whether to double before rolling."""
+    def wants_to_double(self, position: Position, cube: dict) -> bool:
+        """Whether to double before rolling (``position`` seen from the agent, on roll)."""
         ...
 
-    def takes(self, position: Position, cube_info: dict) -> bool:
-        """Whether to take a double (``position`` seen from the agent, the doubler on roll is the opponent)."""
+    def takes(self, doubler_position: Position, cube: dict) -> bool:
+        """Whether to take a double; ``doubler_position`` and ``cube`` are seen from the doubler."""
         ...
 
-    def accepts_resignation(self, position: Position, points_per_cube: int) -> bool:
-        """Whether to accept the opponent's resignation at 1, 2 or 3 times the cube."""
+    def accepts_resignation(self, resigner_position: Position, points_per_cube: int) -> bool:
+        """Whether to accept a resignation worth 1, 2 or 3 times the cube (position seen from the resigner)."""
         ...
 
     def accepts_draw(self, position: Position) -> bool:
-        """Whether to accept a draw (casual mode)."""
+        """Whether to accept a draw (casual mode; ``position`` seen from the agent)."""
         ...
 
 
@@ -88,17 +97,17 @@ class GreedyAgent:
         plays = position.legal_plays(*dice)
         return max(plays, key=lambda p: heuristic(p.position) + self._rng.uniform(0, self._noise))
 
-    def wants_to_double(self, position: Position, cube_info: dict) -> bool:
+    def wants_to_double(self, position: Position, cube: dict) -> bool:
         mine, theirs = position.pip_counts()
         return position.is_race() and mine > 0 and theirs >= mine * 1.12 and theirs - mine >= 8
 
-    def takes(self, position: Position, cube_info: dict) -> bool:
-        mine, theirs = position.pip_counts()
-        return mine <= theirs * 1.18 if position.is_race() else True
+    def takes(self, doubler_position: Position, cube: dict) -> bool:
+        doubler, me = doubler_position.pip_counts()
+        return me <= doubler * 1.18 if doubler_position.is_race() else True
 
-    def accepts_resignation(self, position: Position, points_per_cube: int) -> bool:
-        mine, theirs = position.pip_counts()
-        return points_per_cube >= 2 or position.off()[1] > 0 or theirs - mine < 40
+    def accepts_resignation(self, resigner_position: Position, points_per_cube: int) -> bool:
+        resigner, me = resigner_position.pip_counts()
+        return points_per_cube >= 2 or resigner_position.off()[0] > 0 or resigner - me < 40
 
     def accepts_draw(self, position: Position) -> bool:
         mine, theirs = position.pip_counts()
@@ -106,31 +115,122 @@ class GreedyAgent:
 
 
 class EngineAgent(GreedyAgent):
-    """Plays with the engine's difficulty level; the greedy player when the engine is missing."""
+    """Plays with the engine: its difficulty levels, cube decisions and evaluations.
+
+    Falls back to the greedy player when ``backgammon.engine`` (or its weights) cannot
+    be loaded, so a game never stops for want of an engine.
+    """
 
     def __init__(self, level: str = "intermediate", seed: int | None = None) -> None:
         super().__init__(seed)
         self.level = level
         self.name = level
-        self._levels = None
         try:  # the engine is an optional layer below the apps
-            from backgammon.engine import levels as _levels  # type: ignore[attr-defined]
+            from backgammon.engine import levels as _levels
+            from backgammon.engine.evaluator import NetEvaluator
 
-            self._levels = _levels
-        except Exception:  # ImportError, or an engine without its weights (EngineError)
+            _levels.get_level(level)
+            self._levels: Any = _levels
+            self._factory: Any = NetEvaluator.default
+        except Exception:  # noqa: BLE001 - ImportError, EngineError (weights), InvalidInputError (level)
             self._levels = None
 
     @property
     def uses_engine(self) -> bool:
         return self._levels is not None
 
+    def _evaluator(self) -> Any:
+        return self._factory()
+
+    def _cube_info(self, cube: dict) -> Any:
+        from backgammon.engine.cube import CubeInfo, CubeOwner
+
+        owner = {"me": CubeOwner.ME, "opponent": CubeOwner.OPPONENT}.get(cube.get("owner"), CubeOwner.CENTRED)
+        away = cube.get("away")
+        if away is None:
+            return CubeInfo.money(cube.get("value", 1), owner, jacoby=bool(cube.get("jacoby")))
+        return CubeInfo.match(
+            away[0],
+            away[1],
+            cube.get("value", 1),
+            owner,
+            crawford=bool(cube.get("crawford")),
+            post_crawford=bool(cube.get("post_crawford")),
+        )
+
+    def _decision(self, position: Position, cube: dict) -> Any:
+        from backgammon.engine.cube import cube_decision
+
+        return cube_decision(self._evaluator().evaluate(position), self._cube_info(cube))
+
+    def _guard(self, fallback: Callable[[], Any], engine: Callable[[], Any]) -> Any:
+        if self._levels is None:
+            return fallback()
+        try:
+            return engine()
+        except Exception:
+            log.exception("engine failed; the greedy player takes over")
+            self._levels = None  # a broken engine must not stop the game
+            return fallback()
+
     def choose_play(self, position: Position, dice: tuple[int, int]) -> Play:
-        if self._levels is not None:
-            try:
-                return self._levels.choose_play(position, dice, self.level, self._rng)
-            except Exception:
-                self._levels = None  # a broken engine must not stop the game
-        return super().choose_play(position, dice)
+        return self._guard(
+            lambda: GreedyAgent.choose_play(self, position, dice),
+            lambda: self._levels.choose_play(position, dice, self.level, self._rng, self._evaluator()),
+        )
+
+    def wants_to_double(self, position: Position, cube: dict) -> bool:
+        return self._guard(
+            lambda: GreedyAgent.wants_to_double(self, position, cube),
+            lambda: self._decision(position, cube).should_double,
+        )
+
+    def takes(self, doubler_position: Position, cube: dict) -> bool:
+        return self._guard(
+            lambda: GreedyAgent.takes(self, doubler_position, cube),
+            lambda: self._decision(doubler_position, cube).take,
+        )
+
+    def accepts_resignation(self, resigner_position: Position, points_per_cube: int) -> bool:
+        def engine() -> bool:
+            mine = self._evaluator().evaluate(resigner_position).flip()  # the acceptor's chances
+            return points_per_cube >= float(mine.equity()) - 0.02
+
+        return self._guard(lambda: GreedyAgent.accepts_resignation(self, resigner_position, points_per_cube), engine)
+
+    def accepts_draw(self, position: Position) -> bool:
+        return self._guard(
+            lambda: GreedyAgent.accepts_draw(self, position),
+            lambda: float(self._evaluator().evaluate(position).equity()) < -0.05,
+        )
+
+    def ranked(
+        self, position: Position, dice: tuple[int, int], limit: int = 8
+    ) -> list[tuple[Play, float, float, float]]:
+        """The engine's ranked plays (1-ply), best first: ``(play, equity, win, gammon)``.
+
+        Raises:
+            EngineError: when the engine is not available.
+        """
+        if self._levels is None:
+            from backgammon.errors import EngineError
+
+            raise EngineError("the engine is not available")
+        ranked = self._levels.rank_plays(position, dice, self._evaluator(), plies=1)
+        return [(r.play, float(r.equity), float(r.probabilities[0]), float(r.probabilities[1])) for r in ranked[:limit]]
+
+
+def warm_up() -> bool:
+    """Load the engine's weights and compile its kernels (slow the first time); True if it works."""
+    agent = EngineAgent("world_class", seed=0)
+    if not agent.uses_engine:
+        return False
+    try:
+        agent.choose_play(Position.initial(), (3, 1))
+        agent.wants_to_double(Position.initial(), {"value": 1})
+        return agent.uses_engine
+    except Exception:  # noqa: BLE001 - warming up is best effort: games fall back to the greedy player
+        return False
 
 
 def make_agent(level: str, seed: int | None = None) -> Agent:

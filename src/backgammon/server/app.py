@@ -31,9 +31,11 @@ from backgammon.server.auth import (
     token_hash,
     verify_password,
 )
+from backgammon.server.chouette_tables import router as chouette_router
 from backgammon.server.db import Session, Table, User, database_url_for, open_database
+from backgammon.server.dice_stats import router as dice_stats_router
 from backgammon.server.history import export_mat, history_of
-from backgammon.server.tables import TableManager, state_for
+from backgammon.server.tables import TableManager
 
 log = logging.getLogger("backgammon.server")
 STATIC = Path(__file__).parent / "static"
@@ -64,6 +66,7 @@ class ServerConfig:
     dice_seed: int | None = None
     test_hooks: bool = False
     bot_delay: float = 0.4
+    warm_engine: bool = True
 
 
 class HTTPError(Exception):
@@ -109,10 +112,15 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         state["sessions"], state["manager"] = sessions, manager
         for table in list(manager.tables.values()):
             await manager._after_action(table)
+        if config.warm_engine:
+            from backgammon.server.agents import warm_up
+
+            state["warm"] = asyncio.create_task(asyncio.to_thread(warm_up))
         yield
         for table in manager.tables.values():
-            if table.bot_task:
-                table.bot_task.cancel()
+            for task in (table.bot_task, table.clock_task):
+                if task:
+                    task.cancel()
 
     app = FastAPI(title="backgammon", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
@@ -120,22 +128,22 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     @app.exception_handler(Exception)
     async def _errors(request: Request, exc: Exception) -> JSONResponse:
         status, message = error_status(exc)
-        return JSONResponse({"error": message}, status_code=status)
+        return JSONResponse(protocol.error_body(message), status_code=status)
 
     @app.exception_handler(BackgammonError)
     async def _bg_errors(request: Request, exc: Exception) -> JSONResponse:
         status, message = error_status(exc)
-        return JSONResponse({"error": message}, status_code=status)
+        return JSONResponse(protocol.error_body(message), status_code=status)
 
     @app.exception_handler(HTTPError)
     async def _http_errors(request: Request, exc: Exception) -> JSONResponse:
         status, message = error_status(exc)
-        return JSONResponse({"error": message}, status_code=status)
+        return JSONResponse(protocol.error_body(message), status_code=status)
 
     @app.exception_handler(LookupError)
     async def _lookup_errors(request: Request, exc: Exception) -> JSONResponse:
         status, message = error_status(exc)
-        return JSONResponse({"error": message}, status_code=status)
+        return JSONResponse(protocol.error_body(message), status_code=status)
 
     # ------------------------------------------------------------ helpers
     async def body(request: Request) -> dict[str, Any]:
@@ -166,22 +174,18 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             raise HTTPError(401, "not logged in")
         return user
 
-    def user_doc(user: User) -> dict[str, Any]:
-        return {
-            "username": user.username,
-            "rating": round(user.rating, 2),
-            "experience": user.experience,
-            "settings": user.settings or {},
-        }
-
     def login_response(user: User) -> JSONResponse:
         token = new_token()
         with state["sessions"]() as db:
             db.add(Session(token_hash=token_hash(token), user_id=user.id))
             db.commit()
-        response = JSONResponse(user_doc(user))
+        response = JSONResponse(protocol.user_to_wire(user))
         response.set_cookie(SESSION_COOKIE, token, httponly=True, samesite="lax", max_age=60 * 60 * 24 * 365)
         return response
+
+    from backgammon.server.study import make_router
+
+    app.include_router(make_router(state, body))
 
     # ------------------------------------------------------------- pages
     @app.get("/", include_in_schema=False)
@@ -195,7 +199,14 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     @app.get("/api/health")
     async def health() -> dict[str, Any]:
-        return {"ok": True, "tables": len(state["manager"].tables)}
+        warm = state.get("warm")
+        if warm is None:
+            engine = "not warmed"
+        elif not warm.done():
+            engine = "warming"
+        else:
+            engine = "ready" if not warm.cancelled() and warm.exception() is None and warm.result() else "unavailable"
+        return protocol.health_to_wire(len(state["manager"].tables), engine)
 
     # ----------------------------------------------------------- accounts
     @app.post("/api/register")
@@ -206,7 +217,9 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         with state["sessions"]() as db:
             if db.scalar(select(User).where(User.username == username)):
                 raise IllegalActionError(f"username {username!r} is taken")
-            user = User(username=username, password_hash=hash_password(password), rating=1500.0, experience=0, settings={})
+            user = User(
+                username=username, password_hash=hash_password(password), rating=1500.0, experience=0, settings={}
+            )
             db.add(user)
             db.commit()
         return login_response(user)
@@ -236,7 +249,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     @app.get("/api/me")
     async def me(request: Request) -> dict[str, Any]:
-        return user_doc(require_user(request))
+        return protocol.user_to_wire(require_user(request))
 
     @app.put("/api/me/settings")
     async def put_settings(request: Request) -> dict[str, Any]:
@@ -250,7 +263,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             row = db.get(User, user.id)
             row.settings = {**(row.settings or {}), **doc}
             db.commit()
-            return user_doc(row)
+            return protocol.user_to_wire(row)
 
     @app.get("/api/me/history")
     async def my_history(request: Request) -> list[dict[str, Any]]:
@@ -265,20 +278,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         manager: TableManager = state["manager"]
         out = []
         for row in rows:
-            table = manager.get(row.id)
-            seat = "white" if row.white_user_id == user.id else "black"
-            out.append(
-                {
-                    "id": row.id,
-                    "created": row.created_at.isoformat(),
-                    "seat": seat,
-                    "opponent": row.black_name if seat == "white" else row.white_name,
-                    "status": table.status,
-                    "length": table.flow.rules.match_length,
-                    "score": {"white": table.flow.score[0], "black": table.flow.score[1]},
-                    "winner": protocol.player_to_wire(table.flow.winner),
-                }
-            )
+            out.append(protocol.history_row(row, manager.get(row.id), user.id))
         return out
 
     @app.get("/api/users/{username}")
@@ -287,9 +287,12 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             user = db.scalar(select(User).where(User.username == username))
         if user is None:
             raise LookupError(f"no user {username!r}")
-        return {"username": user.username, "rating": round(user.rating, 2), "experience": user.experience}
+        return protocol.public_user(user)
 
     # ------------------------------------------------------------- tables
+    app.include_router(chouette_router(state, config, body, current_user))
+    app.include_router(dice_stats_router(state))
+
     @app.post("/api/tables")
     async def create_table(request: Request) -> dict[str, Any]:
         doc = await body(request)
@@ -305,10 +308,11 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             user_id=user.id if user else None,
             listed=bool(doc.get("listed", False)),
             start=doc.get("start"),
+            clock=doc.get("clock"),
         )
         async with table.lock:
             await manager._after_action(table)
-        return {"id": table.id, "seat": seat.value, "token": token, "state": state_for(table, seat)}
+        return protocol.seat_to_wire(table, seat, token)
 
     @app.get("/api/tables")
     async def lobby() -> list[dict[str, Any]]:
@@ -320,12 +324,12 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         user = current_user(request)
         name = user.username if user else doc.get("name", "Guest")
         table, seat, token = await state["manager"].join(table_id, name, user.id if user else None)
-        return {"id": table.id, "seat": seat.value, "token": token, "state": state_for(table, seat)}
+        return protocol.seat_to_wire(table, seat, token)
 
     @app.get("/api/tables/{table_id}")
     async def get_table(table_id: str, request: Request) -> dict[str, Any]:
         table = state["manager"].get(table_id)
-        return state_for(table, table.seat_for(request.headers.get("x-seat-token")))
+        return protocol.state_to_wire(table, table.seat_for(request.headers.get("x-seat-token")))
 
     @app.post("/api/tables/{table_id}/actions")
     async def post_action(table_id: str, request: Request) -> dict[str, Any]:
@@ -334,7 +338,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         table = manager.get(table_id)
         seat = table.seat_for(request.headers.get("x-seat-token"))
         await manager.act(table, seat, doc)
-        return state_for(table, seat)
+        return protocol.state_to_wire(table, seat)
 
     @app.get("/api/tables/{table_id}/history")
     async def table_history(table_id: str) -> dict[str, Any]:
@@ -361,13 +365,13 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         try:
             table = manager.get(table_id)
         except LookupError as exc:
-            await websocket.send_json({"type": "error", "status": 404, "message": str(exc.args[0])})
+            await websocket.send_json(protocol.error_message(404, str(exc.args[0])))
             await websocket.close()
             return
         seat = table.seat_for(websocket.query_params.get("token"))
         table.sockets[websocket] = seat
         try:
-            await websocket.send_json({"type": "state", "state": state_for(table, seat)})
+            await websocket.send_json(protocol.state_message(table, seat))
             while True:
                 raw = await websocket.receive_text()
                 try:
@@ -375,17 +379,17 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
                     if message["type"] == "action":
                         await manager.act(table, seat, message)
                     elif message["type"] == "resync":
-                        await websocket.send_json({"type": "state", "state": state_for(table, seat)})
+                        await websocket.send_json(protocol.state_message(table, seat))
                     elif message["type"] == "hint":
-                        await websocket.send_json({"type": "hint", **(await asyncio.to_thread(hints_for, table, seat))})
+                        await websocket.send_json(await asyncio.to_thread(hints_for, table, seat))
                     else:
-                        await websocket.send_json({"type": "pong"})
+                        await websocket.send_json(protocol.PONG)
                 except WebSocketDisconnect:
                     raise
-                except Exception as exc:
+                except Exception as exc:  # noqa: BLE001 - every error goes through error_status (500s are logged)
                     status, text = error_status(exc)
-                    await websocket.send_json({"type": "error", "status": status, "message": text})
-                    await websocket.send_json({"type": "state", "state": state_for(table, seat)})
+                    await websocket.send_json(protocol.error_message(status, text))
+                    await websocket.send_json(protocol.state_message(table, seat))
         except WebSocketDisconnect:
             pass
         finally:
@@ -401,8 +405,7 @@ def hints_for(table, seat) -> dict[str, Any]:
         IllegalActionError: when no hint can be given now (not your move, a human game).
     """
     from backgammon.game import GamePhase
-
-    from backgammon.server.agents import heuristic
+    from backgammon.server.agents import EngineAgent, heuristic
 
     game = table.flow.game
     if seat is None or game.turn is not seat or game.phase is not GamePhase.MOVE:
@@ -410,22 +413,13 @@ def hints_for(table, seat) -> dict[str, Any]:
     if table.config.get("mode") != "ai":
         raise IllegalActionError("no hints in a game between people")
     position, dice = game.position, game.dice
-    ranked: list[dict[str, Any]] = []
-    source = "heuristic"
+    agent = table.agent if isinstance(table.agent, EngineAgent) else None
     try:
-        from backgammon.engine import search  # type: ignore[attr-defined]
-
-        for item in search.rank_plays(position, dice)[:8]:
-            play, equity = (item.play, item.equity) if hasattr(item, "play") else (item[0], item[1])
-            ranked.append({"play": str(play), "equity": round(float(equity), 3), "position_id": play.position.position_id()})
-        source = "engine"
-    except Exception:
-        from backgammon.server.agents import heuristic as score
-
-        plays = sorted(position.legal_plays(*dice), key=lambda p: -score(p.position))[:8]
-        best = score(plays[0].position) if plays else 0.0
-        ranked = [
-            {"play": str(p), "score": round(score(p.position) - best, 2), "position_id": p.position.position_id()}
-            for p in plays
-        ]
-    return {"source": source, "plays": ranked, "pips": list(position.pip_counts())}
+        if agent is None:
+            raise RuntimeError("no engine")
+        return protocol.hints_to_wire("engine", agent.ranked(position, dice), position.pip_counts())
+    except Exception:  # noqa: BLE001 - no engine (or it failed): hints from the heuristic
+        plays = sorted(position.legal_plays(*dice), key=lambda p: -heuristic(p.position))[:8]
+        best = heuristic(plays[0].position) if plays else 0.0
+        ranked = [(p, heuristic(p.position) - best, None, None) for p in plays]
+        return protocol.hints_to_wire("heuristic", ranked, position.pip_counts())

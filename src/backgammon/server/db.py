@@ -108,7 +108,7 @@ def open_database(url: str) -> sessionmaker:
         if url.startswith("postgresql://"):
             url = "postgresql+psycopg://" + url[len("postgresql://") :]
         engine = create_engine(url, future=True, pool_pre_ping=True)
-    except Exception as exc:  # sqlalchemy.exc.ArgumentError, missing driver (ImportError)
+    except Exception as exc:  # noqa: BLE001 - sqlalchemy.exc.ArgumentError, missing driver (ImportError)
         raise InvalidInputError(f"invalid database url {url!r}: {exc}") from None
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
@@ -126,3 +126,12 @@ def run_migrations(engine: Engine) -> None:
     with engine.begin() as connection:
         cfg.attributes["connection"] = connection
         command.upgrade(cfg, "head")
+
+
+class Review(Base):
+    """A coached review of a finished table (the study tools' engine report, JSON)."""
+
+    __tablename__ = "reviews"
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True)
+    created_at: Mapped[_dt.datetime] = mapped_column(DateTime, default=utcnow)
+    report: Mapped[dict] = mapped_column(JSON)

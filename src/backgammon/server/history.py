@@ -6,39 +6,9 @@ from typing import Any
 
 from backgammon.errors import IllegalActionError
 from backgammon.game import Player
-from backgammon.server import protocol
 from backgammon.match import Match
+from backgammon.server import protocol
 from backgammon.server.matchflow import StartPosition, new_match
-
-
-def _describe(payload: dict[str, Any]) -> str:
-    kind = payload["kind"]
-    if kind == "opening_roll":
-        w, b = payload["dice"]
-        return f"opening roll {w}-{b}"
-    if kind == "roll":
-        return f"rolls {payload['dice'][0]}{payload['dice'][1]}"
-    if kind == "move":
-        return payload["play"] or "cannot move"
-    if kind == "double":
-        return "doubles"
-    if kind == "resign":
-        return f"resigns ({payload['level']})"
-    return kind.replace("_", " ")
-
-
-def _xgid(flow: Match) -> str | None:
-    """The XGID of the current position, when the formats package provides it."""
-    try:
-        from backgammon.formats import xgid as _x  # type: ignore[attr-defined]
-
-        for name in ("xgid_of_game", "from_game", "game_to_xgid"):
-            fn = getattr(_x, name, None) or getattr(getattr(_x, "Xgid", None), name, None)
-            if fn is not None:
-                return str(fn(flow.game))
-    except Exception:
-        return None
-    return None
 
 
 def history_of(table) -> dict[str, Any]:
@@ -54,37 +24,15 @@ def history_of(table) -> dict[str, Any]:
             protocol.player_from_wire(config["start"].get("on_roll", "white")),
         )
     flow = new_match(rules, start)
-    entries = [_entry(flow, None, 0)]
+    entries = [protocol.history_entry(flow, None, 0)]
     for seq, payload in enumerate(table.actions, start=1):
-        action = protocol.action_from_wire(payload, flow.game)
-        flow = flow.apply(action)
-        entries.append(_entry(flow, payload, seq))
-    return {
-        "names": {p.value: table.names[p] for p in Player},
-        "length": rules.match_length,
-        "score": {"white": flow.score[0], "black": flow.score[1]},
-        "entries": entries,
-    }
-
-
-def _entry(flow: Match, payload: dict[str, Any] | None, seq: int) -> dict[str, Any]:
-    game = flow.game if not flow.is_over else flow.games[-1]
-    white = game.board_for(Player.WHITE)
-    return {
-        "seq": seq,
-        "game": len(flow.games) + (0 if flow.is_over else 1),
-        "player": payload.get("player") if payload else None,
-        "kind": payload["kind"] if payload else "start",
-        "text": _describe(payload) if payload else "start",
-        "board": protocol.board_to_wire(white),
-        "dice": list(game.dice) if game.dice else None,
-        "cube": game.cube_value,
-        "cube_owner": protocol.player_to_wire(game.cube_owner),
-        "score": {"white": flow.score[0], "black": flow.score[1]},
-        "position_id": game.position.position_id(),
-        "on_roll": protocol.player_to_wire(game.on_roll),
-        "xgid": _xgid(flow),
-    }
+        number = len(flow.games) + 1  # the game this action belongs to
+        if payload["kind"] != "timeout":
+            flow = flow.apply(protocol.action_from_wire(payload, flow.game))
+        entry = protocol.history_entry(flow, payload, seq)
+        entry["game"] = number
+        entries.append(entry)
+    return protocol.history_to_wire(table, rules, flow, entries)
 
 
 def export_mat(table) -> str:
@@ -100,5 +48,7 @@ def export_mat(table) -> str:
     if table.config.get("start"):
         raise IllegalActionError("export is not available for a table that started from a set-up position")
     names = (table.names[Player.WHITE] or "White", table.names[Player.BLACK] or "Black")
-    match = Match(table.flow.rules, names, table.flow.score, table.flow.games, table.flow.game, table.flow.crawford_done)
+    match = Match(
+        table.flow.rules, names, table.flow.score, table.flow.games, table.flow.game, table.flow.crawford_done
+    )
     return write_mat(match)

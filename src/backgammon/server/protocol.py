@@ -4,9 +4,11 @@
   (:func:`action_to_wire` / :func:`action_from_wire`); the dice of a roll are part of it.
 - A client asks for an action with :func:`parse_client_message`; dice are never taken
   from a client (the server rolls them).
-- :func:`state_for` is the full state of a table for one viewer (a seat or a spectator):
-  the board from that viewer's side, what they may do now and, for the side to move,
-  the legal step sequences (the browser runs no rules, it only follows these).
+- :func:`state_to_wire` is the full state of a table for one viewer (a seat or a
+  spectator): the board from that viewer's side, what they may do now and, for the side
+  to move, the legal step sequences (the browser runs no rules, it only follows these).
+- Socket messages (:func:`state_message`, :func:`event_message`, :func:`error_message`),
+  history entries, hints, accounts, lobby rows: also here, and only here.
 """
 
 from __future__ import annotations
@@ -37,6 +39,9 @@ from backgammon.game import (
 )
 from backgammon.moves import all_step_sequences
 from backgammon.position import Position
+from backgammon.server.db import utcnow
+from backgammon.server.fair import dice_doc
+from backgammon.server.matchflow import last_result
 
 MAX_MESSAGE = 16_000
 
@@ -89,7 +94,16 @@ def rules_from_wire(doc: object) -> Rules:
         doc = {}
     if not isinstance(doc, dict):
         raise InvalidInputError(f"invalid rules {doc!r}: expected an object")
-    allowed = {"match_length", "cube", "jacoby", "beavers", "automatic_doubles", "backgammon_value", "crawford", "casual"}
+    allowed = {
+        "match_length",
+        "cube",
+        "jacoby",
+        "beavers",
+        "automatic_doubles",
+        "backgammon_value",
+        "crawford",
+        "casual",
+    }
     unknown = set(doc) - allowed
     if unknown:
         raise InvalidInputError(f"invalid rules: unknown keys {sorted(unknown)!r}")
@@ -280,3 +294,293 @@ def allowed_for(game: Game, seat: Player | None) -> list[str]:
         if kind not in kinds:
             kinds.append(kind)
     return kinds
+
+
+# ------------------------------------------------------------- table state
+def state_to_wire(table: Any, seat: Player | None) -> dict[str, Any]:
+    """The full state of a table as one viewer sees it."""
+    flow = table.flow
+    game = flow.game
+    view = seat or Player.WHITE
+    board = game.board_for(view)
+    pips_view, pips_other = board.pip_counts()
+    off_view, off_other = board.off()
+    allowed = allowed_for(game, seat) if table.status == "playing" and not table.is_over else []
+    if seat is not None and seat is table.ai_seat:
+        allowed = []
+    moves = move_tree(game) if "move" in allowed else []
+    on_roll = game.on_roll
+    return {
+        "table": {
+            "id": table.id,
+            "mode": table.config.get("mode"),
+            "level": table.config.get("level"),
+            "ai_seat": table.config.get("ai_seat"),
+            "status": table.status,
+            "rules": table.config["rules"],
+            "names": {p.value: table.names[p] for p in Player},
+            "seated": {p.value: table.tokens[p] is not None for p in Player},
+            "test_start": bool(table.config.get("start")),
+        },
+        "version": table.version,
+        "you": player_to_wire(seat),
+        "view": view.value,
+        "match": {
+            "length": flow.rules.match_length,
+            "score": {"white": flow.score[0], "black": flow.score[1]},
+            "crawford": flow.is_crawford_game,
+            "post_crawford": flow.is_post_crawford,
+            "over": table.is_over,
+            "winner": player_to_wire(table.winner),
+            "timeout": player_to_wire(table.timeout_loser),
+            "game_number": len(flow.games) + (0 if flow.is_over else 1),
+            "last_result": result_to_wire(last_result(flow)),
+        },
+        "game": {
+            "phase": game.phase.value,
+            "turn": player_to_wire(game.turn),
+            "on_roll": player_to_wire(on_roll),
+            "dice": list(game.dice) if game.dice else None,
+            "cube": {
+                "value": game.cube_value,
+                "owner": player_to_wire(game.cube_owner),
+                "offered_by": player_to_wire(game.doubled_by),
+                "enabled": flow.rules.cube and not flow.rules.casual and not game.crawford_game,
+            },
+            "resignation": game.resignation.name.lower() if game.resignation else None,
+            "board": board_to_wire(board),
+            "pips": {view.value: pips_view, view.other.value: pips_other},
+            "off": {view.value: off_view, view.other.value: off_other},
+            "position_id": game.position.position_id(),
+            "xgid": xgid_of(game),
+            "match_id": match_id_of(game),
+            "result": result_to_wire(game.result),
+            "description": game.describe(),
+            "last_opening": _last_opening(table),
+        },
+        "allowed": allowed,
+        "moves": moves,
+        "plays": len(game.legal_plays) if "move" in allowed else 0,
+        "clock": _clock_doc(table),
+        "fair_dice": dice_doc(table.id, table.config.get("dice"), table.actions, table.is_over),
+    }
+
+
+def _clock_doc(table: Any) -> dict[str, Any] | None:
+    if not table.clock:
+        return None
+    left = table.clock_remaining()
+    return {
+        "minutes": table.clock["minutes"],
+        "delay": table.clock["delay"],
+        "remaining": {p.value: round(max(0.0, v), 1) for p, v in left.items()},
+        "running": player_to_wire(table.clock_running),
+        "elapsed": round((utcnow() - table.stamps[-1]).total_seconds(), 1) if table.stamps else 0.0,
+    }
+
+
+def _last_opening(table: Any) -> list[int] | None:
+    for payload in reversed(table.actions[-6:]):
+        if payload.get("kind") == "opening_roll":
+            return payload["dice"]
+    return None
+
+
+# ----------------------------------------------------------------- history
+def _describe(payload: dict[str, Any]) -> str:
+    kind = payload["kind"]
+    if kind == "opening_roll":
+        w, b = payload["dice"]
+        return f"opening roll {w}-{b}"
+    if kind == "roll":
+        return f"rolls {payload['dice'][0]}{payload['dice'][1]}"
+    if kind == "move":
+        return payload["play"] or "cannot move"
+    if kind == "double":
+        return "doubles"
+    if kind == "timeout":
+        return "loses on time"
+    if kind == "resign":
+        return f"resigns ({payload['level']})"
+    return kind.replace("_", " ")
+
+
+def history_entry(flow: Any, payload: dict[str, Any] | None, seq: int) -> dict[str, Any]:
+    """One entry of a table's history: the action and the board after it (white's view)."""
+    game = flow.game if not flow.is_over else flow.games[-1]
+    white = game.board_for(Player.WHITE)
+    return {
+        "seq": seq,
+        "game": len(flow.games) + (0 if flow.is_over else 1),
+        "player": payload.get("player") if payload else None,
+        "kind": payload["kind"] if payload else "start",
+        "text": _describe(payload) if payload else "start",
+        "raw": payload or {},
+        "board": board_to_wire(white),
+        "dice": list(game.dice) if game.dice else None,
+        "cube": game.cube_value,
+        "cube_owner": player_to_wire(game.cube_owner),
+        "score": {"white": flow.score[0], "black": flow.score[1]},
+        "position_id": game.position.position_id(),
+        "on_roll": player_to_wire(game.on_roll),
+        "xgid": xgid_of(game),
+        "match_id": match_id_of(game),
+    }
+
+
+def history_to_wire(table: Any, rules: Rules, flow: Any, entries: list[dict[str, Any]]) -> dict[str, Any]:
+    """A table's history: names, match length, final score and the entries."""
+    return {
+        "names": {p.value: table.names[p] for p in Player},
+        "length": rules.match_length,
+        "score": {"white": flow.score[0], "black": flow.score[1]},
+        "entries": entries,
+    }
+
+
+def match_id_of(game) -> str | None:
+    """The gnubg Match ID of a game's current state (None before the opening roll or after the end).
+
+    WHITE is gnubg's player 1, BLACK player 0 (see :mod:`backgammon.game`).
+    """
+    from backgammon.formats.match_id import MatchState
+    from backgammon.game import GamePhase
+
+    if game.on_roll is None or game.turn is None or game.phase in (GamePhase.OPENING, GamePhase.OVER):
+        return None
+    rules = game.rules
+    try:
+        return MatchState(
+            cube_value=game.cube_value,
+            cube_owner=None if game.cube_owner is None else game.cube_owner.gnubg_index,
+            dice_owner=game.on_roll.gnubg_index,
+            crawford=bool(game.crawford_game),
+            turn=game.turn.gnubg_index,
+            doubled=game.phase is GamePhase.DOUBLED,
+            resignation=game.resignation.value if game.phase is GamePhase.RESIGNATION and game.resignation else 0,
+            dice=tuple(game.dice) if game.phase is GamePhase.MOVE and game.dice else None,
+            match_length=rules.match_length,
+            score=(game.score[1], game.score[0]) if rules.match_length else (0, 0),
+        ).match_id()
+    except Exception:  # noqa: BLE001 - a state a Match ID cannot express: none shown
+        return None
+
+
+def xgid_of(game) -> str | None:
+    """The XGID of a game's current position (None before the opening roll or after the end).
+
+    WHITE is XGID's X (see :mod:`backgammon.game`).
+    """
+    from backgammon.formats.xgid import Xgid
+    from backgammon.game import GamePhase
+
+    if game.on_roll is None or game.phase in (GamePhase.OPENING, GamePhase.OVER):
+        return None
+    rules = game.rules
+    owner = {None: 0, Player.WHITE: 1, Player.BLACK: -1}[game.cube_owner]
+    try:
+        return Xgid(
+            position=game.position,
+            turn=1 if game.on_roll is Player.WHITE else -1,
+            cube_exponent=game.cube_value.bit_length() - 1,
+            cube_owner=owner,
+            dice=tuple(game.dice) if game.phase is GamePhase.MOVE and game.dice else None,
+            cube_action="D" if game.phase is GamePhase.DOUBLED else None,
+            score=tuple(game.score) if rules.match_length else (0, 0),
+            crawford=bool(game.crawford_game),
+            jacoby=bool(rules.jacoby and not rules.match_length),
+            beaver=bool(rules.beavers and not rules.match_length),
+            match_length=rules.match_length,
+            max_cube_exponent=min(15, rules.cube_limit.bit_length() - 1),
+        ).text()
+    except Exception:  # noqa: BLE001 - a state XGID cannot express (e.g. a resignation pending): no XGID
+        return None
+
+
+# ------------------------------------------------------------ accounts etc.
+def user_to_wire(user: Any) -> dict[str, Any]:
+    """What the browser learns about the logged-in user."""
+    return {
+        "username": user.username,
+        "rating": round(user.rating, 2),
+        "experience": user.experience,
+        "settings": user.settings or {},
+    }
+
+
+def lobby_entry(table: Any) -> dict[str, Any]:
+    """A listed table waiting for its second player."""
+    seat = Player.WHITE if table.tokens[Player.WHITE] else Player.BLACK
+    return {"id": table.id, "host": table.names[seat], "rules": table.config["rules"], "free_seat": seat.other.value}
+
+
+def history_row(row: Any, table: Any, user_id: int) -> dict[str, Any]:
+    """One line of a user's game history."""
+    seat = "white" if row.white_user_id == user_id else "black"
+    return {
+        "id": row.id,
+        "created": row.created_at.isoformat(),
+        "seat": seat,
+        "opponent": row.black_name if seat == "white" else row.white_name,
+        "status": table.status,
+        "length": table.flow.rules.match_length,
+        "score": {"white": table.flow.score[0], "black": table.flow.score[1]},
+        "winner": player_to_wire(table.winner),
+    }
+
+
+# ---------------------------------------------------------------- messages
+def health_to_wire(tables: int, engine: str) -> dict[str, Any]:
+    """``/api/health``: tables in memory and the engine's state (ready, warming, unavailable, not warmed)."""
+    return {"ok": True, "tables": tables, "engine": engine}
+
+
+PONG: dict[str, Any] = {"type": "pong"}
+"""The answer to a socket ``{"type": "ping"}``."""
+
+
+def error_body(message: str) -> dict[str, Any]:
+    """The body of an HTTP error response."""
+    return {"error": message}
+
+
+def error_message(status: int, message: str) -> dict[str, Any]:
+    """A socket error (always followed by the full state)."""
+    return {"type": "error", "status": status, "message": message}
+
+
+def state_message(table: Any, seat: Player | None) -> dict[str, Any]:
+    """A socket message with the full state for one viewer."""
+    return {"type": "state", "state": state_to_wire(table, seat)}
+
+
+def event_message(table: Any, seat: Player | None, event: dict[str, Any] | None) -> dict[str, Any]:
+    """A socket broadcast: the action just stored (or None) and the new full state."""
+    return {"type": "event", "event": event, "state": state_to_wire(table, seat)}
+
+
+def seat_to_wire(table: Any, seat: Player, token: str) -> dict[str, Any]:
+    """The answer to creating or joining a table: the seat and its token (kept by the browser)."""
+    return {"id": table.id, "seat": seat.value, "token": token, "state": state_to_wire(table, seat)}
+
+
+def public_user(user: Any) -> dict[str, Any]:
+    """What anyone may see of an account."""
+    return {"username": user.username, "rating": round(user.rating, 2), "experience": user.experience}
+
+
+def hints_to_wire(
+    source: str, ranked: list[tuple[Any, float, float | None, float | None]], pips: tuple[int, int]
+) -> dict[str, Any]:
+    """Ranked plays ``(play, equity or score, win, gammon)`` for the hint panel."""
+    plays = []
+    for play, value, win, gammon in ranked:
+        doc: dict[str, Any] = {"play": str(play), "position_id": play.position.position_id()}
+        if source == "engine":
+            doc.update(
+                equity=round(float(value), 3), win=round(float(win or 0), 3), gammon=round(float(gammon or 0), 3)
+            )
+        else:
+            doc["score"] = round(float(value), 2)
+        plays.append(doc)
+    return {"type": "hint", "source": source, "plays": plays, "pips": list(pips)}

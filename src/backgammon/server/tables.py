@@ -13,6 +13,7 @@ tagged with the table's version and dropped if anything happened meanwhile.
 from __future__ import annotations
 
 import asyncio
+import datetime as _dt
 import logging
 import random
 import secrets
@@ -44,8 +45,9 @@ from backgammon.position import Position
 from backgammon.server import protocol
 from backgammon.server.agents import LEVELS, Agent, make_agent
 from backgammon.server.auth import new_token, token_hash
-from backgammon.server.db import Action, Table, User
-from backgammon.server.matchflow import StartPosition, last_result, new_match
+from backgammon.server.db import Action, Table, User, utcnow
+from backgammon.server.fair import draws_of, new_dice_config, resume_dice
+from backgammon.server.matchflow import StartPosition, new_match
 from backgammon.server.rating import rating_change
 
 log = logging.getLogger("backgammon.server")
@@ -69,6 +71,50 @@ class TableRuntime:
     dice: Any = None
     agent: Agent | None = None
     bot_task: asyncio.Task | None = None
+    stamps: list[_dt.datetime] = field(default_factory=list)  # when each action was stored
+    turns: list[Player | None] = field(default_factory=list)  # who was to act before each action
+    timeout_loser: Player | None = None  # lost the match on time
+    clock_task: asyncio.Task | None = None
+
+    @property
+    def is_over(self) -> bool:
+        return self.flow.is_over or self.timeout_loser is not None
+
+    @property
+    def winner(self) -> Player | None:
+        if self.timeout_loser is not None:
+            return self.timeout_loser.other
+        return self.flow.winner
+
+    @property
+    def clock(self) -> dict[str, Any] | None:
+        """The clock settings: ``{"minutes": M, "delay": D}`` or None."""
+        return self.config.get("clock")
+
+    def clock_remaining(self, now: _dt.datetime | None = None) -> dict[Player, float]:
+        """Seconds left on each human seat's clock (reserve after the per-move delay)."""
+        clock = self.clock
+        if not clock:
+            return {}
+        delay = clock["delay"]
+        left = {p: clock["minutes"] * 60.0 for p in Player if p is not self.ai_seat}
+        for i in range(1, len(self.actions)):
+            who = self.turns[i]
+            if who in left and self.actions[i].get("kind") != "opening_roll":
+                left[who] -= max(0.0, (self.stamps[i] - self.stamps[i - 1]).total_seconds() - delay)
+        running = self.clock_running
+        if running in left and self.stamps:
+            now = now or utcnow()
+            left[running] -= max(0.0, (now - self.stamps[-1]).total_seconds() - delay)
+        return left
+
+    @property
+    def clock_running(self) -> Player | None:
+        """The seat whose clock runs now (the human to act), or None."""
+        if not self.clock or self.status != "playing" or self.is_over:
+            return None
+        turn = self.flow.game.turn
+        return turn if turn is not self.ai_seat else None
 
     @property
     def version(self) -> int:
@@ -125,7 +171,7 @@ class TableManager:
             listed=row.listed,
             status=row.status,
         )
-        table.dice = self._dice_for(row.id)
+        table.dice = resume_dice(row.id, config["dice"], 0) if config.get("dice") else self._dice_for(row.id)
         if config.get("mode") == "ai":
             table.agent = make_agent(config.get("level", "intermediate"))
         return table
@@ -135,6 +181,8 @@ class TableManager:
         with self.sessions() as db:
             rows = db.scalars(select(Table).where(Table.status != "over")).all()
             for row in rows:
+                if row.config.get("mode") == "chouette":
+                    continue  # chouette tables live in backgammon.server.chouette_tables
                 self.tables[row.id] = self._replay(db, row)
         return len(self.tables)
 
@@ -142,9 +190,16 @@ class TableManager:
         table = self._runtime(row)
         actions = db.scalars(select(Action).where(Action.table_id == row.id).order_by(Action.seq)).all()
         for record in actions:
-            action = protocol.action_from_wire(record.payload, table.flow.game)
-            table.flow = table.flow.apply(action)
+            table.turns.append(table.flow.game.turn)
+            if record.payload.get("kind") == "timeout":
+                table.timeout_loser = protocol.player_from_wire(record.payload["player"])
+            else:
+                action = protocol.action_from_wire(record.payload, table.flow.game)
+                table.flow = table.flow.apply(action)
             table.actions.append(record.payload)
+            table.stamps.append(record.created_at)
+        if table.config.get("dice"):  # verifiable dice: go on at the draw after the last stored one
+            table.dice = resume_dice(row.id, table.config["dice"], len(draws_of(table.actions)))
         return table
 
     def get(self, table_id: str) -> TableRuntime:
@@ -160,7 +215,7 @@ class TableManager:
             raise LookupError(f"no table {table_id!r}")
         with self.sessions() as db:
             row = db.get(Table, table_id)
-            if row is None:
+            if row is None or row.config.get("mode") == "chouette":
                 raise LookupError(f"no table {table_id!r}")
             table = self._replay(db, row)
         self.tables[table_id] = table
@@ -178,6 +233,7 @@ class TableManager:
         user_id: int | None = None,
         listed: bool = False,
         start: object = None,
+        clock: object = None,
     ) -> tuple[TableRuntime, Player, str]:
         """A new table; returns it, the creator's seat and the creator's seat token.
 
@@ -205,8 +261,11 @@ class TableManager:
             protocol.player_from_wire(start.get("on_roll", "white"))
             new_match(rules, StartPosition(Position.from_position_id(start["position_id"])))
             config["start"] = {"position_id": start["position_id"], "on_roll": start.get("on_roll", "white")}
+        if clock is not None:
+            config["clock"] = _check_clock(clock)
         token = new_token()
         table_id = secrets.token_urlsafe(8)
+        config["dice"] = new_dice_config(table_id, self.dice_seed)
         row = Table(
             id=table_id,
             config=config,
@@ -260,10 +319,7 @@ class TableManager:
         out = []
         for table in self.tables.values():
             if table.listed and table.status == "waiting":
-                seat = Player.WHITE if table.tokens[Player.WHITE] else Player.BLACK
-                out.append(
-                    {"id": table.id, "host": table.names[seat], "rules": table.config["rules"], "free_seat": seat.other.value}
-                )
+                out.append(protocol.lobby_entry(table))
         return out
 
     # -------------------------------------------------------------- actions
@@ -320,19 +376,52 @@ class TableManager:
         """Apply (raises, leaving the table unchanged), store, then broadcast."""
         flow = table.flow.apply(action)
         payload = protocol.action_to_wire(action)
-        seq = table.version + 1
-        with self.sessions() as db:
-            db.add(Action(table_id=table.id, seq=seq, payload=payload))
-            if flow.is_over:
-                row = db.get(Table, table.id)
-                row.status = "over"
-            db.commit()
+        await self._store(table, payload, flow.is_over)
+        table.turns.append(table.flow.game.turn)
         table.flow = flow
         table.actions.append(payload)
         if flow.is_over:
             table.status = "over"
             self._rate(table)
         await self.broadcast(table, payload)
+
+    async def _store(self, table: TableRuntime, payload: dict[str, Any], over: bool) -> None:
+        stamp = utcnow()
+        with self.sessions() as db:
+            db.add(Action(table_id=table.id, seq=table.version + 1, payload=payload, created_at=stamp))
+            if over:
+                row = db.get(Table, table.id)
+                row.status = "over"
+            db.commit()
+        table.stamps.append(stamp)
+
+    # ---------------------------------------------------------------- clock
+    def _schedule_clock(self, table: TableRuntime) -> None:
+        task = table.clock_task
+        if task is not None and not task.done() and task is not asyncio.current_task():
+            task.cancel()
+        running = table.clock_running
+        if running is None:
+            return
+        left = table.clock_remaining()[running]
+        table.clock_task = asyncio.create_task(self._clock_expiry(table, table.version, running, left))
+
+    async def _clock_expiry(self, table: TableRuntime, version: int, player: Player, left: float) -> None:
+        await asyncio.sleep(max(0.0, left) + 0.05)
+        async with table.lock:
+            if table.version != version or table.is_over:
+                return
+            if table.clock_remaining().get(player, 1.0) > 0:
+                self._schedule_clock(table)
+                return
+            payload = {"kind": "timeout", "player": player.value}
+            await self._store(table, payload, True)
+            table.turns.append(table.flow.game.turn)
+            table.actions.append(payload)
+            table.timeout_loser = player
+            table.status = "over"
+            self._rate(table)
+            await self.broadcast(table, payload)
 
     async def _after_action(self, table: TableRuntime) -> None:
         """Roll opening dice when a game waits for them, and wake the computer player."""
@@ -342,6 +431,7 @@ class TableManager:
             white, black = table.dice.die(), table.dice.die()
             await self._commit(table, OpeningRoll(white, black))
         self._schedule_bot(table)
+        self._schedule_clock(table)
 
     # ------------------------------------------------------------------ bots
     def _schedule_bot(self, table: TableRuntime) -> None:
@@ -356,7 +446,8 @@ class TableManager:
             if self.bot_delay:
                 await asyncio.sleep(self.bot_delay)
             game = table.flow.game
-            action = await asyncio.to_thread(decide, table.agent, game, table.ai_seat)
+            post = table.flow.is_post_crawford
+            action = await asyncio.to_thread(decide, table.agent, game, table.ai_seat, post)
             async with table.lock:
                 if table.version != version:
                     return  # stale: something happened meanwhile
@@ -365,7 +456,7 @@ class TableManager:
                 await self._commit(table, action)
                 table.bot_task = None
                 await self._after_action(table)
-        except Exception:  # a computer player must never take the server down
+        except Exception:
             log.exception("computer player failed on table %s", table.id)
 
     # ------------------------------------------------------------ broadcast
@@ -374,8 +465,8 @@ class TableManager:
         dead = []
         for socket, seat in list(table.sockets.items()):
             try:
-                await socket.send_json({"type": "event", "event": event, "state": state_for(table, seat)})
-            except Exception:
+                await socket.send_json(protocol.event_message(table, seat, event))
+            except Exception:  # noqa: BLE001 - a closed or broken socket: forget it
                 dead.append(socket)
         for socket in dead:
             table.sockets.pop(socket, None)
@@ -384,7 +475,7 @@ class TableManager:
     def _rate(self, table: TableRuntime) -> None:
         flow = table.flow
         length = flow.rules.match_length
-        winner = flow.winner
+        winner = table.winner
         if not length or winner is None or table.config.get("mode") != "human":
             return
         w_id, l_id = table.user_ids[winner], table.user_ids[winner.other]
@@ -404,23 +495,45 @@ class TableManager:
             db.commit()
 
 
-def decide(agent: Agent, game, seat: Player) -> object:
+def cube_for(game, side: Player, *, post_crawford: bool) -> dict[str, Any]:
+    """The cube and score seen from ``side`` (the :class:`Agent` ``cube`` dict)."""
+    owner = None
+    if game.cube_owner is not None:
+        owner = "me" if game.cube_owner is side else "opponent"
+    rules = game.rules
+    away = None
+    if rules.match_length:
+        white, black = game.score
+        mine, theirs = (white, black) if side is Player.WHITE else (black, white)
+        away = (max(1, rules.match_length - mine), max(1, rules.match_length - theirs))
+    return {
+        "value": game.cube_value,
+        "owner": owner,
+        "away": away,
+        "crawford": game.crawford_game,
+        "post_crawford": post_crawford and not game.crawford_game,
+        "jacoby": rules.jacoby_applies,
+    }
+
+
+def decide(agent: Agent, game, seat: Player, post_crawford: bool = False) -> object:
     """What the computer player does now (a Roll's dice are filled in by the caller)."""
     phase = game.phase
     me = game.board_for(seat)
-    info = {"cube_value": game.cube_value, "score": game.score, "match_length": game.rules.match_length}
     if phase is GamePhase.ROLL:
-        if game.may_double(seat) and agent.wants_to_double(me, info):
+        if game.may_double(seat) and agent.wants_to_double(me, cube_for(game, seat, post_crawford=post_crawford)):
             return Double(seat)
         return Roll(seat, None)
     if phase is GamePhase.MOVE:
-        play = agent.choose_play(me, game.dice)
-        return Move(seat, play)
+        return Move(seat, agent.choose_play(me, game.dice))
     if phase is GamePhase.DOUBLED:
-        return Take(seat) if agent.takes(me, info) else Pass(seat)
+        doubler = seat.other
+        cube = cube_for(game, doubler, post_crawford=post_crawford)
+        return Take(seat) if agent.takes(game.board_for(doubler), cube) else Pass(seat)
     if phase is GamePhase.RESIGNATION:
         level = game.resignation.value if game.resignation else 1
-        accept = agent.accepts_resignation(me, level)
+        points = game.multiplier(game.resignation) if game.resignation else level
+        accept = agent.accepts_resignation(game.board_for(seat.other), points)
         return AcceptResignation(seat) if accept else RejectResignation(seat)
     if phase is GamePhase.DRAW_OFFERED:
         return AcceptDraw(seat) if agent.accepts_draw(me) else RejectDraw(seat)
@@ -435,72 +548,17 @@ def _check_name(name: object) -> str:
     return name.strip()
 
 
-def state_for(table: TableRuntime, seat: Player | None) -> dict[str, Any]:
-    """The full state of a table as one viewer sees it."""
-    flow = table.flow
-    game = flow.game
-    view = seat or Player.WHITE
-    board = game.board_for(view)
-    pips_view, pips_other = board.pip_counts()
-    off_view, off_other = board.off()
-    allowed = protocol.allowed_for(game, seat) if table.status == "playing" and not flow.is_over else []
-    if seat is not None and seat is table.ai_seat:
-        allowed = []
-    moves = protocol.move_tree(game) if "move" in allowed else []
-    on_roll = game.on_roll
-    return {
-        "table": {
-            "id": table.id,
-            "mode": table.config.get("mode"),
-            "level": table.config.get("level"),
-            "ai_seat": table.config.get("ai_seat"),
-            "status": table.status,
-            "rules": table.config["rules"],
-            "names": {p.value: table.names[p] for p in Player},
-            "seated": {p.value: table.tokens[p] is not None for p in Player},
-            "test_start": bool(table.config.get("start")),
-        },
-        "version": table.version,
-        "you": protocol.player_to_wire(seat),
-        "view": view.value,
-        "match": {
-            "length": flow.rules.match_length,
-            "score": {"white": flow.score[0], "black": flow.score[1]},
-            "crawford": flow.is_crawford_game,
-            "post_crawford": flow.is_post_crawford,
-            "over": flow.is_over,
-            "winner": protocol.player_to_wire(flow.winner),
-            "game_number": len(flow.games) + (0 if flow.is_over else 1),
-            "last_result": protocol.result_to_wire(last_result(flow)),
-        },
-        "game": {
-            "phase": game.phase.value,
-            "turn": protocol.player_to_wire(game.turn),
-            "on_roll": protocol.player_to_wire(on_roll),
-            "dice": list(game.dice) if game.dice else None,
-            "cube": {
-                "value": game.cube_value,
-                "owner": protocol.player_to_wire(game.cube_owner),
-                "offered_by": protocol.player_to_wire(game.doubled_by),
-                "enabled": flow.rules.cube and not flow.rules.casual and not game.crawford_game,
-            },
-            "resignation": game.resignation.name.lower() if game.resignation else None,
-            "board": protocol.board_to_wire(board),
-            "pips": {view.value: pips_view, view.other.value: pips_other},
-            "off": {view.value: off_view, view.other.value: off_other},
-            "position_id": game.position.position_id(),
-            "result": protocol.result_to_wire(game.result),
-            "description": game.describe(),
-            "last_opening": _last_opening(table),
-        },
-        "allowed": allowed,
-        "moves": moves,
-        "plays": len(game.legal_plays) if "move" in allowed else 0,
-    }
+def _check_clock(clock: object) -> dict[str, Any]:
+    """Validate ``{"minutes": 1..120, "delay": 0..60}`` (delay defaults to 10 s).
 
-
-def _last_opening(table: TableRuntime) -> list[int] | None:
-    for payload in reversed(table.actions[-6:]):
-        if payload.get("kind") == "opening_roll":
-            return payload["dice"]
-    return None
+    Raises:
+        InvalidInputError: for anything else.
+    """
+    if not isinstance(clock, dict) or set(clock) - {"minutes", "delay"}:
+        raise InvalidInputError(f"invalid clock {clock!r}: expected {{'minutes': 1..120, 'delay': 0..60}}")
+    minutes, delay = clock.get("minutes"), clock.get("delay", 10)
+    ok_minutes = isinstance(minutes, (int, float)) and not isinstance(minutes, bool) and 0.05 <= minutes <= 120
+    ok_delay = isinstance(delay, (int, float)) and not isinstance(delay, bool) and 0 <= delay <= 60
+    if not ok_minutes or not ok_delay:
+        raise InvalidInputError(f"invalid clock {clock!r}: expected minutes 0.05..120 and delay 0..60 seconds")
+    return {"minutes": minutes, "delay": delay}

@@ -25,3 +25,5 @@ gen 5 "new match 11" match11_seed5.mat ""
 gen 6 "new match 1" match1_seed6.mat ""
 # a money session of 7 games (with resignations), no Jacoby
 gen 7 "new session\nnew game\nnew game\nnew game\nnew game\nnew game\nnew game" money_seed7.mat "set automatic game off\nset jacoby off\n"
+# a money session of 15 games with the Jacoby rule (gnubg writes no header for it)
+gen 8 "new session\nnew game\nnew game\nnew game\nnew game\nnew game\nnew game\nnew game\nnew game\nnew game\nnew game\nnew game\nnew game\nnew game\nnew game" money_jacoby_seed8.mat "set automatic game off\nset jacoby on\nset beavers 3\n"

@@ -3,6 +3,7 @@
 // server sends with each state ("moves") and sends the chosen steps back.
 import { renderBoard, pointAt } from "./board.js";
 import { t, setLanguage, defaultLanguage, applyTranslations } from "./i18n.js";
+import { renderFairDice } from "./fairdice.js";
 
 const DEFAULTS = {
   orientation: "bottom-right", autoSwitch: false, lang: null, whiteColor: "#f4f1e8", blackColor: "#2b2b2b",
@@ -34,6 +35,8 @@ function saveSettings(patch, remote = true) {
   applyTranslations();
   fillRulesFields();
   if (S.state) render();
+  if (S.history) renderMoveList();
+  if (!user) $("#who").textContent = t("guest");
   renderHistory();
 }
 
@@ -100,7 +103,11 @@ function rememberSeat(doc) {
 async function createTable(form, mode) {
   const body = { mode, rules: rulesFrom(form), seat: form.seat.value };
   if (mode === "ai") body.level = form.level.value;
-  else { body.name = form.name.value || t("guest"); body.listed = form.listed.checked; }
+  else {
+    body.name = form.name.value || t("guest");
+    body.listed = form.listed.checked;
+    if (Number(form.clock.value)) body.clock = { minutes: Number(form.clock.value), delay: 10 };
+  }
   try {
     const doc = await api("POST", "/api/tables", body);
     rememberSeat(doc);
@@ -209,14 +216,14 @@ function send(doc) {
   else flash(t("connection_lost"));
 }
 async function handle(msg) {
-  if (msg.type === "state") setState(msg.state);
+  if (msg.type === "state") { S.sent = null; setState(msg.state); }
   else if (msg.type === "event") {
     if (S.state && msg.state.version > S.state.version + 1) send({ type: "resync" });
     if (S.state && msg.event && msg.event.kind === "move" && msg.event.player !== S.state.you && S.replay === null) {
       await animate(msg.event, S.state);
     }
     setState(msg.state);
-  } else if (msg.type === "error") flash(msg.message);
+  } else if (msg.type === "error") { S.sent = null; flash(msg.message); }
   else if (msg.type === "hint") showHints(msg);
 }
 
@@ -248,8 +255,9 @@ function setState(st) {
   const prev = S.state;
   if (!prev || prev.version !== st.version) { S.pending = []; S.selected = null; $("#hints").hidden = true; }
   S.state = st;
+  S.receivedAt = performance.now();
   const gn = st.match.game_number;
-  if (S.lastGameNumber !== null && (gn > S.lastGameNumber || (st.match.over && !prev?.match.over)) && st.match.last_result) {
+  if (S.lastGameNumber !== null && (gn > S.lastGameNumber || (st.match.over && !prev?.match.over)) && (st.match.last_result || st.match.timeout)) {
     showResult(st);
   } else if (st.match.over && S.lastGameNumber === null) showResult(st);
   S.lastGameNumber = gn;
@@ -258,20 +266,43 @@ function setState(st) {
   maybeAutoPlay();
 }
 
+function displayName(names, side, aiSeat, level) {
+  if (side === aiSeat) return `${t("computer")} (${t(`level_${level}`)})`;
+  const n = names[side];
+  return !n || n === "Guest" ? t("guest") : n;
+}
 function nameOf(st, side) {
   if (!side) return "";
-  const n = st.table.names[side] || t(side);
-  return `${n} (${t(side)})`;
+  return `${displayName(st.table.names, side, st.table.ai_seat, st.table.level)} (${t(side)})`;
+}
+// a roll written the usual way, higher die first: "31"
+function diceText(dice) { return dice ? dice.slice().sort((a, b) => b - a).join("") : ""; }
+function eventText(e, prev) {
+  switch (e.kind) {
+    case "start": return t("start_position");
+    case "opening_roll": return t("ev_opening_roll", { a: e.raw.dice[0], b: e.raw.dice[1] });
+    case "roll": return t("ev_roll", { d: diceText(e.dice) });
+    case "move": {
+      const text = e.raw.play || t("ev_no_move");
+      return prev && prev.kind === "roll" ? `${diceText(prev.dice)}: ${text}` : text;
+    }
+    case "resign": return t("ev_resign", { level: t(`resign_${e.raw.level}`) });
+    default: return t(`ev_${e.kind}`);
+  }
 }
 function showResult(st) {
   const r = st.match.last_result;
   const box = $("#result");
   let text = "";
-  if (r) text = r.winner ? t("wins_points", { who: nameOf(st, r.winner), n: r.points }) : t("draw");
+  if (r) text = r.winner ? t(r.points === 1 ? "wins_point" : "wins_points", { who: nameOf(st, r.winner), n: r.points }) : t("draw");
+  if (st.match.timeout) text = t("lost_on_time", { who: nameOf(st, st.match.timeout) });
   if (st.match.over) text += `<br>${t("match_over", { who: nameOf(st, st.match.winner), a: st.match.score.white, b: st.match.score.black })}`;
-  box.innerHTML = text + `<br><button class="primary" id="btn-result-ok">${st.match.over ? t("close") : t("next_game")}</button>`;
+  const home = st.match.over ? ` <button id="btn-result-home">${t("home")}</button>` : "";
+  const review = st.match.over ? ` <a id="result-review" href="/study/review/${S.id}">${t("review_game")}</a>` : "";
+  box.innerHTML = text + `<br><button class="primary" id="btn-result-ok">${st.match.over ? t("close") : t("next_game")}</button>${home}${review}`;
   box.hidden = false;
   $("#btn-result-ok").onclick = () => { box.hidden = true; };
+  if (home) $("#btn-result-home").onclick = () => { box.hidden = true; go("/"); };
 }
 
 // effective orientation: the setting, mirrored left-right in every other game when switching sides
@@ -381,9 +412,15 @@ function render() {
   if (m.crawford) info += ` · ${t("crawford_game")}`;
   else if (m.post_crawford) info += ` · ${t("post_crawford")}`;
   $("#matchinfo").textContent = info;
+  renderClocks();
   $("#pos-id").textContent = st.game.position_id;
+  $("#xgid-line").hidden = !st.game.xgid;
+  $("#xgid").textContent = st.game.xgid || "";
+  $("#mid-line").hidden = !st.game.match_id;
+  $("#match-id").textContent = st.game.match_id || "";
   renderControls();
   renderStatus();
+  renderFairDice($("#fair-dice"), st.fair_dice);
   // share / join panels
   const link = `${location.origin}/t/${st.table.id}`;
   $("#share").hidden = !(st.you && st.table.status === "waiting");
@@ -392,13 +429,41 @@ function render() {
   $("#join").hidden = !free;
 }
 
+// the clocks: the server's remaining time, counted down locally for the side to act
+function clockText(seconds) {
+  const s = Math.max(0, Math.ceil(seconds));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+function renderClocks() {
+  const st = S.state;
+  const c = st && st.clock;
+  const view = st ? st.view : "white";
+  const other = view === "white" ? "black" : "white";
+  for (const [side, id] of [[other, "#clock-top"], [view, "#clock-bottom"]]) {
+    const el = $(id);
+    if (!c || c.remaining[side] === undefined) { el.textContent = ""; continue; }
+    let left = c.remaining[side];
+    if (c.running === side) {
+      const e = (performance.now() - S.receivedAt) / 1000;
+      left -= Math.max(0, c.elapsed + e - c.delay) - Math.max(0, c.elapsed - c.delay);
+    }
+    el.textContent = clockText(left);
+    el.classList.toggle("running", c.running === side);
+    el.classList.toggle("low", left < 30);
+  }
+}
+setInterval(() => { if (S.state && S.state.clock && S.state.clock.running) renderClocks(); }, 500);
+
 function renderStatus() {
   const st = S.state;
   const el = $("#status");
   const turnName = nameOf(st, st.game.turn);
   const a = st.allowed;
   let text;
-  if (st.match.over) text = t("match_over", { who: nameOf(st, st.match.winner), a: st.match.score.white, b: st.match.score.black });
+  if (st.match.over) {
+    text = t("match_over", { who: nameOf(st, st.match.winner), a: st.match.score.white, b: st.match.score.black });
+    if (st.match.timeout) text = `${t("lost_on_time", { who: nameOf(st, st.match.timeout) })} ${text}`;
+  }
   else if (st.table.status === "waiting") text = t("waiting_opponent");
   else if (!st.you) text = `${t("spectating")} ${t("waiting_for", { who: turnName })}`;
   else if (a.includes("move")) {
@@ -418,14 +483,21 @@ function button(id, label, onclick, primary = false) {
   if (primary) b.className = "primary";
   return b;
 }
-function act(action, extra = {}) { send({ type: "action", action, version: S.state.version, ...extra }); }
+// one action per state: the buttons are disabled until the server answers (an event or an error)
+function act(action, extra = {}) {
+  if (S.sent === S.state.version) return;
+  if (!S.ws || S.ws.readyState !== WebSocket.OPEN) { flash(t("connection_lost")); return; }
+  S.sent = S.state.version;
+  send({ type: "action", action, version: S.state.version, ...extra });
+  renderControls();
+}
 
 function renderControls() {
   const st = S.state;
   const c = $("#controls");
   c.innerHTML = "";
   if (S.replay !== null) return;
-  const a = st.allowed;
+  const a = S.sent === st.version ? [] : st.allowed;
   if (a.includes("roll")) c.appendChild(button("act-roll", t("roll"), () => act("roll"), true));
   if (a.includes("double")) c.appendChild(button("act-double", t("double"), () => act("double")));
   if (a.includes("take")) c.appendChild(button("act-take", t("take"), () => act("take"), true));
@@ -576,10 +648,9 @@ function renderMoveList() {
       ol.appendChild(head);
     }
     const li = document.createElement("li");
-    const who = e.player ? (h.names[e.player] || t(e.player)) : "";
-    let text = e.text;
-    const prev = h.entries[i - 1];
-    if (e.kind === "move" && prev && prev.kind === "roll") text = `${prev.dice ? prev.dice.join("") : ""}: ${e.text || "—"}`;
+    const st = S.state;
+    const who = e.player ? displayName(h.names, e.player, st?.table.ai_seat, st?.table.level) : "";
+    const text = eventText(e, h.entries[i - 1]);
     li.textContent = who ? `${who}: ${text}` : text;
     li.dataset.index = i;
     if (S.replay === i) li.className = "current";
@@ -597,6 +668,8 @@ function renderReplay() {
   $("#pos-id").textContent = e.position_id;
   $("#xgid-line").hidden = !e.xgid;
   $("#xgid").textContent = e.xgid || "";
+  $("#mid-line").hidden = !e.match_id;
+  $("#match-id").textContent = e.match_id || "";
   renderControls();
   $("#status").textContent = `${t("replay")}: ${S.replay} / ${S.history.entries.length - 1}`;
 }

@@ -160,7 +160,8 @@ export function renderBoard(svg, model, opts) {
     root.appendChild(g);
   }
   if (model.crawford) {
-    root.appendChild(el("text", { x: X(230), y: Y(395) - 40, "text-anchor": "middle", class: "crawford" }, opts.crawfordLabel || "Crawford"));
+    const lx = model.dice && !model.diceMine ? 710 : 230;
+    root.appendChild(el("text", { x: X(lx), y: Y(380) + 8, "text-anchor": "middle", class: "crawford" }, opts.crawfordLabel || "Crawford"));
   }
 }
 
@@ -185,4 +186,15 @@ export function pointAt(svg, clientX, clientY, orientation) {
   }
   const col = Math.floor((x - 20) / COL);
   return bottom ? 12 - col : 13 + col;
+}
+
+// Where to draw a marker for a point (viewer numbering; 25 = bar, 0 = my tray), in SVG units.
+export function pointXY(p, orientation, stacked = 1) {
+  const { X, Y } = geometry(orientation);
+  if (p === 25) return { x: X(470), y: Y(330) };
+  if (p === 0) return { x: X(957), y: Y(560) };
+  const { x0, bottom } = baseColumn(p);
+  const depth = Math.max(0, Math.min(stacked, 5) - 1);
+  const y = bottom ? 740 - R - 2 - depth * 2 * R : 20 + R + 2 + depth * 2 * R;
+  return { x: X(x0 + COL / 2), y: Y(y) };
 }

@@ -1,0 +1,230 @@
+"""Move-generation speed: Position.legal_plays, the numba kernel and gnubg, on one corpus.
+
+    python benchmarks/movegen.py [--positions N] [--seed S] [--repeat R]
+
+The corpus is fixed by the seed: positions met in random self-play from the
+start (split into contact and race/bear-off by phase), random bear-off
+positions and random positions with checkers on the bar; every position is
+paired with all 21 rolls, and the doubles are also timed on their own. Each
+method is timed on the same position-rolls in the same run (best of
+``--repeat``):
+
+- ``legal_plays``: the public API, ``Position.legal_plays`` (Play objects with
+  steps), called from Python;
+- ``kernel``: ``backgammon._movegen.successors_ws`` called from Python once per
+  position-roll (with a reused workspace);
+- ``kernel (njit loop)``: the same kernel driven by a compiled loop, the way
+  the engine calls it (no Python per call);
+- ``gnubg``: GNU Backgammon's generator through ``gnubg_nn.moves`` (C, called
+  from Python, returning the resulting position keys). gnubg_nn is a
+  benchmark/test dependency only.
+
+Prints position-rolls per second, resulting plays per second and each
+method's throughput as a fraction of gnubg's. Times are this process's CPU
+time (``time.process_time``), so other programs sharing the cores disturb
+the figures less; single-threaded throughout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from backgammon.position import BAR, Phase, Position
+
+ROLLS = tuple((d1, d2) for d1 in range(1, 7) for d2 in range(d1, 7))
+
+
+# ------------------------------------------------------------------- corpus
+def self_play(count: int, rng: random.Random) -> list[Position]:
+    seen: set[Position] = set()
+    out: list[Position] = []
+    position = Position.initial()
+    while len(out) < count:
+        if position.is_game_over():
+            position = Position.initial()
+            continue
+        if position not in seen:
+            seen.add(position)
+            out.append(position)
+        position = rng.choice(position.legal_plays(rng.randint(1, 6), rng.randint(1, 6))).position
+    return out
+
+
+def bearoff(rng: random.Random) -> Position:
+    sides = []
+    for _ in range(2):
+        side = [0] * 25
+        for _ in range(rng.randint(1, 15)):
+            side[rng.randrange(6)] += 1
+        sides.append(tuple(side))
+    return Position(sides[0], sides[1])
+
+
+def on_bar(rng: random.Random) -> Position:
+    while True:
+        mine, theirs = [0] * 25, [0] * 25
+        mine[BAR] = rng.randint(1, 3)
+        for _ in range(rng.randint(4, 13)):
+            theirs[rng.choice((0, 1, 2, 3, 4, 5, rng.randrange(24)))] += 1
+        for _ in range(15 - mine[BAR]):
+            i = rng.randrange(24)
+            if theirs[23 - i] == 0:
+                mine[i] += 1
+        try:
+            return Position(tuple(mine), tuple(theirs))
+        except ValueError:
+            continue
+
+
+def build_corpus(n: int, seed: int) -> dict[str, list[tuple[Position, int, int]]]:
+    """Named sets of (position, d1, d2)."""
+    rng = random.Random(seed)
+    played = self_play(n, rng)
+    contact = [p for p in played if p.phase() is Phase.CONTACT and not p.mine[BAR]]
+    race = [p for p in played if p.phase() in (Phase.RACE, Phase.BEAROFF)]
+    bear = [bearoff(rng) for _ in range(max(1, n // 5))]
+    bar = [on_bar(rng) for _ in range(max(1, n // 5))]
+    sets = {
+        "contact": contact,
+        "race": race,
+        "bear-off": bear,
+        "bar": bar,
+    }
+    out = {name: [(p, d1, d2) for p in ps for d1, d2 in ROLLS] for name, ps in sets.items() if ps}
+    everything = [p for ps in sets.values() for p in ps]
+    out["doubles only"] = [(p, d, d) for p in everything for d in range(1, 7)]
+    out["all"] = [(p, d1, d2) for p in everything for d1, d2 in ROLLS]
+    return out
+
+
+# ------------------------------------------------------------------ methods
+def run_legal_plays(items: list[tuple[Position, int, int]]) -> int:
+    total = 0
+    for p, d1, d2 in items:
+        total += len(p.legal_plays(d1, d2))
+    return total
+
+
+def make_kernel_runners() -> tuple[Callable[..., int], Callable[..., int]] | None:
+    try:
+        from numba import njit
+
+        from backgammon import _movegen
+    except ImportError:
+        return None
+    out = np.empty((_movegen.MAX_PLAYS, 2, 25), dtype=np.int8)
+    work, table = _movegen.new_workspace()
+    successors_ws = _movegen.successors_ws
+
+    def per_call(arrays: tuple[np.ndarray, np.ndarray]) -> int:
+        boards, dice = arrays
+        total = 0
+        for k in range(len(dice)):
+            total += successors_ws(boards[k], int(dice[k, 0]), int(dice[k, 1]), out, work, table)
+        return total
+
+    @njit(cache=False)
+    def loop(boards: np.ndarray, dice: np.ndarray, out: np.ndarray, work: np.ndarray, table: np.ndarray) -> int:
+        total = 0
+        for k in range(dice.shape[0]):
+            total += successors_ws(boards[k], dice[k, 0], dice[k, 1], out, work, table)
+        return total
+
+    def compiled(arrays: tuple[np.ndarray, np.ndarray]) -> int:
+        boards, dice = arrays
+        return loop(boards, dice, out, work, table)
+
+    return per_call, compiled
+
+
+def to_arrays(items: list[tuple[Position, int, int]]) -> tuple[np.ndarray, np.ndarray]:
+    boards = np.array([[p.mine, p.theirs] for p, _, _ in items], dtype=np.int8)
+    dice = np.array([[d1, d2] for _, d1, d2 in items], dtype=np.int64)
+    return boards, dice
+
+
+def make_gnubg_runner() -> Callable[..., int] | None:
+    try:
+        import gnubg_nn
+    except ImportError:
+        return None
+    moves = gnubg_nn.moves
+
+    def run(items: list[tuple[list[list[int]], int, int]]) -> int:
+        total = 0
+        for board, d1, d2 in items:
+            total += len(moves(board, d1, d2)) or 1  # a roll that cannot be played counts as one play
+        return total
+
+    return run
+
+
+def best_time(fn: Callable[[object], int], arg: object, repeat: int) -> tuple[float, int]:
+    best = float("inf")
+    count = 0
+    for _ in range(repeat):
+        t0 = time.process_time()
+        count = fn(arg)
+        best = min(best, time.process_time() - t0)
+    return best, count
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--positions", type=int, default=400, help="self-play positions (default 400)")
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args(argv)
+
+    corpus = build_corpus(args.positions, args.seed)
+    kernel = make_kernel_runners()
+    gnubg = make_gnubg_runner()
+    if kernel is not None:  # compile before timing
+        warm = to_arrays(corpus["all"][:50])
+        kernel[0](warm)
+        kernel[1](warm)
+
+    header = (
+        f"{'set':<13} {'method':<20} {'pos-rolls':>9} {'plays':>8} {'pos-rolls/s':>12} {'plays/s':>11} {'vs gnubg':>9}"
+    )
+    print(f"move generation, seed {args.seed}, best of {args.repeat}, CPU time of one thread")
+    print(header)
+    print("-" * len(header))
+    for name, items in corpus.items():
+        rows: list[tuple[str, float, int]] = []
+        t, n = best_time(run_legal_plays, items, args.repeat)
+        rows.append(("legal_plays", t, n))
+        if kernel is not None:
+            arrays = to_arrays(items)
+            t, n2 = best_time(kernel[0], arrays, args.repeat)
+            rows.append(("kernel (per call)", t, n2))
+            t, n3 = best_time(kernel[1], arrays, args.repeat)
+            rows.append(("kernel (njit loop)", t, n3))
+            if not n == n2 == n3:
+                print(f"warning: {name}: play counts differ: {n} {n2} {n3}", file=sys.stderr)
+        gnubg_rate = None
+        if gnubg is not None:
+            g_items = [([list(p.theirs), list(p.mine)], d1, d2) for p, d1, d2 in items]
+            t, ng = best_time(gnubg, g_items, args.repeat)
+            rows.append(("gnubg (gnubg_nn)", t, ng))
+            gnubg_rate = len(items) / t
+            if ng != n:
+                print(f"warning: {name}: gnubg found {ng} plays, legal_plays {n}", file=sys.stderr)
+        for method, t, count in rows:
+            rate = len(items) / t
+            ratio = f"{rate / gnubg_rate:9.3f}" if gnubg_rate else f"{'n/a':>9}"
+            print(f"{name:<13} {method:<20} {len(items):>9} {count:>8} {rate:>12,.0f} {count / t:>11,.0f} {ratio}")
+        print()
+    if gnubg is None:
+        print("gnubg_nn is not installed: no gnubg column", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,596 @@
+"""Chouette tables on the web platform: three or more seats, people and computer players mixed.
+
+The rules are :class:`backgammon.chouette.Chouette` (box against a team, the captain moves,
+unanimous team doubles, individual takes and passes of the box's doubles, separate settlement,
+rotation). This module gives it seats, storage, computer players and a REST API:
+
+- ``POST /api/chouette`` ``{"name", "seats": [{"bot": level|null}, ...]}`` creates a table; the
+  creator sits at seat 0 (the first box); ``{"bot": null}`` seats are left for people to join.
+- ``POST /api/chouette/{id}/join`` ``{"name"}`` takes the first free human seat; when every seat
+  is taken the first game starts.
+- ``GET /api/chouette/{id}`` (header ``x-seat-token``) is the table as that seat sees it.
+- ``POST /api/chouette/{id}/actions`` ``{"action": roll|move|double|take|pass|consent|refuse|
+  suggest, "steps"|"play", "version"}``. ``suggest`` (a team member, not the captain, while the
+  captain is to move) records a play suggestion shown to the team only; it does not bind the captain.
+
+Storage reuses the platform's ``tables`` row (``config["mode"] == "chouette"``; seat tokens are
+kept hashed in the config) and its ``actions`` rows (``{"by": name, "kind": ...}``); a table is
+replayed from them after a restart. Dice are verifiable (:mod:`backgammon.server.fair`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from fastapi import APIRouter, Request
+from sqlalchemy import select
+
+from backgammon.chouette import Chouette, ChouetteStage, Consent, Refuse
+from backgammon.errors import IllegalActionError, InvalidInputError, NotYourTurnError
+from backgammon.fairdice import CommittedDice
+from backgammon.game import Double, Game, GamePhase, Move, OpeningRoll, Pass, Player, Roll, Rules, Take
+from backgammon.position import Position
+from backgammon.server import protocol
+from backgammon.server.agents import LEVELS, make_agent
+from backgammon.server.auth import new_token, token_hash
+from backgammon.server.db import Action, Table, utcnow
+from backgammon.server.fair import dice_doc, draws_of, game_dice_config, game_seed, new_dice_config
+from backgammon.server.tables import _check_name, cube_for, decide
+
+log = logging.getLogger("backgammon.server")
+
+MIN_SEATS, MAX_SEATS = 3, 8
+KINDS = ("roll", "move", "double", "take", "pass", "consent", "refuse", "suggest")
+BOX, TEAM = Player.WHITE, Player.BLACK
+
+
+@dataclass
+class ChouetteRuntime:
+    """A chouette table in memory."""
+
+    id: str
+    config: dict[str, Any]
+    status: str
+    chouette: Chouette | None = None
+    actions: list[dict[str, Any]] = field(default_factory=list)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    dice: Any = None
+    agents: dict[str, Any] = field(default_factory=dict)
+    task: asyncio.Task | None = None
+    game_starts: list[int] = field(default_factory=lambda: [0])  # index in ``actions`` where each game began
+
+    @property
+    def version(self) -> int:
+        return len(self.actions)
+
+    @property
+    def seats(self) -> list[dict[str, Any]]:
+        return self.config["seats"]
+
+    def name_for(self, token: str | None) -> str | None:
+        """The seat name a token opens, or None (a spectator)."""
+        if not token:
+            return None
+        digest = token_hash(token)
+        for seat in self.seats:
+            if seat.get("token") and secrets.compare_digest(seat["token"], digest):
+                return seat["name"]
+        return None
+
+    def bot_level(self, name: str) -> str | None:
+        for seat in self.seats:
+            if seat["name"] == name:
+                return seat.get("bot")
+        return None
+
+    @property
+    def suggestions(self) -> list[dict[str, Any]]:
+        """Suggestions made since the team's last roll (while the captain is still to move)."""
+        out: list[dict[str, Any]] = []
+        for p in self.actions:
+            if p["kind"] == "suggest":
+                out = [s for s in out if s["by"] != p["by"]] + [{"by": p["by"], "play": p["play"]}]
+            elif p["kind"] != "chat":
+                out = []
+        return out
+
+
+def _sync_games(table: ChouetteRuntime) -> bool:
+    """Note where a new game began; True if one did."""
+    c = table.chouette
+    if c is not None and len(c.games) + 1 > len(table.game_starts):
+        table.game_starts.append(len(table.actions))
+        return True
+    return False
+
+
+def _game_dice(table: ChouetteRuntime) -> CommittedDice:
+    """The current game's dice: game ``n`` (from 1) draws with id ``"<table>:n"`` and its own seed."""
+    n = len(table.game_starts)
+    draws = len(draws_of(table.actions[table.game_starts[-1] :]))
+    return CommittedDice.resume(f"{table.id}:{n}", game_seed(table.config["dice"]["seed"], n), draws)
+
+
+def game_dice_docs(table: ChouetteRuntime) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+    """The current game's commitment, and every finished game's revealed seed and check command."""
+    if table.chouette is None:
+        return None, []
+    master = table.config["dice"]["seed"]
+    bounds = [*table.game_starts, len(table.actions)]
+    revealed = []
+    for i in range(len(table.game_starts) - 1):
+        n = i + 1
+        seed = game_seed(master, n)
+        doc = dice_doc(f"{table.id}:{n}", game_dice_config(seed), table.actions[bounds[i] : bounds[i + 1]], True)
+        revealed.append({"game": n, **doc})
+    n = len(table.game_starts)
+    current = dice_doc(f"{table.id}:{n}", game_dice_config(game_seed(master, n)), table.actions[bounds[-2] :], False)
+    return {"game": n, **current}, revealed
+
+
+def _action_from(doc: dict[str, Any], chouette: Chouette) -> object:
+    kind = doc["kind"]
+    if kind == "consent":
+        return Consent()
+    if kind == "refuse":
+        return Refuse()
+    return protocol.action_from_wire(doc, chouette.game)
+
+
+def _action_to(by: str, action: object) -> dict[str, Any]:
+    if isinstance(action, Consent):
+        doc: dict[str, Any] = {"kind": "consent", "player": TEAM.value}
+    elif isinstance(action, Refuse):
+        doc = {"kind": "refuse", "player": TEAM.value}
+    else:
+        doc = protocol.action_to_wire(action)
+    doc["by"] = by
+    return doc
+
+
+class ChouetteManager:
+    """Every chouette table: created, joined, acted on, stored and replayed."""
+
+    def __init__(
+        self, sessions, dice_seed: int | None = None, test_hooks: bool = False, bot_delay: float = 0.4
+    ) -> None:
+        self.sessions = sessions
+        self.dice_seed = dice_seed
+        self.test_hooks = test_hooks
+        self.bot_delay = bot_delay
+        self.tables: dict[str, ChouetteRuntime] = {}
+
+    # ----------------------------------------------------------- creation
+    def create(
+        self, name: object, seats_doc: object, seat: object = 0, start: object = None
+    ) -> tuple[ChouetteRuntime, str]:
+        """A new chouette table; the creator takes seat ``seat`` (0 = the first box).
+
+        Returns the table and the creator's token. ``start`` (a Position ID, box on roll;
+        only with the server's ``--test-hooks``) sets up the first game's position.
+
+        Raises:
+            InvalidInputError: for a bad name, seat list, seat or start position.
+        """
+        name = _check_name(name)
+        if not isinstance(seats_doc, list) or not MIN_SEATS <= len(seats_doc) <= MAX_SEATS:
+            raise InvalidInputError(f"invalid seats {seats_doc!r}: expected a list of {MIN_SEATS} to {MAX_SEATS} seats")
+        seats: list[dict[str, Any]] = []
+        bots = 0
+        mine = seat
+        if not isinstance(mine, int) or isinstance(mine, bool) or not 0 <= mine < len(seats_doc):
+            raise InvalidInputError(f"invalid seat {mine!r}: expected a seat number from 0 to {len(seats_doc) - 1}")
+        for i, seat_doc in enumerate(seats_doc):
+            if not isinstance(seat_doc, dict) or set(seat_doc) - {"bot"}:
+                raise InvalidInputError(f"invalid seat {seat_doc!r}: expected {{'bot': level or null}}")
+            level = seat_doc.get("bot")
+            if i == mine and level is not None:
+                raise InvalidInputError(f"invalid seat {seat_doc!r}: seat {mine} is yours, not a computer's")
+            if level is not None and level not in (*LEVELS, "greedy"):
+                raise InvalidInputError(f"invalid level {level!r}: expected one of {', '.join(LEVELS)}")
+            if level is not None:
+                bots += 1
+                seats.append({"name": f"Computer {bots}", "bot": level, "token": None})
+            else:
+                seats.append({"name": None, "bot": None, "token": None})
+        token = new_token()
+        seats[mine].update(name=name, token=token_hash(token))
+        table_id = secrets.token_urlsafe(8)
+        config: dict[str, Any] = {"mode": "chouette", "seats": seats, "dice": new_dice_config(table_id, self.dice_seed)}
+        if start is not None:
+            if not self.test_hooks:
+                raise InvalidInputError("invalid option 'start': starting positions need the server's --test-hooks")
+            if not isinstance(start, str):
+                raise InvalidInputError(f"invalid start {start!r}: expected a Position ID")
+            Position.from_position_id(start)
+            config["start"] = start
+        status = "playing" if all(s["name"] for s in seats) else "waiting"
+        with self.sessions() as db:
+            db.add(Table(id=table_id, config=config, listed=False, status=status, rated=False))
+            db.commit()
+        table = self._runtime(table_id, config, status, [])
+        self.tables[table_id] = table
+        return table, token
+
+    async def join(self, table_id: str, name: object) -> tuple[ChouetteRuntime, str]:
+        """Take the first free human seat.
+
+        Raises:
+            LookupError: no such table. InvalidInputError: bad or taken name.
+            IllegalActionError: no free seat.
+        """
+        table = self.get(table_id)
+        name = _check_name(name)
+        async with table.lock:
+            free = [s for s in table.seats if s["name"] is None]
+            if not free:
+                raise IllegalActionError(f"cannot join chouette {table_id!r}: no free seat")
+            if any(s["name"] == name for s in table.seats):
+                raise InvalidInputError(f"invalid name {name!r}: already taken at this table")
+            token = new_token()
+            free[0].update(name=name, token=token_hash(token))
+            status = "playing" if len(free) == 1 else "waiting"
+            with self.sessions() as db:
+                row = db.get(Table, table_id)
+                row.config = {**table.config, "seats": [dict(s) for s in table.seats]}
+                row.status = status
+                db.commit()
+            table.status = status
+            if status == "playing":
+                self._start(table)
+                await self._bots(table)
+        return table, token
+
+    def _runtime(self, table_id: str, config: dict[str, Any], status: str, payloads: list) -> ChouetteRuntime:
+        table = ChouetteRuntime(id=table_id, config=config, status=status)
+        if status != "waiting":
+            self._start(table)
+            for p in payloads:
+                if p["kind"] not in ("suggest", "chat"):
+                    table.chouette = table.chouette.apply(p["by"], _action_from(p, table.chouette))
+                table.actions.append(p)
+                _sync_games(table)
+            table.dice = _game_dice(table)
+        return table
+
+    def _start(self, table: ChouetteRuntime) -> None:
+        names = [s["name"] for s in table.seats]
+        table.chouette = Chouette.new(names, Rules())
+        if table.config.get("start"):  # test hook: the first game from a set-up position, box on roll
+            game = Game.from_position(
+                Position.from_position_id(table.config["start"]), on_roll=BOX, rules=table.chouette.rules
+            )
+            table.chouette = replace(table.chouette, game=game)
+        table.agents = {s["name"]: make_agent(s["bot"]) for s in table.seats if s["bot"]}
+        table.game_starts = [0]
+        table.dice = _game_dice(table)
+
+    def get(self, table_id: str) -> ChouetteRuntime:
+        """A chouette table by id, replayed from the database if needed.
+
+        Raises:
+            LookupError: no such chouette table (404).
+        """
+        table = self.tables.get(table_id)
+        if table is not None:
+            return table
+        if not isinstance(table_id, str) or len(table_id) > 32:
+            raise LookupError(f"no chouette table {table_id!r}")
+        with self.sessions() as db:
+            row = db.get(Table, table_id)
+            if row is None or row.config.get("mode") != "chouette":
+                raise LookupError(f"no chouette table {table_id!r}")
+            payloads = [
+                a.payload
+                for a in db.scalars(select(Action).where(Action.table_id == table_id).order_by(Action.seq)).all()
+            ]
+            table = self._runtime(row.id, row.config, row.status, payloads)
+        self.tables[table_id] = table
+        return table
+
+    # ------------------------------------------------------------ actions
+    async def act(self, table: ChouetteRuntime, name: str | None, message: dict[str, Any]) -> None:
+        """Apply a person's action (serially), store it, then let the computer players act.
+
+        Raises:
+            NotYourTurnError: a spectator, or not this seat's turn.
+            InvalidInputError / IllegalActionError / IllegalPlayError: bad or illegal; nothing changes.
+        """
+        async with table.lock:
+            if name is None:
+                raise NotYourTurnError("a spectator cannot act: join the table to play")
+            if table.status != "playing" or table.chouette is None:
+                raise IllegalActionError(f"cannot act: the chouette is {table.status}")
+            version = message.get("version")
+            if version is not None and version != table.version:
+                raise IllegalActionError(f"stale action: the table is at version {table.version}, not {version!r}")
+            kind = message.get("action")
+            if kind not in KINDS:
+                raise InvalidInputError(f"invalid action {kind!r}: expected one of {', '.join(KINDS)}")
+            if kind == "suggest":
+                self._store(table, self._suggestion(table, name, message))
+                return
+            action = self._client_action(table, name, kind, message)
+            self._apply(table, name, action)
+            await self._bots(table)
+
+    def _suggestion(self, table: ChouetteRuntime, name: str, message: dict[str, Any]) -> dict[str, Any]:
+        c = table.chouette
+        assert c is not None
+        if name == c.box or name not in c.active_members:
+            raise NotYourTurnError(f"{name} cannot suggest: only team members still in the game suggest plays")
+        if name == c.captain:
+            raise IllegalActionError(f"{name} is the captain: the captain moves, the others suggest")
+        if c.stage is not ChouetteStage.PLAYING or c.game.phase is not GamePhase.MOVE or c.game.turn is not TEAM:
+            raise IllegalActionError("cannot suggest now: the captain is not about to move")
+        play = self._play(c.game, message)
+        return {"kind": "suggest", "by": name, "play": str(play) or "(no move)"}
+
+    @staticmethod
+    def _play(game, message: dict[str, Any]):
+        if "steps" in message:
+            return protocol.play_from_steps(game, protocol.check_steps(message["steps"]))
+        if isinstance(message.get("play"), str):
+            return game.play_from_text(message["play"])
+        raise InvalidInputError("invalid move: expected 'steps' or 'play'")
+
+    def _client_action(self, table: ChouetteRuntime, name: str, kind: str, message: dict[str, Any]) -> object:
+        c = table.chouette
+        assert c is not None
+        side = c.side_of(name)
+        if name not in c.to_act():
+            raise NotYourTurnError(f"not your turn: {', '.join(c.to_act()) or 'nobody'} to act ({c.game.describe()})")
+        if kind == "roll":
+            if c.stage is not ChouetteStage.PLAYING or c.game.phase is not GamePhase.ROLL:
+                raise IllegalActionError(f"cannot roll now: {c.game.describe()}")
+            c.game.apply(Roll(side, (1, 2)))  # raises if rolling is not allowed; the real dice come next
+            return Roll(side, table.dice.roll())
+        if kind == "move":
+            if c.game.phase is not GamePhase.MOVE:
+                raise IllegalActionError(f"cannot move now: {c.game.describe()}")
+            return Move(side, self._play(c.game, message))
+        return {"double": Double, "take": Take, "pass": Pass, "consent": Consent, "refuse": Refuse}[kind](side)
+
+    def _apply(self, table: ChouetteRuntime, name: str, action: object) -> None:
+        c = table.chouette
+        assert c is not None
+        after = c.apply(name, action)  # raises, leaving everything unchanged
+        self._store(table, _action_to(name, action))
+        table.chouette = after
+        if _sync_games(table):  # a game ended: the next one draws from its own committed seed
+            table.dice = _game_dice(table)
+        self._apply_opening(table)
+
+    def _store(self, table: ChouetteRuntime, payload: dict[str, Any]) -> None:
+        with self.sessions() as db:
+            db.add(Action(table_id=table.id, seq=table.version + 1, payload=payload, created_at=utcnow()))
+            db.commit()
+        table.actions.append(payload)
+
+    async def _bots(self, table: ChouetteRuntime) -> None:
+        """Let computer players act (caller holds the lock) until a person is to act or a game ends.
+
+        If computer players still have to act after a game ended, they go on in the
+        background, ``bot_delay`` seconds apart, so that people can follow.
+        """
+        c = table.chouette
+        if c is not None and c.stage is ChouetteStage.PLAYING and c.game.phase is GamePhase.OPENING:
+            self._apply_opening(table)
+        games = len(table.chouette.games) if table.chouette else 0
+        for _ in range(1000):
+            c = table.chouette
+            assert c is not None
+            bots = [n for n in c.to_act() if n in table.agents]
+            if not bots:
+                return
+            if len(c.games) > games:
+                self._schedule(table)
+                return
+            name = bots[0]
+            action = await asyncio.to_thread(self._bot_decision, table, c, name)
+            self._apply(table, name, action)
+
+    def _schedule(self, table: ChouetteRuntime) -> None:
+        task = table.task
+        if task is not None and not task.done():
+            return
+        table.task = asyncio.create_task(self._later(table, table.version))
+
+    async def _later(self, table: ChouetteRuntime, version: int) -> None:
+        try:
+            await asyncio.sleep(self.bot_delay)
+            async with table.lock:
+                table.task = None
+                if table.version == version:
+                    await self._bots(table)
+        except Exception:
+            log.exception("computer player failed on chouette %s", table.id)
+
+    def _apply_opening(self, table: ChouetteRuntime) -> None:
+        c = table.chouette
+        assert c is not None
+        while c.stage is ChouetteStage.PLAYING and c.game.phase is GamePhase.OPENING:
+            action = OpeningRoll(table.dice.die(), table.dice.die())
+            box = c.box
+            c = c.apply(box, action)
+            self._store(table, _action_to(box, action))
+            table.chouette = c
+
+    @staticmethod
+    def _bot_decision(table: ChouetteRuntime, c: Chouette, name: str) -> object:
+        agent = table.agents[name]
+        side = c.side_of(name)
+        game = c.game
+        if c.stage is ChouetteStage.TEAM_CONSENT:
+            wants = game.may_double(TEAM) and agent.wants_to_double(
+                game.board_for(TEAM), cube_for(game, TEAM, post_crawford=False)
+            )
+            return Consent() if wants else Refuse()
+        if c.stage is ChouetteStage.BOX_DOUBLED:
+            takes = agent.takes(game.board_for(BOX), cube_for(game, BOX, post_crawford=False))
+            return Take(TEAM) if takes else Pass(TEAM)
+        action = decide(agent, game, side)
+        if isinstance(action, Roll):
+            return Roll(side, table.dice.roll())
+        return action
+
+
+# ------------------------------------------------------------------ wire
+def state_to_wire(table: ChouetteRuntime, you: str | None) -> dict[str, Any]:
+    """The chouette table as ``you`` (a seat name, or None for a spectator) sees it."""
+    c = table.chouette
+    doc: dict[str, Any] = {
+        "id": table.id,
+        "mode": "chouette",
+        "status": table.status,
+        "version": table.version,
+        "you": you,
+        "seats": [{"name": s["name"], "bot": s["bot"], "open": s["name"] is None} for s in table.seats],
+    }
+    doc["fair_dice"], doc["revealed_dice"] = game_dice_docs(table)
+    if c is None:
+        return doc
+    game = c.game
+    members = {m.name: m for m in c.members}
+    players = []
+    for s in table.seats:
+        n = s["name"]
+        role = "box" if n == c.box else "captain" if n == c.captain else "member"
+        m = members.get(n)
+        players.append(
+            {
+                "name": n,
+                "bot": s["bot"],
+                "role": role,
+                "line": c.team.index(n) if n in c.team else None,
+                "active": True if m is None else m.active,
+                "cube": game.cube_value if m is None else m.cube_value,
+                "score": c.scores[n],
+            }
+        )
+    side = c.side_of(you) if you in c.players else None
+    view = side or BOX
+    board = game.board_for(view)
+    pips_view, pips_other = board.pip_counts()
+    allowed = _allowed(c, you)
+    moves = protocol.move_tree(game) if "move" in allowed or "suggest" in allowed else []
+    doc.update(
+        {
+            "box": c.box,
+            "captain": c.captain,
+            "team": list(c.team),
+            "stage": c.stage.value,
+            "pending": list(c.pending),
+            "to_act": list(c.to_act()),
+            "players": players,
+            "side": protocol.player_to_wire(side),
+            "view": view.value,
+            "allowed": allowed,
+            "moves": moves,
+            "suggestions": table.suggestions if side is TEAM else [],
+            "game": {
+                "number": len(c.games) + 1,
+                "phase": game.phase.value,
+                "turn": protocol.player_to_wire(game.turn),
+                "dice": list(game.dice) if game.dice else None,
+                "cube": {
+                    "value": game.cube_value,
+                    "owner": protocol.player_to_wire(game.cube_owner),
+                    "offered_by": protocol.player_to_wire(game.doubled_by),
+                },
+                "board": protocol.board_to_wire(board),
+                "pips": {view.value: pips_view, view.other.value: pips_other},
+                "description": game.describe(),
+            },
+            "games": [
+                {
+                    "box": g.box,
+                    "captain": g.captain,
+                    "winner": "box" if g.box_result > 0 else "team",
+                    "box_result": g.box_result,
+                    "settlements": [list(x) for x in g.settlements],
+                }
+                for g in c.games
+            ],
+        }
+    )
+    return doc
+
+
+def _allowed(c: Chouette, you: str | None) -> list[str]:
+    if you is None or you not in c.players:
+        return []
+    out: list[str] = []
+    if c.stage is ChouetteStage.TEAM_CONSENT:
+        return ["consent", "refuse"] if you in c.pending else []
+    if c.stage is ChouetteStage.BOX_DOUBLED:
+        return ["take", "pass"] if you in c.pending else []
+    game = c.game
+    side = c.side_of(you)
+    if you in c.to_act():
+        if game.phase is GamePhase.ROLL:
+            out.append("roll")
+            if game.may_double(side):
+                out.append("double")
+        elif game.phase is GamePhase.MOVE:
+            out.append("move")
+        elif game.phase is GamePhase.DOUBLED:  # the team doubled: the box answers
+            out += ["take", "pass"]
+    elif side is TEAM and you in c.active_members and game.phase is GamePhase.MOVE and game.turn is TEAM:
+        out.append("suggest")
+    return out
+
+
+# ---------------------------------------------------------------- routes
+def router(state: dict[str, Any], config: Any, body, current_user) -> APIRouter:
+    """The chouette API; ``state`` is the app's (``sessions``), ``body`` its JSON reader."""
+    api = APIRouter()
+
+    def manager() -> ChouetteManager:
+        if "chouettes" not in state:
+            state["chouettes"] = ChouetteManager(
+                state["sessions"], config.dice_seed, config.test_hooks, config.bot_delay
+            )
+        return state["chouettes"]
+
+    @api.post("/api/chouette")
+    async def create(request: Request) -> dict[str, Any]:
+        doc = await body(request)
+        user = current_user(request)
+        name = user.username if user else doc.get("name", "Guest")
+        table, token = manager().create(name, doc.get("seats"), doc.get("seat", 0), doc.get("start"))
+        async with table.lock:
+            if table.status == "playing":
+                await manager()._bots(table)
+        me = table.name_for(token)
+        return {"id": table.id, "token": token, "name": me, "state": state_to_wire(table, me)}
+
+    @api.post("/api/chouette/{table_id}/join")
+    async def join(table_id: str, request: Request) -> dict[str, Any]:
+        doc = await body(request)
+        user = current_user(request)
+        name = user.username if user else doc.get("name", "Guest")
+        table, token = await manager().join(table_id, name)
+        return {"id": table.id, "token": token, "name": table.name_for(token)}
+
+    @api.get("/api/chouette/{table_id}")
+    async def get(table_id: str, request: Request) -> dict[str, Any]:
+        table = manager().get(table_id)
+        c = table.chouette
+        if c is not None and table.task is None and any(n in table.agents for n in c.to_act()):
+            manager()._schedule(table)  # e.g. after a restart: the computer players go on
+        return state_to_wire(table, table.name_for(request.headers.get("x-seat-token")))
+
+    @api.post("/api/chouette/{table_id}/actions")
+    async def post_action(table_id: str, request: Request) -> dict[str, Any]:
+        doc = await body(request)
+        table = manager().get(table_id)
+        name = table.name_for(request.headers.get("x-seat-token"))
+        await manager().act(table, name, doc)
+        return state_to_wire(table, name)
+
+    return api

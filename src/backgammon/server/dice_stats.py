@@ -1,0 +1,119 @@
+"""Per-player dice statistics from the stored games (``GET /api/dice-stats?name=...``).
+
+Every stored ``roll`` action of a player (by seat name, on ordinary and chouette tables) is
+counted; opening rolls are left out (each side rolls one die of them). A roll made with a
+checker on the bar counts for the dancing statistic, with the chance of dancing in that
+position. The numbers come from :func:`backgammon.dicestats.dice_report`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from fastapi import APIRouter, Request
+from sqlalchemy import select
+
+from backgammon.chouette import Chouette
+from backgammon.dicestats import dice_report
+from backgammon.errors import BackgammonError, InvalidInputError
+from backgammon.game import Game, Player, Rules
+from backgammon.position import Position
+from backgammon.server import protocol
+from backgammon.server.chouette_tables import BOX, _action_from
+from backgammon.server.db import Action, Table
+from backgammon.server.matchflow import StartPosition, new_match
+
+BAR = 24
+MAX_TABLES = 2000
+
+
+def _name(name: object) -> str:
+    if not isinstance(name, str) or not 1 <= len(name.strip()) <= 24:
+        raise InvalidInputError(f"invalid name {name!r}: expected 1 to 24 characters")
+    return name.strip()
+
+
+def _table_rolls(row: Table, payloads: list[dict[str, Any]], name: str, rolls: list, entries: list) -> None:
+    config = row.config
+    if config.get("mode") == "chouette":
+        names = [s["name"] for s in config["seats"]]
+        if name not in names or None in names:
+            return
+        state: Any = Chouette.new(names, Rules())
+        if config.get("start"):
+            game = Game.from_position(Position.from_position_id(config["start"]), on_roll=BOX, rules=state.rules)
+            state = replace(state, game=game)
+        for p in payloads:
+            if p["kind"] in ("suggest", "chat"):
+                continue
+            if p["kind"] == "roll" and p.get("by") == name:
+                _count(state.game.board_for(state.side_of(name)), p, rolls, entries)
+            state = state.apply(p["by"], _action_from(p, state))
+        return
+    sides = [p for p, n in ((Player.WHITE, row.white_name), (Player.BLACK, row.black_name)) if n == name]
+    if not sides:
+        return
+    start = None
+    if config.get("start"):
+        start = StartPosition(
+            Position.from_position_id(config["start"]["position_id"]),
+            protocol.player_from_wire(config["start"].get("on_roll", "white")),
+        )
+    flow = new_match(protocol.rules_from_wire(config.get("rules", {})), start)
+    for p in payloads:
+        if p.get("kind") == "timeout":
+            break
+        if p.get("kind") == "roll" and protocol.player_from_wire(p["player"]) in sides:
+            _count(flow.game.board_for(protocol.player_from_wire(p["player"])), p, rolls, entries)
+        flow = flow.apply(protocol.action_from_wire(p, flow.game))
+
+
+def _count(board: Position, payload: dict[str, Any], rolls: list, entries: list) -> None:
+    roll = tuple(payload["dice"])
+    rolls.append(roll)
+    if board.mine[BAR]:
+        entries.append((board, roll))
+
+
+def player_report(sessions, name: str) -> dict[str, Any]:
+    """The dice statistics of the player seated as ``name`` in every stored table.
+
+    Raises:
+        InvalidInputError: for a bad name. LookupError: no stored rolls for that name.
+    """
+    name = _name(name)
+    rolls: list = []
+    entries: list = []
+    tables = 0
+    with sessions() as db:
+        rows = db.scalars(select(Table).order_by(Table.created_at.desc()).limit(MAX_TABLES)).all()
+        for row in rows:
+            seated = name in (row.white_name, row.black_name) or any(
+                s.get("name") == name for s in row.config.get("seats", [])
+            )
+            if not seated:
+                continue
+            payloads = [
+                a.payload for a in db.scalars(select(Action).where(Action.table_id == row.id).order_by(Action.seq))
+            ]
+            before = len(rolls)
+            try:
+                _table_rolls(row, payloads, name, rolls, entries)
+            except BackgammonError:
+                continue  # a table whose record does not replay is left out
+            tables += len(rolls) > before
+    if not rolls:
+        raise LookupError(f"no stored rolls for player {name!r}")
+    return {"name": name, "tables": tables, "report": dice_report(rolls, entries).as_dict()}
+
+
+def router(state: dict[str, Any]) -> APIRouter:
+    """``GET /api/dice-stats?name=...``."""
+    api = APIRouter()
+
+    @api.get("/api/dice-stats")
+    async def dice_stats(request: Request) -> dict[str, Any]:
+        return player_report(state["sessions"], request.query_params.get("name"))
+
+    return api

@@ -1,0 +1,234 @@
+// Chouette table page: box against a team, the captain moves, members suggest; plain JS over REST.
+import { renderBoard } from "./board.js";
+import { MESSAGES, t, setLanguage, defaultLanguage, applyTranslations } from "./i18n.js";
+import { renderFairDice } from "./fairdice.js";
+
+Object.assign(MESSAGES.en, {
+  ch_new: "New chouette table", ch_add_seat: "Add a seat", ch_create: "Create chouette",
+  ch_join: "Join", ch_seat_help: "Seat 1 is yours (the first box). Other seats: a person who joins by link, or the computer.",
+  ch_person: "A person", ch_computer: "Computer ({level})", ch_remove: "Remove",
+  ch_players: "Players", ch_suggestions: "Team suggestions", ch_games: "Games",
+  ch_name: "Name", ch_role: "Role", ch_cube: "Cube", ch_score: "Score",
+  ch_role_box: "box", ch_role_captain: "captain", ch_role_member: "team",
+  ch_out: "passed", ch_waiting: "Waiting for players: {n} seat(s) free. Invite link:",
+  ch_to_act: "To act: {names}", ch_consent_wait: "The captain doubles: waiting for {names} to agree",
+  ch_box_doubled: "The box doubles: each team member takes or passes ({names})",
+  ch_roll: "Roll", ch_double: "Double", ch_take: "Take", ch_pass: "Pass", ch_consent: "Agree to double",
+  ch_refuse: "Refuse", ch_play: "Play", ch_suggest: "Suggest", ch_no_move: "(no move)",
+  ch_game_line: "Game {n}: box {box}, captain {captain}, {winner} won; box {result}",
+  ch_winner_box: "the box", ch_winner_team: "the team", ch_you: "(you)", ch_none_yet: "none yet", ch_took: "took",
+  level_greedy: "Quick",
+});
+Object.assign(MESSAGES.ja, {
+  ch_new: "新しいシュエット卓", ch_add_seat: "席を追加", ch_create: "シュエットを作成",
+  ch_join: "参加", ch_seat_help: "席1はあなた(最初のボックス)です。他の席はリンクで参加する人か、コンピュータです。",
+  ch_person: "人", ch_computer: "コンピュータ({level})", ch_remove: "削除",
+  ch_players: "プレイヤー", ch_suggestions: "チームの提案", ch_games: "ゲーム",
+  ch_name: "名前", ch_role: "役割", ch_cube: "キューブ", ch_score: "得点",
+  ch_role_box: "ボックス", ch_role_captain: "キャプテン", ch_role_member: "チーム",
+  ch_out: "パス済み", ch_waiting: "参加者待ち:空席 {n}。招待リンク:",
+  ch_to_act: "手番:{names}", ch_consent_wait: "キャプテンがダブル:{names} の同意待ち",
+  ch_box_doubled: "ボックスがダブル:各メンバーがテイクかパス({names})",
+  ch_roll: "ロール", ch_double: "ダブル", ch_take: "テイク", ch_pass: "パス", ch_consent: "ダブルに同意",
+  ch_refuse: "拒否", ch_play: "指す", ch_suggest: "提案", ch_no_move: "(動かせない)",
+  ch_game_line: "第{n}ゲーム:ボックス {box}、キャプテン {captain}、{winner}の勝ち;ボックス {result}",
+  ch_winner_box: "ボックス", ch_winner_team: "チーム", ch_you: "(あなた)", ch_none_yet: "まだありません", ch_took: "テイク済み",
+  level_greedy: "速攻",
+});
+
+const $ = (s) => document.querySelector(s);
+const LEVELS = ["greedy", "beginner", "casual", "intermediate", "advanced"];
+const params = new URLSearchParams(location.search);
+function savedLanguage() {  // this page's choice, else the main page's setting
+  try { return localStorage.getItem("bg.chouette.lang") || JSON.parse(localStorage.getItem("bg.settings") || "{}").lang; } catch { return null; }
+}
+let lang = params.get("lang") || savedLanguage() || defaultLanguage();
+let S = { id: params.get("id"), token: null, state: null, timer: null };
+
+function fmtSigned(n) { return n > 0 ? `+${n}` : String(n); }
+
+async function api(method, path, doc) {
+  const headers = { "content-type": "application/json" };
+  if (S.token) headers["x-seat-token"] = S.token;
+  const r = await fetch(path, { method, headers, body: doc ? JSON.stringify(doc) : undefined });
+  const body = await r.json().catch(() => ({}));
+  if (!r.ok) throw new Error(body.error || `HTTP ${r.status}`);
+  return body;
+}
+
+// ------------------------------------------------------------------ setup
+function seatRow(level) {
+  const li = document.createElement("li");
+  const sel = document.createElement("select");
+  sel.innerHTML = `<option value="">${t("ch_person")}</option>` +
+    LEVELS.map((l) => `<option value="${l}">${t("ch_computer", { level: t("level_" + l) })}</option>`).join("");
+  sel.value = level;
+  const rm = document.createElement("button");
+  rm.type = "button"; rm.textContent = t("ch_remove");
+  rm.onclick = () => { if ($("#ch-seats").children.length > 2) li.remove(); };
+  li.append(sel, " ", rm);
+  return li;
+}
+
+function showSetup() {
+  $("#ch-setup").hidden = false;
+  if (S.id) { $("#ch-form").hidden = true; $("#ch-join").hidden = false; return; }
+  $("#ch-seats").replaceChildren(seatRow("beginner"), seatRow("beginner"));
+  $("#ch-add").onclick = () => { if ($("#ch-seats").children.length < 7) $("#ch-seats").append(seatRow("")); };
+  $("#ch-form").onsubmit = async (ev) => {
+    ev.preventDefault();
+    const seats = [{ bot: null }, ...[...$("#ch-seats").querySelectorAll("select")].map((s) => ({ bot: s.value || null }))];
+    try {
+      const r = await api("POST", "/api/chouette", { name: ev.target.name.value, seats });
+      enter(r.id, r.token);
+    } catch (e) { $("#ch-error").textContent = e.message; }
+  };
+}
+
+$("#ch-join").onsubmit = async (ev) => {
+  ev.preventDefault();
+  try {
+    const r = await api("POST", `/api/chouette/${S.id}/join`, { name: ev.target.name.value });
+    enter(r.id, r.token);
+  } catch (e) { $("#ch-error").textContent = e.message; }
+};
+
+function enter(id, token) {
+  S.id = id; S.token = token;
+  localStorage.setItem(`bg.chouette.${id}`, token);
+  history.replaceState(null, "", `?id=${encodeURIComponent(id)}`);
+  $("#ch-setup").hidden = true;
+  $("#ch-table").hidden = false;
+  refresh();
+  clearInterval(S.timer);
+  S.timer = setInterval(refresh, 1000);
+}
+
+// ------------------------------------------------------------------ table
+async function refresh() {
+  try {
+    const st = await api("GET", `/api/chouette/${S.id}`);
+    if (S.state && st.version === S.state.version && st.status === S.state.status) return;
+    S.state = st;
+    render();
+  } catch (e) { $("#ch-act-error").textContent = e.message; }
+}
+
+async function send(doc) {
+  $("#ch-act-error").textContent = "";
+  try {
+    S.state = await api("POST", `/api/chouette/${S.id}/actions`, { ...doc, version: S.state.version });
+    render();
+  } catch (e) { $("#ch-act-error").textContent = e.message; refresh(); }
+}
+
+function playText(steps) {
+  if (!steps.length) return t("ch_no_move");
+  return steps.map(([a, b]) => `${a === 25 ? "bar" : a}/${b === 0 ? "off" : b}`).join(" ");
+}
+
+function render() {
+  const st = S.state;
+  applyTranslations();
+  renderFairDice($("#ch-fair"), st.fair_dice, st.fair_dice ? t("fd_game", { n: st.fair_dice.game }) : "", t("fd_secret_game"));
+  const last = (st.revealed_dice || []).at(-1);
+  renderFairDice($("#ch-revealed"), last, last ? t("fd_last", { n: last.game }) : "");
+  if (st.status === "waiting") {
+    const free = st.seats.filter((s) => s.open).length;
+    $("#ch-status").textContent = "";
+    $("#ch-invite").textContent = t("ch_waiting", { n: free }) + " " + `${location.origin}/static/chouette.html?id=${st.id}`;
+    $("#ch-players").replaceChildren();
+    drawBoard(null);
+    return;
+  }
+  $("#ch-invite").textContent = "";
+  // players
+  const rows = [`<tr><th>${t("ch_name")}</th><th>${t("ch_role")}</th><th>${t("ch_cube")}</th><th>${t("ch_score")}</th></tr>`];
+  const order = [st.box, ...st.team];
+  for (const name of order) {
+    const p = st.players.find((x) => x.name === name);
+    const cls = [p.active ? "" : "out", name === st.you ? "you" : ""].join(" ");
+    const who = `${escapeHtml(name)}${name === st.you ? " " + t("ch_you") : ""}`;
+    const took = st.stage === "box_doubled" && p.role !== "box" && p.active && !st.pending.includes(name);
+    const role = `<span class="ch-role ${p.role}">${t("ch_role_" + p.role)}</span>${p.active ? "" : " " + t("ch_out")}${took ? " ✓ " + t("ch_took") : ""}`;
+    rows.push(`<tr class="${cls}" data-name="${escapeHtml(name)}"><td>${who}</td><td>${role}</td><td>${p.role === "box" ? "" : p.cube}</td><td class="score">${fmtSigned(p.score)}</td></tr>`);
+  }
+  $("#ch-players").innerHTML = rows.join("");
+  // status
+  let status = t("ch_to_act", { names: st.to_act.join(", ") });
+  if (st.stage === "team_consent") status = t("ch_consent_wait", { names: st.pending.join(", ") });
+  if (st.stage === "box_doubled") status = t("ch_box_doubled", { names: st.pending.join(", ") });
+  $("#ch-status").textContent = status;
+  // controls
+  const box = $("#ch-controls");
+  box.replaceChildren();
+  const button = (kind, doc) => {
+    const b = document.createElement("button");
+    b.textContent = t("ch_" + kind); b.dataset.action = kind;
+    if (["roll", "play", "take"].includes(kind)) b.className = "primary";
+    b.onclick = () => send(doc());
+    box.append(b);
+  };
+  for (const kind of ["roll", "double", "take", "pass", "consent", "refuse"]) {
+    if (st.allowed.includes(kind)) button(kind, () => ({ action: kind }));
+  }
+  if (st.allowed.includes("move") || st.allowed.includes("suggest")) {
+    const sel = document.createElement("select");
+    sel.id = "ch-move";
+    const seqs = st.moves.length ? st.moves : [[]];
+    seqs.forEach((steps, i) => { const o = document.createElement("option"); o.value = i; o.textContent = playText(steps); sel.append(o); });
+    box.append(sel);
+    const chosen = () => seqs[Number(sel.value)] || [];
+    if (st.allowed.includes("move")) button("play", () => ({ action: "move", steps: chosen() }));
+    else button("suggest", () => ({ action: "suggest", steps: chosen() }));
+  }
+  // suggestions (team only)
+  $("#ch-suggest-box").hidden = st.side !== "black";
+  const sugg = st.suggestions.map((s) => { const li = document.createElement("li"); li.textContent = `${s.by}: ${s.play}`; return li; });
+  if (!sugg.length) { const li = document.createElement("li"); li.className = "hint none"; li.textContent = t("ch_none_yet"); sugg.push(li); }
+  $("#ch-suggestions").replaceChildren(...sugg);
+  // games
+  const games = st.games.map((g, i) => {
+    const li = document.createElement("li");
+    li.textContent = t("ch_game_line", { n: i + 1, box: g.box, captain: g.captain,
+      winner: t(g.winner === "box" ? "ch_winner_box" : "ch_winner_team"), result: fmtSigned(g.box_result) });
+    return li;
+  });
+  if (!games.length) { const li = document.createElement("li"); li.className = "hint none"; li.textContent = t("ch_none_yet"); games.push(li); }
+  $("#ch-games").replaceChildren(...games);
+  drawBoard(st);
+}
+
+function escapeHtml(s) {
+  return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+}
+
+function drawBoard(st) {
+  const empty = new Array(25).fill(0);
+  const view = st ? st.view : "white";
+  const board = st ? st.game.board : { mine: empty, theirs: empty };
+  const sum = (a) => a.reduce((x, y) => x + y, 0);
+  const pip = (a) => a.reduce((acc, n, i) => acc + n * (i + 1), 0);
+  const cube = st ? st.game.cube : { value: 1, owner: null, offered_by: null };
+  const rel = (p) => (p === null ? null : p === view ? "me" : "them");
+  renderBoard($("#board"), {
+    mine: board.mine, theirs: board.theirs,
+    dice: st ? st.game.dice : null, diceMine: st ? st.game.turn === view : false, usedDice: [false, false],
+    cube: { value: cube.value, owner: rel(cube.owner), offered: rel(cube.offered_by), enabled: true },
+    pips: { me: pip(board.mine), them: pip(board.theirs) },
+    off: { me: st ? 15 - sum(board.mine) : 0, them: st ? 15 - sum(board.theirs) : 0 },
+    sources: new Set(), targets: new Set(), selected: null, crawford: false,
+  }, { orientation: "bottom-right", myColor: view === "white" ? "#f4f1e8" : "#2b2b2b", theirColor: view === "white" ? "#2b2b2b" : "#f4f1e8", showPips: true });
+}
+
+// ------------------------------------------------------------------ start
+function start() {
+  setLanguage(lang);
+  $("#ch-lang").value = lang;
+  $("#ch-lang").onchange = (ev) => { lang = ev.target.value; localStorage.setItem("bg.chouette.lang", lang); setLanguage(lang); if (S.state) render(); else { applyTranslations(); if (!S.id) showSetup(); } };
+  applyTranslations();
+  const token = S.id ? localStorage.getItem(`bg.chouette.${S.id}`) : null;
+  if (S.id && token) enter(S.id, token);
+  else showSetup();
+}
+start();

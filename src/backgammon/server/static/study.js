@@ -1,0 +1,545 @@
+// The study pages: analysis board (with tactical check and rollouts), lessons and the
+// coached review of a finished game. The browser runs no rules: the server reads the IDs,
+// checks plays and answers; here we only edit the board and build move text from clicks.
+import { renderBoard, pointAt, pointXY } from "./board.js";
+import { MESSAGES, setLanguage, defaultLanguage, language } from "./i18n.js";
+import { STUDY_MESSAGES } from "./study-i18n.js";
+
+const $ = (sel) => document.querySelector(sel);
+const NS = "http://www.w3.org/2000/svg";
+const ORIENT = "bottom-right";
+
+function loadSettings() {
+  let saved = {};
+  try { saved = JSON.parse(localStorage.getItem("bg.settings") || "{}"); } catch { saved = {}; }
+  return { lang: saved.lang || defaultLanguage(), whiteColor: saved.whiteColor || "#f4f1e8", blackColor: saved.blackColor || "#2b2b2b" };
+}
+let settings = loadSettings();
+
+function s(key, vars = {}) {
+  const lang = language();
+  let text = STUDY_MESSAGES[lang]?.[key] ?? STUDY_MESSAGES.en[key] ?? MESSAGES[lang]?.[key] ?? MESSAGES.en[key] ?? key;
+  for (const [k, v] of Object.entries(vars)) text = text.replaceAll(`{${k}}`, String(v));
+  return text;
+}
+function translate() {
+  for (const el of document.querySelectorAll("[data-s]")) el.textContent = s(el.dataset.s);
+  for (const el of document.querySelectorAll("[data-sp]")) el.placeholder = s(el.dataset.sp);
+  for (const el of document.querySelectorAll("[data-i18n]")) el.textContent = s(el.dataset.i18n);
+  document.title = `${s("title")} — ${s("study")}`;
+}
+function esc(x) { return String(x).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]); }
+function fmt(x, digits = 3) { return (x >= 0 ? "+" : "") + Number(x).toFixed(digits); }
+function pct(x) { return (100 * x).toFixed(1); }
+
+async function api(method, path, body) {
+  const res = await fetch(path, { method, headers: { "Content-Type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+  let doc = null;
+  try { doc = await res.json(); } catch { doc = null; }
+  if (!res.ok) {
+    const err = new Error(doc?.error || doc?.message || `HTTP ${res.status}`);
+    err.status = res.status;
+    throw err;
+  }
+  return doc;
+}
+
+// ------------------------------------------------------------------ drawing
+function boardModel(mine, theirs, dice, cube) {
+  const sum = (a) => a.reduce((x, y) => x + y, 0);
+  const pip = (side) => side.reduce((acc, n, i) => acc + n * (i + 1), 0);
+  return {
+    mine, theirs, dice, diceMine: true, usedDice: [], cube,
+    pips: { me: pip(mine), them: pip(theirs) }, off: { me: 15 - sum(mine), them: 15 - sum(theirs) },
+    sources: new Set(), targets: new Set(), selected: null,
+  };
+}
+function draw(svg, model, asBlack = false) {
+  const [mine, theirs] = asBlack ? [settings.blackColor, settings.whiteColor] : [settings.whiteColor, settings.blackColor];
+  renderBoard(svg, model, { orientation: ORIENT, myColor: mine, theirColor: theirs, showPips: true });
+  if (model.selected !== null && model.selected !== undefined) {
+    const n = model.selected === 25 ? model.mine[24] : model.mine[model.selected - 1];
+    const { x, y } = pointXY(model.selected, ORIENT, n);
+    const ring = document.createElementNS(NS, "circle");
+    for (const [k, v] of Object.entries({ cx: x, cy: y, r: 33, fill: "none", class: "play-src" })) ring.setAttribute(k, v);
+    svg.appendChild(ring);
+  }
+}
+
+// Move text -> steps [[from, to]] (25 = bar, 0 = off), for arrows.
+function stepsOf(text) {
+  const out = [];
+  for (const raw of String(text || "").trim().split(/\s+/)) {
+    if (!raw) continue;
+    const m = /^(.*?)(?:\((\d)\))?$/.exec(raw);
+    const times = m[2] ? Number(m[2]) : 1;
+    const pts = m[1].split("/").map((w) => w.replace("*", "").toLowerCase()).map((w) => (w === "bar" ? 25 : w === "off" ? 0 : Number(w)));
+    if (pts.some((p) => Number.isNaN(p))) continue;
+    for (let k = 0; k < times; k++) for (let i = 0; i + 1 < pts.length; i++) out.push([pts[i], pts[i + 1]]);
+  }
+  return out;
+}
+function arrows(svg, text, cls, offset) {
+  const g = document.createElementNS(NS, "g");
+  g.setAttribute("class", `arrows ${cls}`);
+  const seen = new Map();
+  for (const [a, b] of stepsOf(text)) {
+    const p = pointXY(a, ORIENT, 3), q = pointXY(b, ORIENT, 3);
+    const dx = q.x - p.x, dy = q.y - p.y, len = Math.hypot(dx, dy) || 1;
+    const key = `${a}/${b}`, again = seen.get(key) || 0;  // a repeated step is drawn beside the first
+    seen.set(key, again + 1);
+    const off = offset + Math.sign(offset) * again * 7;
+    const nx = (-dy / len) * off, ny = (dx / len) * off;
+    const x1 = p.x + nx, y1 = p.y + ny, x2 = q.x + nx - (dx / len) * 22, y2 = q.y + ny - (dy / len) * 22;
+    const line = document.createElementNS(NS, "line");
+    for (const [k, v] of Object.entries({ x1, y1, x2, y2, class: `arrow ${cls}` })) line.setAttribute(k, v);
+    g.appendChild(line);
+    const ux = dx / len, uy = dy / len, tipx = x2 + ux * 22, tipy = y2 + uy * 22;
+    const head = document.createElementNS(NS, "polygon");
+    head.setAttribute("points", `${tipx},${tipy} ${x2 - uy * 16},${y2 + ux * 16} ${x2 + uy * 16},${y2 - ux * 16}`);
+    head.setAttribute("class", `arrow ${cls}`);
+    g.appendChild(head);
+  }
+  svg.appendChild(g);
+}
+
+// A play built by clicking: the starting boards, the steps and the boards now.
+function newPlay(mine, theirs) { return { mine: mine.slice(), theirs: theirs.slice(), steps: [], selected: null }; }
+function playText(play) { return play.steps.map((st) => `${st[0] === 25 ? "bar" : st[0]}/${st[1] === 0 ? "off" : st[1]}${st[2] ? "*" : ""}`).join(" "); }
+function playClick(play, p) {
+  if (p === null) return;
+  const has = (q) => (q === 25 ? play.mine[24] : q >= 1 && q <= 24 ? play.mine[q - 1] : 0) > 0;
+  if (play.selected === null) { if (has(p)) play.selected = p; return; }
+  const from = play.selected;
+  play.selected = null;
+  if (p === from || p === 25 || p > from) { if (has(p) && p !== from) play.selected = p; return; }
+  play.mine[from === 25 ? 24 : from - 1]--;
+  let hit = false;
+  if (p >= 1) {
+    play.mine[p - 1]++;
+    if (play.theirs[24 - p] === 1) { play.theirs[24 - p] = 0; play.theirs[24]++; hit = true; }
+  }
+  play.steps.push([from, p, hit]);
+}
+
+// ------------------------------------------------------------------ routing
+function route() {
+  const path = location.pathname;
+  for (const v of document.querySelectorAll(".view")) v.hidden = true;
+  for (const a of document.querySelectorAll(".study-tabs a")) a.classList.remove("active");
+  if (path.startsWith("/study/lessons")) {
+    $("#tab-lessons").classList.add("active");
+    $("#view-lessons").hidden = false;
+    const id = path.split("/")[3];
+    id ? openLesson(decodeURIComponent(id)) : showLessonList();
+  } else if (path.startsWith("/study/review")) {
+    $("#tab-review").classList.add("active");
+    $("#view-review").hidden = false;
+    const id = path.split("/")[3];
+    id ? openReview(decodeURIComponent(id)) : showReviewPick();
+  } else {
+    $("#tab-analysis").classList.add("active");
+    $("#view-analysis").hidden = false;
+    startAnalysis();
+  }
+}
+function go(path) { history.pushState({}, "", path); route(); }
+
+// ========================================================== analysis board
+const INITIAL = [0, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0];
+const A = {
+  setup: { mine: INITIAL.slice(), theirs: INITIAL.slice(), dice: null, cube: 1, owner: "centre", match_length: 0, score: [0, 0], crawford: false, jacoby: false },
+  play: null, started: false, job: null, timer: null, seq: 0,
+};
+
+function fillSelects() {
+  for (const id of ["#die1", "#die2"]) $(id).innerHTML = `<option value="">–</option>` + [1, 2, 3, 4, 5, 6].map((d) => `<option>${d}</option>`).join("");
+  $("#cube").innerHTML = [1, 2, 4, 8, 16, 32, 64].map((v) => `<option>${v}</option>`).join("");
+}
+function formToSetup() {
+  const d1 = $("#die1").value, d2 = $("#die2").value;
+  A.setup.dice = d1 && d2 ? [Number(d1), Number(d2)] : null;
+  A.setup.cube = Number($("#cube").value);
+  A.setup.owner = $("#owner").value;
+  A.setup.match_length = Number($("#match-length").value) || 0;
+  A.setup.score = [Number($("#score-me").value) || 0, Number($("#score-them").value) || 0];
+  A.setup.crawford = $("#crawford").checked;
+  A.setup.jacoby = $("#jacoby").checked;
+}
+function setupToForm(st) {
+  $("#die1").value = st.dice ? String(st.dice[0]) : "";
+  $("#die2").value = st.dice ? String(st.dice[1]) : "";
+  $("#cube").value = String(st.cube);
+  $("#owner").value = st.owner;
+  $("#match-length").value = st.match_length;
+  $("#score-me").value = st.score[0];
+  $("#score-them").value = st.score[1];
+  $("#crawford").checked = st.crawford;
+  $("#jacoby").checked = st.jacoby;
+}
+function drawAnalysis() {
+  const st = A.setup;
+  const shown = A.play && $("#click-mode").value === "play" ? A.play : st;
+  const cube = { value: st.cube, owner: st.owner === "centre" ? null : st.owner, enabled: true };
+  const model = boardModel(shown.mine, shown.theirs, st.dice, cube);
+  model.selected = A.play?.selected ?? null;
+  draw($("#board"), model);
+  $("#pips").textContent = `${model.pips.me} (${s("on_roll")}) – ${model.pips.them} (${s("opponent")})`;
+}
+function resetResults() {
+  A.play = newPlay(A.setup.mine, A.setup.theirs);
+  $("#play-text").value = "";
+  $("#check-result").hidden = true;
+  $("#analysis").hidden = true;
+  $("#rollout-table").innerHTML = "";
+  $("#rollout-status").textContent = "";
+  $("#rollout-progress").hidden = true;
+  if (A.timer) { clearTimeout(A.timer); A.timer = null; }
+}
+async function changed() {
+  resetResults();
+  drawAnalysis();
+  const seq = ++A.seq;
+  try {
+    const doc = await api("POST", "/api/study/setup", { setup: A.setup });
+    if (seq !== A.seq) return;
+    showIds(doc);
+    $("#analysis-error").textContent = "";
+  } catch (e) {
+    if (seq !== A.seq) return;
+    showIds({ position_id: "", gnubg_id: "", xgid: "" });
+    $("#analysis-error").textContent = e.message;
+  }
+}
+function showIds(doc) {
+  $("#id-pos").textContent = doc.position_id || "";
+  $("#id-gnubg").textContent = doc.gnubg_id || "";
+  $("#id-xgid").textContent = doc.xgid || "";
+}
+async function loadText(text) {
+  try {
+    const doc = await api("POST", "/api/study/parse", { text });
+    A.setup = { mine: doc.mine, theirs: doc.theirs, dice: doc.dice, cube: doc.cube, owner: doc.owner, match_length: doc.match_length, score: doc.score, crawford: doc.crawford, jacoby: doc.jacoby };
+    setupToForm(A.setup);
+    resetResults();
+    drawAnalysis();
+    showIds(doc);
+    $("#analysis-error").textContent = "";
+  } catch (e) {
+    $("#analysis-error").textContent = e.message;
+  }
+}
+function editClick(p) {
+  const mode = $("#click-mode").value;
+  if (mode === "play") {
+    if (!A.setup.dice) { $("#analysis-error").textContent = s("err_no_dice"); return; }
+    playClick(A.play, p);
+    $("#play-text").value = playText(A.play);
+    drawAnalysis();
+    return;
+  }
+  if (p === null || p === 0) return;
+  const mi = p === 25 ? 24 : p - 1, ti = p === 25 ? 24 : 24 - p;
+  const st = A.setup;
+  const total = (a) => a.reduce((x, y) => x + y, 0);
+  if (mode === "mine") {
+    if (p !== 25 && st.theirs[ti] > 0) st.theirs[ti]--;
+    else if (total(st.mine) < 15) st.mine[mi]++;
+  } else if (mode === "theirs") {
+    if (p !== 25 && st.mine[mi] > 0) st.mine[mi]--;
+    else if (total(st.theirs) < 15) st.theirs[ti]++;
+  } else if (st.mine[mi] > 0) st.mine[mi]--;
+  else if (st.theirs[ti] > 0) st.theirs[ti]--;
+  changed();
+}
+function renderAnalysis(doc, mine) {
+  const rows = (doc.plays || []).map((p) => `<tr class="${p.play === mine ? "mine" : ""}"><td>${p.rank}</td><td>${esc(p.play || "—")}</td><td>${fmt(p.equity)}</td><td>${p.loss ? fmt(-p.loss) : ""}</td><td>${pct(p.win)}</td><td>${pct(p.win_gammon)}</td><td>${pct(p.lose_gammon)}</td></tr>`);
+  $("#plays").innerHTML = doc.plays
+    ? `<tr><th>#</th><th>${s("play")}</th><th>${s("equity")}</th><th>${s("loss")}</th><th>${s("win")}</th><th>${s("gammon")}</th><th>${s("lose_gammon")}</th></tr>` + rows.join("")
+    : `<tr><td>${s("err_no_dice")}</td></tr>`;
+  const c = doc.cube;
+  const act = { "no double": "act_no_double", "double, take": "act_double_take", "double, pass": "act_double_pass", "too good to double, take": "act_too_good_take", "too good to double, pass": "act_too_good_pass" };
+  $("#cubetable").innerHTML = `<tr><td>${s("no_double")}</td><td>${fmt(c.no_double)}</td></tr><tr><td>${s("double_take")}</td><td>${fmt(c.double_take)}</td></tr><tr><td>${s("double_pass")}</td><td>${fmt(c.double_pass)}</td></tr><tr><td>${s("action")}</td><td class="cube-action">${esc(s(act[c.action] || c.action))}</td></tr><tr><td>${s("win")} / ${s("gammon")}</td><td>${pct(c.win)} / ${pct(c.win_gammon)}</td></tr>`;
+  $("#btn-rollout").disabled = !doc.plays;
+  $("#analysis").hidden = false;
+}
+async function runAnalysis(mine) {
+  $("#analysis-error").textContent = "";
+  try {
+    const doc = await api("POST", "/api/study/analyze", { setup: A.setup, depth: Number($("#depth").value) });
+    renderAnalysis(doc, mine);
+  } catch (e) { $("#analysis-error").textContent = e.message; }
+}
+async function checkPlay() {
+  $("#analysis-error").textContent = "";
+  if (!A.setup.dice) { $("#analysis-error").textContent = s("err_no_dice"); return; }
+  try {
+    const r = await api("POST", "/api/study/check", { setup: A.setup, play: $("#play-text").value, depth: Number($("#depth").value) });
+    const box = $("#check-result");
+    box.className = `verdict grade-${r.grade}`;
+    box.innerHTML = `<b class="grade">${s("grade")}: ${esc(r.label[language()] || r.grade)} ${esc(r.mark)}</b><br>${esc(s("your_choice", { play: r.play || "—", rank: r.rank, count: r.count }))}<br>${esc(s("equity_loss", { best: r.best || "—", loss: r.loss.toFixed(3) }))}`;
+    box.hidden = false;
+    await runAnalysis(r.play);
+  } catch (e) { $("#analysis-error").textContent = e.message; }
+}
+async function startRollout() {
+  try {
+    const job = await api("POST", "/api/study/rollouts", { setup: A.setup, top: Number($("#rollout-top").value), trials: Number($("#rollout-trials").value), depth: Number($("#depth").value) });
+    A.job = job.id;
+    $("#rollout-progress").hidden = false;
+    $("#rollout-progress").value = 0;
+    $("#btn-rollout").disabled = true;
+    pollRollout(job.id);
+  } catch (e) { $("#analysis-error").textContent = e.message; }
+}
+async function pollRollout(id) {
+  if (id !== A.job) return;
+  let job;
+  try { job = await api("GET", `/api/study/rollouts/${id}`); } catch (e) { $("#analysis-error").textContent = e.message; return; }
+  if (id !== A.job) return;
+  const bar = $("#rollout-progress");
+  bar.max = job.total || 1;
+  bar.value = job.done;
+  if (job.status === "running") {
+    $("#rollout-status").textContent = s("rollout_running", { done: job.done, total: job.total || "…" });
+    A.timer = setTimeout(() => pollRollout(id), 400);
+    return;
+  }
+  $("#btn-rollout").disabled = false;
+  if (job.status === "failed") { $("#rollout-status").textContent = s("rollout_failed", { error: job.error }); return; }
+  $("#rollout-status").textContent = s("rollout_done", { trials: job.trials });
+  $("#rollout-table").innerHTML = `<tr><th>#</th><th>${s("play")}</th><th>${s("equity")}</th><th>${s("ci")}</th><th>${s("win")}</th><th>${s("gammon")}</th></tr>` +
+    job.results.map((r, i) => `<tr><td>${i + 1}</td><td>${esc(r.play)}</td><td>${fmt(r.equity)}</td><td>${r.ci95.toFixed(3)}</td><td>${pct(r.win)}</td><td>${pct(r.win_gammon)}</td></tr>`).join("");
+}
+function startAnalysis() {
+  if (A.started) return;
+  A.started = true;
+  fillSelects();
+  const params = new URLSearchParams(location.search);
+  setupToForm(A.setup);
+  const given = params.get("id") && params.get("id").trim().replace(/ /g, "+");  // an unescaped '+' arrives as a space
+  if (given) { $("#paste-text").value = given; loadText(given); } else changed();
+  $("#paste").addEventListener("submit", (e) => { e.preventDefault(); loadText($("#paste-text").value); });
+  for (const id of ["#die1", "#die2", "#cube", "#owner", "#match-length", "#score-me", "#score-them", "#crawford", "#jacoby"]) {
+    $(id).addEventListener("change", () => { formToSetup(); changed(); });
+  }
+  $("#click-mode").addEventListener("change", () => { A.play = newPlay(A.setup.mine, A.setup.theirs); $("#play-text").value = ""; drawAnalysis(); });
+  $("#board").addEventListener("click", (e) => editClick(pointAt($("#board"), e.clientX, e.clientY, ORIENT)));
+  $("#btn-initial").onclick = () => { A.setup.mine = INITIAL.slice(); A.setup.theirs = INITIAL.slice(); changed(); };
+  $("#btn-clear").onclick = () => { A.setup.mine = Array(25).fill(0); A.setup.theirs = Array(25).fill(0); changed(); };
+  $("#btn-swap").onclick = () => {
+    const st = A.setup;
+    [st.mine, st.theirs] = [st.theirs, st.mine];
+    st.owner = st.owner === "me" ? "them" : st.owner === "them" ? "me" : "centre";
+    st.score = [st.score[1], st.score[0]];
+    setupToForm(st);
+    changed();
+  };
+  $("#btn-reset-play").onclick = () => { A.play = newPlay(A.setup.mine, A.setup.theirs); $("#play-text").value = ""; drawAnalysis(); };
+  $("#check-form").addEventListener("submit", (e) => { e.preventDefault(); checkPlay(); });
+  $("#btn-analyze").onclick = () => runAnalysis(null);
+  $("#btn-rollout").onclick = startRollout;
+}
+
+// ================================================================= lessons
+const L = { lesson: null, index: 0, play: null, hint: 0, started: false };
+
+async function showLessonList() {
+  $("#lesson").hidden = true;
+  const box = $("#lesson-list");
+  box.hidden = false;
+  try {
+    const list = await api("GET", `/api/study/lessons?lang=${language()}`);
+    box.innerHTML = `<h2>${s("lessons_title")}</h2><ol class="lessons">` + list.map((l) => `<li><a href="/study/lessons/${encodeURIComponent(l.id)}" data-id="${esc(l.id)}">${esc(l.title)}</a> <span class="small">(${l.exercises})</span></li>`).join("") + "</ol>";
+    for (const a of box.querySelectorAll("a[data-id]")) a.onclick = (e) => { e.preventDefault(); go(a.getAttribute("href")); };
+  } catch (e) { box.textContent = e.message; }
+}
+async function openLesson(id) {
+  $("#lesson-list").hidden = true;
+  $("#lesson").hidden = false;
+  if (!L.started) {
+    L.started = true;
+    $("#lesson-board").addEventListener("click", (e) => {
+      const ex = L.lesson?.exercises[L.index];
+      if (!ex || !ex.dice) return;
+      playClick(L.play, pointAt($("#lesson-board"), e.clientX, e.clientY, ORIENT));
+      $("#lesson-play").value = playText(L.play);
+      drawLesson();
+    });
+    $("#lesson-reset").onclick = () => { resetLessonPlay(); drawLesson(); };
+    $("#lesson-form").addEventListener("submit", (e) => { e.preventDefault(); answerLesson($("#lesson-play").value); });
+    $("#lesson-hint").onclick = () => {
+      const hints = L.lesson.exercises[L.index].hints;
+      if (hints.length) { $("#lesson-hinttext").textContent = hints[Math.min(L.hint, hints.length - 1)]; L.hint++; }
+    };
+    $("#lesson-next").onclick = () => { L.index++; showExercise(); };
+    $("#lesson-back").onclick = (e) => { e.preventDefault(); go("/study/lessons"); };
+  }
+  try {
+    L.lesson = await api("GET", `/api/study/lessons/${encodeURIComponent(id)}?lang=${language()}`);
+  } catch (e) { $("#lesson-title").textContent = e.message; return; }
+  L.index = 0;
+  $("#lesson-title").textContent = L.lesson.title;
+  $("#lesson-intro").textContent = L.lesson.intro;
+  showExercise();
+}
+function resetLessonPlay() {
+  const ex = L.lesson.exercises[L.index];
+  L.play = ex && ex.mine ? newPlay(ex.mine, ex.theirs) : null;
+  $("#lesson-play").value = "";
+}
+function drawLesson() {
+  const ex = L.lesson.exercises[L.index];
+  const svg = $("#lesson-board");
+  if (!ex || !ex.mine) { svg.hidden = !ex; if (ex) svg.hidden = true; return; }
+  svg.hidden = false;
+  const shown = L.play || ex;
+  const model = boardModel(shown.mine, shown.theirs, ex.dice || null, { value: 1, owner: null, enabled: true });
+  model.selected = L.play?.selected ?? null;
+  draw(svg, model);
+}
+function showExercise() {
+  const exs = L.lesson.exercises;
+  $("#lesson-feedback").hidden = true;
+  $("#lesson-next").hidden = true;
+  $("#lesson-hinttext").textContent = "";
+  L.hint = 0;
+  if (L.index >= exs.length) {
+    $("#lesson-count").textContent = s("lesson_done");
+    $("#lesson-prompt").textContent = "";
+    $("#lesson-form").hidden = true;
+    $("#lesson-choices").innerHTML = "";
+    $("#lesson-hint").hidden = true;
+    return;
+  }
+  const ex = exs[L.index];
+  $("#lesson-hint").hidden = !ex.hints.length;
+  $("#lesson-count").textContent = s("exercise", { n: L.index + 1, m: exs.length });
+  $("#lesson-prompt").textContent = ex.prompt;
+  $("#lesson-form").hidden = !ex.dice;
+  $("#lesson-choices").innerHTML = "";
+  if (ex.choices) {
+    ex.choices.forEach((c, i) => {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.textContent = c;
+      b.onclick = () => answerLesson(i);
+      $("#lesson-choices").appendChild(b);
+    });
+  }
+  resetLessonPlay();
+  drawLesson();
+}
+async function answerLesson(answer) {
+  const box = $("#lesson-feedback");
+  try {
+    const r = await api("POST", `/api/study/lessons/${encodeURIComponent(L.lesson.id)}/exercises/${L.index}/answer`, { answer, lang: language() });
+    box.className = `verdict ${r.correct ? "right" : "wrong"}`;
+    const head = s(r.correct ? "right" : "wrong");
+    const repeats = r.text.toLowerCase().startsWith(head.replace(/[!!。.]$/, "").toLowerCase());
+    let html = repeats ? esc(r.text) : `<b>${head}</b> ${esc(r.text)}`;
+    if (r.summary) html += `<br><span class="small">${esc(r.summary)}</span>`;
+    if (r.engine) html += `<br><span class="small engine">${esc(s("engine_says", { best: r.engine.best, loss: r.engine.loss.toFixed(3), label: r.engine.label }))}</span>`;
+    box.innerHTML = html;
+    box.hidden = false;
+    $("#lesson-next").hidden = !r.correct;
+    if (!r.correct) { resetLessonPlay(); drawLesson(); }
+  } catch (e) {
+    box.className = "verdict wrong";
+    box.textContent = e.message;
+    box.hidden = false;
+  }
+}
+
+// ================================================================== review
+const R = { data: null, current: null, started: false };
+
+async function showReviewPick() {
+  $("#review").hidden = true;
+  $("#review-pick").hidden = false;
+  if (!R.started) {
+    R.started = true;
+    $("#review-form").addEventListener("submit", (e) => { e.preventDefault(); const id = $("#review-id").value.trim(); if (id) go(`/study/review/${encodeURIComponent(id)}`); });
+    $("#only-errors").addEventListener("change", renderReviewList);
+  }
+  const ul = $("#review-games");
+  try {
+    const rows = (await api("GET", "/api/me/history")).filter((r) => r.status === "over");
+    const done = new Set((await api("GET", "/api/study/reviews")).map((r) => r.table_id));
+    ul.innerHTML = rows.length ? rows.map((r) => `<li><span>${esc(r.created.slice(0, 16).replace("T", " "))} ${s("vs")} ${esc(r.opponent)}</span> <a href="/study/review/${esc(r.id)}">${s(done.has(r.id) ? "reviewed" : "review")}</a></li>`).join("") : `<li>${s("no_games")}</li>`;
+  } catch { ul.innerHTML = `<li>${s("no_games")}</li>`; }
+}
+async function openReview(id) {
+  if (!R.started) { R.started = true; $("#only-errors").addEventListener("change", renderReviewList); }
+  $("#review-pick").hidden = true;
+  $("#review").hidden = true;
+  $("#review-status").textContent = s("reviewing");
+  try {
+    try { R.data = await api("GET", `/api/study/reviews/${encodeURIComponent(id)}`); } catch (e) {
+      if (e.status !== 404) throw e;
+      R.data = await api("POST", `/api/study/reviews/${encodeURIComponent(id)}`);
+    }
+  } catch (e) { $("#review-status").textContent = e.message; return; }
+  $("#review-status").textContent = "";
+  $("#review").hidden = false;
+  const players = Object.values(R.data.players);
+  $("#review-totals").innerHTML = `<tr><th>${s("player")}</th><th>${s("decisions")}</th><th>${s("errors")}</th><th>${s("error_rate")}</th><th>${s("pr")}</th><th>${s("luck")}</th></tr>` +
+    players.map((p) => `<tr><td>${esc(p.name)}</td><td>${p.unforced}</td><td>${p.errors}</td><td>${pct(p.error_rate)}%</td><td>${p.pr.toFixed(1)}</td><td>${p.luck === undefined ? "—" : fmt(p.luck, 2)}</td></tr>`).join("");
+  renderReviewList();
+  const firstErr = R.data.decisions.findIndex((d) => d.grade !== "good");
+  showDecision(firstErr >= 0 ? firstErr : 0);
+}
+function renderReviewList() {
+  if (!R.data) return;
+  const only = $("#only-errors").checked;
+  const names = Object.fromEntries(Object.entries(R.data.players).map(([k, v]) => [k, v.name]));
+  $("#review-list").innerHTML = R.data.decisions.map((d, i) => {
+    if (only && d.grade === "good") return "";
+    const err = d.grade !== "good";
+    const dice = d.dice ? d.dice.join("") + " " : "";
+    const mark = err ? ` — ${esc(d.label[language()] || d.grade)} (${fmt(-d.error)})` : "";
+    return `<li data-i="${i}" class="${err ? "err" : ""}${d.kind !== "play" && !err ? " quiet" : ""}${i === R.current ? " current" : ""}">${esc(names[d.player] || d.player)}: ${dice}${esc(d.chosen || "—")}${mark}</li>`;
+  }).join("");
+  for (const li of document.querySelectorAll("#review-list li")) li.onclick = () => showDecision(Number(li.dataset.i));
+}
+async function showDecision(i) {
+  const d = R.data.decisions[i];
+  if (!d) return;
+  R.current = i;
+  renderReviewList();
+  let doc;
+  try { doc = await api("POST", "/api/study/parse", { text: d.position_id }); } catch (e) { $("#review-caption").textContent = e.message; return; }
+  const svg = $("#review-board");
+  draw(svg, boardModel(doc.mine, doc.theirs, d.dice, { value: 1, owner: null, enabled: false }), d.player === "Black");
+  const names = Object.fromEntries(Object.entries(R.data.players).map(([k, v]) => [k, v.name]));
+  const who = names[d.player] || d.player;
+  if (d.kind === "play" && d.grade !== "good") {
+    arrows(svg, d.best, "arrow-best", -9);
+    arrows(svg, d.chosen, "arrow-played", 9);
+  }
+  const kind = s(`kind_${d.kind}`);
+  let caption = `${who} (${kind}): ${s("chosen")} ${d.chosen || "—"}, ${s("best")} ${d.best || "—"}`;
+  if (d.grade !== "good") caption += ` — ${d.label[language()] || d.grade} (${fmt(-d.error)})`;
+  $("#review-caption").textContent = caption;
+}
+
+// ================================================================== start
+function init() {
+  setLanguage(settings.lang);
+  $("#lang").value = language();
+  $("#lang").addEventListener("change", () => {
+    let saved = {};
+    try { saved = JSON.parse(localStorage.getItem("bg.settings") || "{}"); } catch { saved = {}; }
+    localStorage.setItem("bg.settings", JSON.stringify({ ...saved, lang: $("#lang").value }));
+    settings = loadSettings();
+    setLanguage(settings.lang);
+    translate();
+    A.started = A.started && true;
+    route();
+  });
+  translate();
+  for (const a of document.querySelectorAll(".study-tabs a")) a.onclick = (e) => { e.preventDefault(); go(a.getAttribute("href")); };
+  window.addEventListener("popstate", route);
+  route();
+}
+init();

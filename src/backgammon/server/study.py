@@ -1,0 +1,667 @@
+"""Study tools of the web app: analysis board, tactical check, lessons and coached review.
+
+An :class:`fastapi.APIRouter` under ``/api/study`` (included by the app factory). A board
+set up for analysis travels as a *setup* (see :func:`parse_setup`): the checkers of the
+side on roll (``mine``) and of the opponent (``theirs``) in :class:`~backgammon.Position`
+layout, the dice, the cube and the score. Engine work runs in worker threads; rollouts run
+as background jobs (:class:`RolloutJobs`) polled by id, so the server stays responsive.
+All errors go through the app's exception handlers (bad input 400, illegal play 422, ...).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import FileResponse
+
+from backgammon.errors import EngineError, IllegalActionError, InvalidInputError
+from backgammon.formats.match_id import MatchState, format_gnubg_id, parse_gnubg_id
+from backgammon.formats.xgid import Xgid
+from backgammon.grading import grade
+from backgammon.position import Position
+
+STATIC = Path(__file__).parent / "static"
+MAX_TRIALS = 1296
+MAX_CANDIDATES = 5
+MAX_JOBS = 4
+LANGS = ("en", "ja")
+
+
+# ------------------------------------------------------------------ setups
+@dataclass(frozen=True, slots=True)
+class Setup:
+    """A position to study, seen from the side on roll, with dice, cube and score.
+
+    ``owner``: ``"centre"``, ``"me"`` (the side on roll) or ``"them"``.
+    ``score``: (side on roll, opponent); ``match_length`` 0 is money play.
+    """
+
+    position: Position
+    dice: tuple[int, int] | None = None
+    cube: int = 1
+    owner: str = "centre"
+    match_length: int = 0
+    score: tuple[int, int] = (0, 0)
+    crawford: bool = False
+    jacoby: bool = False
+
+    def state(self) -> MatchState:
+        """The gnubg Match ID state (the side on roll is gnubg's player 1)."""
+        return MatchState(
+            cube_value=self.cube,
+            cube_owner=None if self.owner == "centre" else (1 if self.owner == "me" else 0),
+            dice_owner=1,
+            turn=1,
+            crawford=self.crawford,
+            dice=self.dice,
+            match_length=self.match_length,
+            score=(self.score[1], self.score[0]),
+        )
+
+    def cube_info(self) -> Any:
+        """The engine's :class:`~backgammon.engine.cube.CubeInfo` for the side on roll."""
+        from backgammon.engine.cube import CubeInfo, CubeOwner
+
+        owner = {"centre": CubeOwner.CENTRED, "me": CubeOwner.ME, "them": CubeOwner.OPPONENT}[self.owner]
+        if self.match_length == 0:
+            return CubeInfo.money(value=self.cube, owner=owner, jacoby=self.jacoby)
+        away = (self.match_length - self.score[0], self.match_length - self.score[1])
+        post = not self.crawford and 1 in away
+        return CubeInfo.match(
+            away[0], away[1], value=self.cube, owner=owner, crawford=self.crawford, post_crawford=post
+        )
+
+
+def _int(value: object, name: str, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise InvalidInputError(f"invalid {name} {value!r}: expected a whole number from {low} to {high}")
+    return value
+
+
+def _side(value: object, name: str) -> tuple[int, ...]:
+    if not isinstance(value, list) or len(value) != 25:
+        raise InvalidInputError(f"invalid {name} {value!r}: expected a list of 25 checker counts")
+    return tuple(_int(v, f"{name} count", 0, 15) for v in value)
+
+
+def parse_setup(doc: object) -> Setup:
+    """Read a setup from JSON data.
+
+    ``{"mine": [25 counts], "theirs": [25 counts], "dice": [d1, d2] | null, "cube": 1,
+    "owner": "centre"|"me"|"them", "match_length": 0, "score": [me, them], "crawford":
+    false, "jacoby": false}``.
+
+    Raises:
+        InvalidInputError: for a missing or bad field (the message names it).
+        InvalidPositionError: for an impossible position.
+    """
+    if not isinstance(doc, dict):
+        raise InvalidInputError(f"invalid setup {doc!r}: expected a JSON object")
+    position = Position(_side(doc.get("mine"), "mine"), _side(doc.get("theirs"), "theirs"))
+    dice = doc.get("dice")
+    if dice is not None:
+        if not isinstance(dice, list) or len(dice) != 2:
+            raise InvalidInputError(f"invalid dice {dice!r}: expected two numbers from 1 to 6 or null")
+        dice = (_int(dice[0], "die", 1, 6), _int(dice[1], "die", 1, 6))
+    cube = _int(doc.get("cube", 1), "cube value", 1, 4096)
+    if cube & (cube - 1):
+        raise InvalidInputError(f"invalid cube value {cube!r}: expected a power of two")
+    owner = doc.get("owner", "centre")
+    if owner not in ("centre", "me", "them"):
+        raise InvalidInputError(f"invalid cube owner {owner!r}: expected 'centre', 'me' or 'them'")
+    length = _int(doc.get("match_length", 0), "match length", 0, 64)
+    score = doc.get("score", [0, 0])
+    if not isinstance(score, list) or len(score) != 2:
+        raise InvalidInputError(f"invalid score {score!r}: expected [side on roll, opponent]")
+    score_t = (_int(score[0], "score", 0, 64), _int(score[1], "score", 0, 64))
+    if length and max(score_t) >= length:
+        raise InvalidInputError(f"invalid score {list(score_t)!r}: both must be below the match length {length}")
+    if not length and score_t != (0, 0):
+        raise InvalidInputError(f"invalid score {list(score_t)!r}: a money game has no score")
+    crawford, jacoby = doc.get("crawford", False), doc.get("jacoby", False)
+    if not isinstance(crawford, bool) or not isinstance(jacoby, bool):
+        raise InvalidInputError(f"invalid flags crawford={crawford!r} jacoby={jacoby!r}: expected true or false")
+    if crawford and (not length or length - 1 not in score_t):
+        raise InvalidInputError("invalid crawford flag: only when one side is 1-away in a match")
+    if position.is_game_over():
+        raise InvalidInputError(f"invalid position {position.position_id()!r}: the game is over")
+    return Setup(position, dice, cube, owner, length, score_t, crawford, jacoby)
+
+
+def setup_from_text(text: object) -> Setup:
+    """A setup from a Position ID, ``PositionID:MatchID`` or an XGID.
+
+    Raises:
+        InvalidInputError: if the text is none of these (the message quotes it).
+    """
+    if not isinstance(text, str) or not text.strip() or len(text) > 200:
+        raise InvalidInputError(f"invalid id {text!r}: expected a Position ID, PositionID:MatchID or an XGID")
+    text = text.strip()
+    if text.upper().startswith("XGID=") or text.count(":") >= 5:
+        xgid = Xgid.parse(text)
+        position, state = xgid.to_gnubg()
+        return _from_state(position, state, xgid.jacoby)
+    if ":" in text:
+        position, state = parse_gnubg_id(text)
+        return _from_state(position, state, False)
+    return Setup(Position.from_position_id(text))
+
+
+def _from_state(position: Position, state: MatchState, jacoby: bool) -> Setup:
+    mover = state.dice_owner
+    owner = "centre" if state.cube_owner is None else ("me" if state.cube_owner == mover else "them")
+    score = (state.score[mover], state.score[1 - mover])
+    if position.is_game_over():
+        raise InvalidInputError(f"invalid position {position.position_id()!r}: the game is over")
+    return Setup(position, state.dice, state.cube_value, owner, state.match_length, score, state.crawford, jacoby)
+
+
+def setup_to_wire(setup: Setup) -> dict[str, Any]:
+    """A setup as JSON, with its Position ID, gnubg ID and XGID."""
+    state = setup.state()
+    try:
+        xgid = Xgid.from_gnubg(setup.position, state, jacoby=setup.jacoby).text()
+    except InvalidInputError:
+        xgid = None
+    return {
+        "mine": list(setup.position.mine),
+        "theirs": list(setup.position.theirs),
+        "dice": list(setup.dice) if setup.dice else None,
+        "cube": setup.cube,
+        "owner": setup.owner,
+        "match_length": setup.match_length,
+        "score": list(setup.score),
+        "crawford": setup.crawford,
+        "jacoby": setup.jacoby,
+        "pips": list(setup.position.pip_counts()),
+        "position_id": setup.position.position_id(),
+        "gnubg_id": format_gnubg_id(setup.position, state),
+        "xgid": xgid,
+    }
+
+
+# ------------------------------------------------------------------ engine
+_EVALUATOR: list[Any] = []
+_EVAL_LOCK = threading.Lock()
+
+
+def evaluator() -> Any:
+    """The engine's evaluator (loaded once).
+
+    Raises:
+        EngineError: when the engine cannot be loaded.
+    """
+    with _EVAL_LOCK:
+        if not _EVALUATOR:
+            try:
+                from backgammon.engine import NetEvaluator
+
+                _EVALUATOR.append(NetEvaluator.default())
+            except Exception as exc:  # noqa: BLE001 - any failure to load means no engine
+                raise EngineError(f"the engine is not available: {exc}") from None
+        return _EVALUATOR[0]
+
+
+def _plies(value: object) -> int:
+    return _int(0 if value is None else value, "depth", 0, 2)
+
+
+def _probs(p: Any) -> dict[str, float]:
+    win, wg, wbg, lg, lbg = (float(x) for x in p)
+    return {
+        "win": round(win, 4),
+        "win_gammon": round(wg, 4),
+        "win_bg": round(wbg, 4),
+        "lose_gammon": round(lg, 4),
+        "lose_bg": round(lbg, 4),
+    }
+
+
+def ranked_plays(setup: Setup, plies: int) -> list[Any]:
+    """The engine's plays for the setup's roll, best first (cubeful when there is a cube).
+
+    Raises:
+        InvalidInputError: when the setup has no dice.
+    """
+    from backgammon.engine.levels import rank_plays
+
+    if setup.dice is None:
+        raise InvalidInputError("no dice: set the dice to rank the plays")
+    return rank_plays(setup.position, setup.dice, evaluator(), plies, setup.cube_info())
+
+
+def _score(r: Any) -> float:
+    return float(r.score)
+
+
+def analyze(setup: Setup, plies: int, limit: int = 20) -> dict[str, Any]:
+    """Ranked plays (if dice are set) and the cube decision (if not) for a setup."""
+    from backgammon.engine.cube import cube_decision, cube_efficiency
+    from backgammon.engine.search import evaluate_ply
+
+    out: dict[str, Any] = {"depth": plies, "setup": setup_to_wire(setup), "plays": None, "cube": None}
+    if setup.dice is not None:
+        ranked = ranked_plays(setup, plies)
+        best = _score(ranked[0])
+        out["plays"] = [
+            {
+                "rank": i + 1,
+                "play": str(r.play),
+                "equity": round(_score(r), 4),
+                "cubeless": round(float(r.equity), 4),
+                "loss": round(best - _score(r), 4),
+                **_probs(r.probabilities),
+            }
+            for i, r in enumerate(ranked[:limit])
+        ]
+        out["count"] = len(ranked)
+    probs = evaluate_ply(setup.position, evaluator(), plies)
+    values = (probs.win, probs.win_gammon, probs.win_backgammon, probs.lose_gammon, probs.lose_backgammon)
+    info = setup.cube_info()
+    decision = cube_decision(values, info, cube_efficiency(setup.position))
+    out["cube"] = {
+        "action": decision.action.value,
+        "may_double": decision.may_double,
+        "take": decision.take,
+        "no_double": round(decision.no_double, 4),
+        "double_take": round(decision.double_take, 4),
+        "double_pass": round(decision.double_pass, 4),
+        "cubeless": round(decision.cubeless_equity, 4),
+        **_probs(values),
+    }
+    return out
+
+
+def tactical_check(setup: Setup, text: object, plies: int) -> dict[str, Any]:
+    """Grade the user's chosen play against the engine's best.
+
+    Raises:
+        InvalidInputError / IllegalPlayError / AmbiguousPlayError: for a play that cannot be read.
+    """
+    from backgammon.notation import parse_play
+
+    if not isinstance(text, str) or len(text) > 80:
+        raise InvalidInputError(f"invalid play {text!r}: expected move notation such as '24/18 13/11'")
+    if setup.dice is None:
+        raise InvalidInputError("no dice: set the dice before choosing a play")
+    play = parse_play(setup.position, setup.dice[0], setup.dice[1], text)
+    ranked = ranked_plays(setup, plies)
+    index = next(i for i, r in enumerate(ranked) if r.play == play)
+    loss = max(0.0, _score(ranked[0]) - _score(ranked[index]))
+    g = grade(loss)
+    return {
+        "play": str(play),
+        "best": str(ranked[0].play),
+        "rank": index + 1,
+        "count": len(ranked),
+        "equity": round(_score(ranked[index]), 4),
+        "best_equity": round(_score(ranked[0]), 4),
+        "loss": round(loss, 4),
+        "grade": g.value,
+        "label": {lang: g.label(lang) for lang in LANGS},
+        "mark": g.mark,
+    }
+
+
+# ---------------------------------------------------------------- rollouts
+@dataclass
+class RolloutJob:
+    """A rollout running in a background thread; ``done``/``total`` trials so far."""
+
+    id: str
+    setup: Setup
+    candidates: list[str]
+    trials: int
+    done: int = 0
+    total: int = 0
+    status: str = "running"  # running / done / failed
+    results: list[dict[str, Any]] = field(default_factory=list)
+    error: str | None = None
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "status": self.status,
+            "done": self.done,
+            "total": self.total,
+            "trials": self.trials,
+            "candidates": self.candidates,
+            "results": self.results,
+            "error": self.error,
+        }
+
+
+class RolloutJobs:
+    """Background rollouts, at most :data:`MAX_JOBS` at a time, kept by id."""
+
+    def __init__(self) -> None:
+        self.jobs: dict[str, RolloutJob] = {}
+        self.lock = threading.Lock()
+
+    def start(self, setup: Setup, top: int, trials: int, plies: int) -> RolloutJob:
+        """Start rolling out the ``top`` best plays of the setup (ranked at ``plies``).
+
+        Raises:
+            InvalidInputError: without dice.
+            IllegalActionError: when too many rollouts are running.
+        """
+        with self.lock:
+            if sum(1 for j in self.jobs.values() if j.status == "running") >= MAX_JOBS:
+                raise IllegalActionError(f"too many rollouts running (at most {MAX_JOBS}): wait for one to finish")
+        ranked = ranked_plays(setup, plies)[:top]
+        job = RolloutJob(uuid.uuid4().hex[:12], setup, [str(r.play) for r in ranked], trials)
+        with self.lock:
+            self.jobs[job.id] = job
+        threading.Thread(target=self._run, args=(job, [r.play for r in ranked]), daemon=True).start()
+        return job
+
+    def _run(self, job: RolloutJob, plays: list[Any]) -> None:
+        from backgammon.engine.rollout import RolloutSettings, rollout_plays
+
+        def progress(done: int, total: int) -> None:
+            job.done, job.total = done, total
+
+        try:
+            results = rollout_plays(
+                job.setup.position,
+                job.setup.dice,
+                evaluator(),
+                RolloutSettings(trials=job.trials, seed=1),
+                plays,
+                progress,
+            )
+            job.results = [
+                {
+                    "play": str(r.play),
+                    "equity": round(r.result.equity, 4),
+                    "ci95": round(r.result.equity_ci95, 4),
+                    **_probs(r.result.probabilities),
+                }
+                for r in results
+            ]
+            job.done = job.total = max(job.total, job.done)
+            job.status = "done"
+        except Exception as exc:  # noqa: BLE001 - a failed job reports its error to the poller
+            job.status, job.error = "failed", str(exc) or "rollout failed"
+
+    def get(self, job_id: str) -> RolloutJob:
+        """A job by id.
+
+        Raises:
+            LookupError: for an unknown id (404).
+        """
+        job = self.jobs.get(job_id)
+        if job is None:
+            raise LookupError(f"no rollout {job_id!r}")
+        return job
+
+
+# ----------------------------------------------------------------- lessons
+def _lang(value: object) -> str:
+    if value is None:
+        return "en"
+    if value not in LANGS:
+        raise InvalidInputError(f"invalid language {value!r}: expected 'en' or 'ja'")
+    return str(value)
+
+
+def lesson_list(lang: str) -> list[dict[str, Any]]:
+    from backgammon.lessons import load_lessons
+
+    return [
+        {"id": ls.id, "order": ls.order, "title": ls.title.get(lang), "exercises": len(ls.exercises)}
+        for ls in sorted(load_lessons(), key=lambda x: x.order)
+    ]
+
+
+def _get_lesson(lesson_id: str) -> Any:
+    from backgammon.lessons import get_lesson
+
+    try:
+        return get_lesson(lesson_id)
+    except Exception:  # noqa: BLE001 - any failure to find it is "no such lesson"
+        raise LookupError(f"no lesson {lesson_id!r}") from None
+
+
+def lesson_to_wire(lesson_id: str, lang: str) -> dict[str, Any]:
+    """A lesson for the browser: texts in ``lang``; exercises without their answers."""
+    from backgammon.lessons import PlayExercise
+
+    lesson = _get_lesson(lesson_id)
+    exercises = []
+    for ex in lesson.exercises:
+        item: dict[str, Any] = {
+            "task": ex.task.value,
+            "prompt": ex.prompt.get(lang),
+            "hints": [h.get(lang) for h in ex.hints],
+        }
+        position = ex.position
+        if position is not None:
+            item.update(mine=list(position.mine), theirs=list(position.theirs), position_id=position.position_id())
+        if isinstance(ex, PlayExercise):
+            item["dice"] = list(ex.dice)
+        else:
+            item["choices"] = [c.get(lang) for c in ex.choices]
+        exercises.append(item)
+    return {"id": lesson.id, "title": lesson.title.get(lang), "intro": lesson.intro.get(lang), "exercises": exercises}
+
+
+def lesson_answer(lesson_id: str, number: int, answer: object, lang: str) -> dict[str, Any]:
+    """Judge an answer (rules by ``check_answer``; for a legal play also the engine's grade).
+
+    Raises:
+        LookupError: no such lesson or exercise.
+        InvalidInputError: an answer of the wrong type.
+    """
+    from backgammon.lessons import PlayExercise, check_answer
+
+    lesson = _get_lesson(lesson_id)
+    if not 0 <= number < len(lesson.exercises):
+        raise LookupError(f"no exercise {number!r} in lesson {lesson_id!r}")
+    ex = lesson.exercises[number]
+    if isinstance(ex, PlayExercise):
+        if not isinstance(answer, str) or len(answer) > 80:
+            raise InvalidInputError(f"invalid answer {answer!r}: expected a play in move notation")
+    elif isinstance(answer, bool) or not isinstance(answer, int):
+        raise InvalidInputError(f"invalid answer {answer!r}: expected the number of a choice")
+    feedback = check_answer(ex, answer)
+    out: dict[str, Any] = {
+        "verdict": feedback.verdict.value,
+        "correct": feedback.correct,
+        "text": feedback.text(lang),
+        "play": str(feedback.play) if feedback.play is not None else None,
+        "summary": feedback.summary.get(lang) if feedback.summary is not None else None,
+        "engine": None,
+    }
+    if isinstance(ex, PlayExercise) and feedback.play is not None:
+        try:
+            check = tactical_check(Setup(ex.position, ex.dice), str(feedback.play), 0)
+            out["engine"] = {
+                "best": check["best"],
+                "loss": check["loss"],
+                "grade": check["grade"],
+                "label": check["label"][lang],
+            }
+        except EngineError:
+            pass
+    return out
+
+
+# ------------------------------------------------------------------ review
+def review_table(table: Any, plies: int = 0) -> dict[str, Any]:
+    """Every decision of a finished table's match graded by the engine, errors per player, luck.
+
+    Raises:
+        IllegalActionError: when the table's match is not over.
+    """
+    from backgammon.engine.analysis import report_json
+    from backgammon.game import Player
+
+    if not table.is_over:
+        raise IllegalActionError("no review yet: the game is not finished")
+    report = _analyze_table(table, plies)
+    data = report_json(report)
+    for d in data["decisions"]:
+        d["grade"] = grade(d["error"]).value
+        d["label"] = {lang: grade(d["error"]).label(lang) for lang in LANGS}
+    names = {
+        str(Player.WHITE): table.names.get(Player.WHITE, "White"),
+        str(Player.BLACK): table.names.get(Player.BLACK, "Black"),
+    }
+    for key, totals in data["players"].items():
+        totals["name"] = names.get(key, totals["name"])
+        totals["error_rate"] = round(totals["errors"] / totals["unforced"], 4) if totals["unforced"] else 0.0
+    data["table_id"] = table.id
+    data["depth"] = plies
+    return data
+
+
+def _analyze_table(table: Any, plies: int) -> Any:
+    """The engine's report on a table's match; a first game set up from a position starts there."""
+    from backgammon.engine.analysis import MatchReport, analyze_game, totals
+    from backgammon.game import Game, Player
+    from backgammon.server import protocol
+
+    match = table.flow
+    games = list(match.games)
+    if match.game is not None and match.game not in games and match.game.log:
+        games.append(match.game)
+    start_doc = table.config.get("start")
+    decisions: list[Any] = []
+    ev = evaluator()
+    for number, game in enumerate(games, 1):
+        start = None
+        if number == 1 and start_doc:
+            start = Game.from_position(
+                Position.from_position_id(start_doc["position_id"]),
+                on_roll=protocol.player_from_wire(start_doc.get("on_roll", "white")),
+                rules=game.rules,
+                score=game.score,
+                crawford_game=game.crawford_game,
+            )
+        decisions.extend(analyze_game(game, ev, number, plies, luck=True, start=start))
+    names = {Player.WHITE: match.players[0], Player.BLACK: match.players[1]}
+    return MatchReport(
+        decisions=tuple(decisions),
+        totals={p: totals(decisions, p, names[p]) for p in (Player.WHITE, Player.BLACK)},
+        match_length=match.rules.match_length,
+        final_score=tuple(match.score),
+    )
+
+
+def make_router(state: dict[str, Any], read_body: Any) -> APIRouter:
+    """The study API. ``state`` is the app's state (sessions, manager); ``read_body`` its JSON reader."""
+    import asyncio
+
+    from backgammon.server.db import Review
+
+    router = APIRouter()
+    jobs = RolloutJobs()
+    state["rollouts"] = jobs
+
+    @router.get("/study", include_in_schema=False)
+    @router.get("/study/{rest:path}", include_in_schema=False)
+    async def study_page(rest: str = "") -> FileResponse:
+        return FileResponse(STATIC / "study.html", headers={"Cache-Control": "no-cache"})
+
+    @router.post("/api/study/parse")
+    async def parse(request: Request) -> dict[str, Any]:
+        doc = await read_body(request)
+        return setup_to_wire(setup_from_text(doc.get("text")))
+
+    @router.post("/api/study/setup")
+    async def setup_ids(request: Request) -> dict[str, Any]:
+        doc = await read_body(request)
+        return setup_to_wire(parse_setup(doc.get("setup")))
+
+    @router.post("/api/study/analyze")
+    async def analyze_ep(request: Request) -> dict[str, Any]:
+        doc = await read_body(request)
+        setup, plies = parse_setup(doc.get("setup")), _plies(doc.get("depth"))
+        return await asyncio.to_thread(analyze, setup, plies)
+
+    @router.post("/api/study/check")
+    async def check_ep(request: Request) -> dict[str, Any]:
+        doc = await read_body(request)
+        setup, plies = parse_setup(doc.get("setup")), _plies(doc.get("depth"))
+        return await asyncio.to_thread(tactical_check, setup, doc.get("play"), plies)
+
+    @router.post("/api/study/rollouts")
+    async def start_rollout(request: Request) -> dict[str, Any]:
+        doc = await read_body(request)
+        setup = parse_setup(doc.get("setup"))
+        top = _int(doc.get("top", 3), "number of candidates", 1, MAX_CANDIDATES)
+        trials = _int(doc.get("trials", 144), "number of trials", 1, MAX_TRIALS)
+        plies = _plies(doc.get("depth"))
+        job = await asyncio.to_thread(jobs.start, setup, top, trials, plies)
+        return job.to_wire()
+
+    @router.get("/api/study/rollouts/{job_id}")
+    async def get_rollout(job_id: str) -> dict[str, Any]:
+        return jobs.get(job_id).to_wire()
+
+    @router.get("/api/study/lessons")
+    async def lessons(lang: str | None = None) -> list[dict[str, Any]]:
+        return lesson_list(_lang(lang))
+
+    @router.get("/api/study/lessons/{lesson_id}")
+    async def lesson(lesson_id: str, lang: str | None = None) -> dict[str, Any]:
+        return lesson_to_wire(lesson_id, _lang(lang))
+
+    @router.post("/api/study/lessons/{lesson_id}/exercises/{number}/answer")
+    async def answer(lesson_id: str, number: int, request: Request) -> dict[str, Any]:
+        doc = await read_body(request)
+        lang = _lang(doc.get("lang"))
+        return await asyncio.to_thread(lesson_answer, lesson_id, number, doc.get("answer"), lang)
+
+    @router.get("/api/study/reviews")
+    async def my_reviews(request: Request) -> list[dict[str, Any]]:
+        """The stored reviews of the logged-in user's tables, newest first (empty for a guest)."""
+        from sqlalchemy import or_, select
+
+        from backgammon.server.auth import token_hash
+        from backgammon.server.db import Session, Table
+
+        token = request.cookies.get("bg_session")
+        with state["sessions"]() as db:
+            session = db.get(Session, token_hash(token)) if token else None
+            if session is None:
+                return []
+            uid = session.user_id
+            rows = db.execute(
+                select(Review.table_id, Review.created_at)
+                .join(Table, Table.id == Review.table_id)
+                .where(or_(Table.white_user_id == uid, Table.black_user_id == uid))
+                .order_by(Review.created_at.desc())
+                .limit(100)
+            ).all()
+        return [{"table_id": tid, "created": created.isoformat()} for tid, created in rows]
+
+    @router.get("/api/study/reviews/{table_id}")
+    async def get_review(table_id: str) -> dict[str, Any]:
+        with state["sessions"]() as db:
+            row = db.get(Review, table_id)
+            if row is None:
+                raise LookupError(f"no review of table {table_id!r}")
+            return json.loads(row.report) if isinstance(row.report, str) else row.report
+
+    @router.post("/api/study/reviews/{table_id}")
+    async def make_review(table_id: str) -> dict[str, Any]:
+        table = state["manager"].get(table_id)
+        data = await asyncio.to_thread(review_table, table)
+        with state["sessions"]() as db:
+            row = db.get(Review, table_id)
+            if row is None:
+                db.add(Review(table_id=table_id, report=data))
+            else:
+                row.report = data
+            db.commit()
+        return data
+
+    return router

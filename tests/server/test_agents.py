@@ -1,0 +1,148 @@
+"""Computer players: the engine-backed agent, the greedy fallback, and decide() for every phase."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from backgammon.game import (
+    AcceptResignation,
+    Double,
+    Game,
+    Move,
+    OfferDraw,
+    Pass,
+    Player,
+    Resign,
+    ResultKind,
+    Roll,
+    Rules,
+    Take,
+)
+from backgammon.position import Position
+from backgammon.server.agents import EngineAgent, GreedyAgent, heuristic, make_agent
+from backgammon.server.tables import cube_for, decide
+
+# races, side on roll 60 pips: vs 70 a double and a take, vs 80 a double and a pass (engine's verdicts)
+DOUBLE_TAKE = Position.from_position_id("encHAQDu7g4AAA")
+DOUBLE_PASS = Position.from_position_id("3LuDAQDu7g4AAA")
+HOPELESS = Position.from_points({1: 2}, {6: 15})  # the side on roll bears off next roll; the other has 90 pips
+
+
+@pytest.fixture(scope="module")
+def engine_agent():
+    agent = EngineAgent("world_class", seed=1)
+    assert agent.uses_engine, "backgammon.engine should be installed with its weights"
+    return agent
+
+
+def test_engine_agent_plays_legal_moves(engine_agent):
+    p = Position.initial()
+    play = engine_agent.choose_play(p, (3, 1))
+    assert play in p.legal_plays(3, 1)
+    assert str(play) == "8/5 6/5"  # the standard opening play
+
+
+def test_engine_cube_decisions(engine_agent):
+    money = {"value": 1, "owner": None, "away": None}
+    assert DOUBLE_TAKE.pip_counts() == (60, 70) and DOUBLE_PASS.pip_counts() == (60, 80)
+    assert engine_agent.wants_to_double(DOUBLE_TAKE, money)
+    assert engine_agent.takes(DOUBLE_TAKE, money)
+    assert engine_agent.wants_to_double(DOUBLE_PASS, money)
+    assert not engine_agent.takes(DOUBLE_PASS, money)
+    assert not engine_agent.wants_to_double(HOPELESS, money)  # too good: play on for the gammon
+    assert not engine_agent.takes(HOPELESS, money)  # seen from the doubler: pass
+    assert engine_agent.takes(Position.initial(), money)  # an early double: take
+    assert not engine_agent.wants_to_double(Position.initial(), money)
+
+
+def test_engine_resignations(engine_agent):
+    # the resigner is hopeless: a single-game resignation is refused when a gammon is likely
+    resigner = Position.from_points({6: 15}, {1: 2})
+    assert not engine_agent.accepts_resignation(resigner, 1)
+    assert engine_agent.accepts_resignation(resigner, 3)
+
+
+def test_engine_hints(engine_agent):
+    ranked = engine_agent.ranked(Position.initial(), (6, 5))
+    assert str(ranked[0][0]) == "24/13"
+    assert 1 < len(ranked) <= 8 and ranked[0][1] == max(r[1] for r in ranked)
+    assert all(0 <= win <= 1 and 0 <= gammon <= win for _, _, win, gammon in ranked)
+
+
+def test_unknown_level_falls_back_to_greedy():
+    agent = make_agent("no-such-level")
+    assert isinstance(agent, EngineAgent) and not agent.uses_engine
+    p = Position.initial()
+    assert agent.choose_play(p, (6, 6)) in p.legal_plays(6, 6)
+
+
+def test_greedy_prefers_hits():
+    # a blot within reach: the greedy player hits it
+    p = Position.from_points({13: 2, 8: 13}, {20: 1, 1: 14})  # their 20 = our 5
+    play = GreedyAgent(seed=0, noise=0).choose_play(p, (3, 1))
+    assert any(step.hit for step in play.steps)
+    assert heuristic(play.position) >= max(heuristic(q.position) for q in p.legal_plays(3, 1)) - 1e-9
+
+
+class Scripted:
+    name = "scripted"
+
+    def __init__(self, double=False, take=True, accept=True, draw=True):
+        self.double, self.take, self.accept, self.draw = double, take, accept, draw
+        self.seen = []
+
+    def choose_play(self, position, dice):
+        return position.legal_plays(*dice)[0]
+
+    def wants_to_double(self, position, cube):
+        self.seen.append(("double", cube))
+        return self.double
+
+    def takes(self, position, cube):
+        self.seen.append(("take", cube))
+        return self.take
+
+    def accepts_resignation(self, position, points):
+        self.seen.append(("resign", points))
+        return self.accept
+
+    def accepts_draw(self, position):
+        return self.draw
+
+
+def test_decide_every_phase():
+    rules = Rules(match_length=5)
+    g = Game.from_position(Position.initial(), on_roll=Player.BLACK, rules=rules, score=(1, 3))
+    agent = Scripted(double=True)
+    assert decide(agent, g, Player.BLACK) == Double(Player.BLACK)
+    assert agent.seen[-1][1]["away"] == (2, 4)  # black needs 2, white 4
+    assert decide(Scripted(double=False), g, Player.BLACK) == Roll(Player.BLACK, None)
+    doubled = g.apply(Double(Player.BLACK))
+    assert decide(Scripted(take=True), doubled, Player.WHITE) == Take(Player.WHITE)
+    assert decide(Scripted(take=False), doubled, Player.WHITE) == Pass(Player.WHITE)
+    moving = g.apply(Roll(Player.BLACK, (3, 1)))
+    action = decide(Scripted(), moving, Player.BLACK)
+    assert isinstance(action, Move) and action.play in moving.legal_plays
+    resigned = g.apply(Resign(Player.BLACK, ResultKind.GAMMON))
+    agent = Scripted(accept=True)
+    assert decide(agent, resigned, Player.WHITE) == AcceptResignation(Player.WHITE)
+    assert agent.seen[-1] == ("resign", 2)
+    casual = Game.new(Rules(casual=True)).apply(OfferDraw(Player.WHITE))
+    assert type(decide(Scripted(draw=False), casual, Player.BLACK)).__name__ == "RejectDraw"
+
+
+def test_cube_for_owner_and_money():
+    g = Game.from_position(Position.initial(), cube_value=2, cube_owner=Player.WHITE, rules=Rules())
+    assert cube_for(g, Player.WHITE, post_crawford=False)["owner"] == "me"
+    assert cube_for(g, Player.BLACK, post_crawford=False)["owner"] == "opponent"
+    assert cube_for(g, Player.BLACK, post_crawford=False)["away"] is None
+
+
+def test_seeded_greedy_is_reproducible():
+    p = Position.initial()
+    a = [str(GreedyAgent(seed=3).choose_play(p, (d1, d2))) for d1, d2 in [(2, 1), (5, 5)]]
+    b = [str(GreedyAgent(seed=3).choose_play(p, (d1, d2))) for d1, d2 in [(2, 1), (5, 5)]]
+    assert a == b
+    assert random.Random(3).random() == random.Random(3).random()

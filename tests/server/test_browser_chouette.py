@@ -1,0 +1,123 @@
+"""Browser test of a chouette table: one person and two computer players, a box double the person passes."""
+
+from __future__ import annotations
+
+import pytest
+
+from backgammon.position import Position
+
+from .test_browser import SHOTS, browser, server  # noqa: F401 - the module's fixtures
+
+pytestmark = pytest.mark.browser
+
+# box (white, on roll) 73 pips, team 84, a race: the greedy computer box doubles, the greedy member takes
+RACE = Position.from_points({6: 5, 5: 5, 4: 3, 3: 2}, {8: 3, 6: 4, 5: 4, 4: 4}).position_id()
+
+
+def open_page(browser, server, path, lang="en"):  # noqa: F811
+    context = browser.new_context(viewport={"width": 1280, "height": 860}, locale="en-US")
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.errors = errors  # type: ignore[attr-defined]
+    page.goto(server.url + "/static/chouette.html")
+    page.evaluate("l => localStorage.setItem('bg.chouette.lang', l)", lang)
+    if path:
+        page.goto(server.url + path)
+    return page
+
+
+def test_chouette_setup_page(browser, server):  # noqa: F811
+    page = open_page(browser, server, "/static/chouette.html")
+    page.wait_for_selector("#ch-seats li")
+    assert page.locator("#ch-seats li").count() == 2
+    page.click("#ch-add")
+    assert page.locator("#ch-seats li").count() == 3
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "chouette-setup.png"))
+    page.click("#ch-form button[type=submit]")  # a table with one free seat for a person: waiting
+    page.wait_for_selector("#ch-invite:has-text('Invite link')")
+    assert not page.errors
+
+
+def test_chouette_box_double_one_member_passes(browser, server):  # noqa: F811
+    doc = server.api(
+        "POST",
+        "/api/chouette",
+        {"name": "Ann", "seat": 1, "seats": [{"bot": "greedy"}, {"bot": None}, {"bot": "greedy"}], "start": RACE},
+    )
+    page = open_page(browser, server, None)
+    page.evaluate("d => localStorage.setItem('bg.chouette.' + d.id, d.token)", doc)
+    page.goto(f"{server.url}/static/chouette.html?id={doc['id']}")
+    page.wait_for_selector("button[data-action=pass]")
+    status = page.inner_text("#ch-status")
+    assert "The box doubles" in status and "Ann" in status
+    roles = page.inner_text("#ch-players")
+    assert "Computer 1" in roles and "box" in roles and "captain" in roles
+    assert "took" in page.inner_text("#ch-players tr[data-name='Computer 2']")  # the other member took
+    assert page.locator("button[data-action=take]").count() == 1
+    commitment = page.inner_text("#ch-fair .fd-commitment")
+    assert len(commitment) == 64
+    page.screenshot(path=str(SHOTS / "chouette-box-double.png"))
+    page.click("button[data-action=pass]")
+    page.wait_for_selector("#ch-games li:has-text('Game 1')", timeout=20000)
+    ann = page.locator("#ch-players tr[data-name=Ann] td.score")
+    assert ann.inner_text() == "-1"
+    assert page.inner_text("#ch-revealed .fd-commitment") == commitment  # game 1's seed is out
+    assert "verify-dice" in page.inner_text("#ch-revealed .fd-command")
+    games = page.inner_text("#ch-games")
+    assert "box Computer 1" in games
+    page.screenshot(path=str(SHOTS / "chouette-after-pass.png"))
+    page.select_option("#ch-lang", "ja")
+    page.wait_for_selector("#ch-players:has-text('ボックス')")
+    assert "第1ゲーム" in page.inner_text("#ch-games")
+    page.screenshot(path=str(SHOTS / "chouette-ja.png"))
+    assert not page.errors
+
+
+def _play_out(server, tid, tokens, limit=3000):  # noqa: F811
+    for _ in range(limit):
+        st = server.api("GET", f"/api/tables/{tid}")
+        turn = st["game"]["turn"]
+        if st["match"]["over"] or turn is None:
+            return st
+        mine = server.api("GET", f"/api/tables/{tid}", token=tokens[turn])
+        allowed = mine["allowed"]
+        if "move" in allowed:
+            doc = {"action": "move", "steps": mine["moves"][0] if mine["moves"] else []}
+        elif "roll" in allowed:
+            doc = {"action": "roll"}
+        elif "take" in allowed:
+            doc = {"action": "take"}
+        else:
+            doc = {"action": allowed[0]}
+        server.api("POST", f"/api/tables/{tid}/actions", doc, token=tokens[turn])
+    raise AssertionError("the game did not end")
+
+
+def test_fair_dice_revealed_and_dice_stats_pages(browser, server):  # noqa: F811
+    from .test_browser import new_page, open_table
+
+    white = server.api("POST", "/api/tables", {"mode": "human", "rules": {"match_length": 1}, "name": "Dora"})
+    black = server.api("POST", f"/api/tables/{white['id']}/join", {"name": "Emil"})
+    page = new_page(browser, server)
+    open_table(page, server, white)
+    page.wait_for_selector(".fd-commitment")
+    commitment = page.inner_text(".fd-commitment")
+    assert len(commitment) == 64 and page.locator(".fd-seed").count() == 0
+    st = _play_out(server, white["id"], {"white": white["token"], "black": black["token"]})
+    page.wait_for_selector(".fd-command", timeout=20000)
+    command = page.inner_text(".fd-command")
+    assert command.startswith("backgammon verify-dice --seed ") and commitment in command
+    assert st["fair_dice"]["command"] == command.strip()
+    page.locator("#fair-dice").scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / "fair-dice-revealed.png"), full_page=True)
+    stats = open_page(browser, server, "/static/dicestats.html?name=Dora")
+    stats.wait_for_selector("#ds-dist tr:nth-child(22)")
+    assert "Dora" in stats.inner_text("#ds-summary")
+    assert stats.locator("#ds-tests tr[data-stat=doubles]").count() == 1
+    stats.screenshot(path=str(SHOTS / "dice-stats.png"), full_page=True)
+    stats.select_option("#ds-lang", "ja")
+    stats.wait_for_selector("#ds-tests:has-text('ゾロ目')")
+    stats.screenshot(path=str(SHOTS / "dice-stats-ja.png"), full_page=True)
+    assert not page.errors and not stats.errors
