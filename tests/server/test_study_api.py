@@ -117,6 +117,11 @@ def test_setup_not_an_object(client):
 
 
 # ---------------------------------------------------------- analysis
+# the two standard plays of an opening 5-2 (close in gnubg rollouts); which one a net ranks first at
+# 0-ply depends on its training
+FIVE_TWO_OPENINGS = ("13/11 13/8", "24/22 13/8")
+
+
 def test_analyze_ranks_plays_and_cube(client):
     r = client.post("/api/study/analyze", json={"setup": setup(), "depth": 0})
     assert r.status_code == 200, r.text
@@ -124,7 +129,7 @@ def test_analyze_ranks_plays_and_cube(client):
     plays = doc["plays"]
     assert doc["count"] == len(Position.initial().legal_plays(5, 2)) == len(plays)
     assert plays[0]["loss"] == 0 and all(a["equity"] >= b["equity"] for a, b in itertools.pairwise(plays))
-    assert plays[0]["play"] == "13/11 13/8"
+    assert plays[0]["play"] in FIVE_TWO_OPENINGS
     assert all(0 <= p["win"] <= 1 and p["win_gammon"] <= p["win"] for p in plays)
     cube = doc["cube"]
     assert cube["action"] == "no double" and cube["double_pass"] == 1.0
@@ -142,7 +147,9 @@ def test_analyze_bad_depth(client):
 
 # --------------------------------------------------------- tactical check
 def test_check_best_play_is_good(client):
-    doc = client.post("/api/study/check", json={"setup": setup(), "play": "13/11 13/8"}).json()
+    best = client.post("/api/study/analyze", json={"setup": setup(), "depth": 0}).json()["plays"][0]["play"]
+    assert best in FIVE_TWO_OPENINGS
+    doc = client.post("/api/study/check", json={"setup": setup(), "play": best}).json()
     assert doc["rank"] == 1 and doc["loss"] == 0 and doc["grade"] == "good" and doc["label"]["ja"]
 
 
@@ -167,7 +174,7 @@ def test_rollout_job_runs_off_the_request_path(client):
     r = client.post("/api/study/rollouts", json={"setup": setup(), "top": 2, "trials": 36})
     assert r.status_code == 200, r.text
     job = r.json()
-    assert job["status"] == "running" and job["candidates"][0] == "13/11 13/8" and len(job["candidates"]) == 2
+    assert job["status"] == "running" and job["candidates"][0] in FIVE_TWO_OPENINGS and len(job["candidates"]) == 2
     # the server answers other requests while the rollout runs
     assert client.get("/api/health").status_code == 200
     deadline = time.time() + 180
