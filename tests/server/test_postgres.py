@@ -17,12 +17,26 @@ URL = os.environ.get("BACKGAMMON_TEST_DATABASE_URL")
 pytestmark = pytest.mark.skipif(not URL, reason="set BACKGAMMON_TEST_DATABASE_URL to a scratch PostgreSQL database")
 
 
+def _migration_head() -> str:
+    """The newest revision among the shipped Alembic migrations."""
+    from pathlib import Path
+
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    from backgammon.server import db
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(Path(db.__file__).parent / "migrations"))
+    return ScriptDirectory.from_config(cfg).get_current_head()
+
+
 def test_postgres_migrate_play_restart(tmp_path):
     from sqlalchemy import create_engine, text
 
     engine = create_engine(URL.replace("postgresql://", "postgresql+psycopg://", 1))
     with engine.begin() as conn:
-        for name in ("actions", "tables", "sessions", "users", "alembic_version"):
+        for name in ("reviews", "actions", "tables", "sessions", "users", "alembic_version"):
             conn.execute(text(f"DROP TABLE IF EXISTS {name} CASCADE"))
     engine.dispose()
     with make_client(tmp_path, database_url=URL) as client:
@@ -39,7 +53,7 @@ def test_postgres_migrate_play_restart(tmp_path):
         assert client.post("/api/login", json={"username": "pguser", "password": "pw-123456"}).status_code == 200
     engine = create_engine(URL.replace("postgresql://", "postgresql+psycopg://", 1))
     with engine.connect() as conn:
-        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0001"
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == _migration_head()
         assert (
             conn.execute(text("SELECT count(*) FROM actions WHERE table_id = :t"), {"t": tid}).scalar()
             == before["version"]

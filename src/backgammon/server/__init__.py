@@ -1,0 +1,1 @@
+"""The web platform: `backgammon serve` (FastAPI app, tables, storage, static UI)."""
