@@ -13,28 +13,13 @@ import pytest
 from backgammon.lessons import get_lesson
 from backgammon.position import Position
 
-from .test_browser import ARGS, CHROMIUM, SHOTS, Server, playwright_api  # skips without Playwright or Chromium
+from .test_browser import SHOTS, browser, server  # noqa: F401 - the module-scoped fixtures
 
 pytestmark = pytest.mark.browser
 
 OPENING_52 = "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:0:10"
 RACE = Position.from_points({6: 2, 5: 2, 4: 2, 3: 2}, {6: 4, 5: 4, 4: 3}).position_id()
 
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    srv = Server(tmp_path_factory.mktemp("studydata"))
-    srv.start()
-    yield srv
-    srv.kill()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 def page_for(browser, server, lang="en"):
