@@ -103,7 +103,7 @@ def test_parse_dice(text: str, dice: tuple[int, int]) -> None:
     assert parse_dice(text) == dice
 
 
-@pytest.mark.parametrize("text", ["", "7", "71", "307", "3--1", "a1", "١٣", "3\x001"])
+@pytest.mark.parametrize("text", ["", "7", "71", "307", "3--1", "a1", "١٣", "3\x001", "3\n1", "31\n"])
 def test_parse_dice_rejects(text: str) -> None:
     from backgammon import InvalidInputError
 

@@ -11,7 +11,7 @@ from backgammon.errors import InvalidInputError
 from backgammon.position import Position
 from backgammon.render import ascii_board
 
-_DICE = re.compile(r"^\s*([1-6])\s*[-,/ ]?\s*([1-6])\s*$")
+_DICE = re.compile(r"^[ \t]*([1-6])[ \t]*[-,/ ]?[ \t]*([1-6])[ \t]*\Z")
 
 
 def parse_dice(text: str) -> tuple[int, int]:
