@@ -18,7 +18,11 @@ def train(
     seed: int = typer.Option(1, "--seed", help="seed of the run (initial weights and every game's dice)"),
     contact_hidden: int = typer.Option(96, "--contact-hidden", help="hidden units of the contact net"),
     race_hidden: int = typer.Option(48, "--race-hidden", help="hidden units of the race net"),
-    alpha: float = typer.Option(0.1, "--alpha", help="initial learning rate (halves at 100k, 300k, 800k games)"),
+    alpha: float = typer.Option(0.1, "--alpha", help="initial learning rate (halves at each --alpha-steps count)"),
+    alpha_steps: str = typer.Option("100000,300000,800000", "--alpha-steps",
+                                    help="game counts at which the learning rate halves, comma-separated"),
+    init_from: Path | None = typer.Option(None, "--init-from",
+                                          help="start from this weights file (an older encoding is widened)"),
     lam: float = typer.Option(0.0, "--lambda", help="TD(lambda): 0 = online TD(0); 0 < lambda <= 1 = offline lambda-returns"),
     chunk: int = typer.Option(2000, "--chunk", help="games between checkpoints"),
     eval_every: int = typer.Option(20_000, "--eval-every", help="games between strength checks against pubeval"),
@@ -35,7 +39,14 @@ def train(
         raise InvalidInputError(f"expected positive sizes and rate, got {contact_hidden!r}, {race_hidden!r}, {alpha!r}")
     if not 0.0 <= lam <= 1.0:
         raise InvalidInputError(f"expected --lambda between 0 and 1, got {lam!r}")
-    config = TrainConfig(seed=seed, contact_hidden=contact_hidden, race_hidden=race_hidden, alpha=alpha, lam=lam)
+    try:
+        steps = tuple(sorted(int(x) for x in alpha_steps.split(",") if x.strip()))
+    except ValueError:
+        raise InvalidInputError(f"expected --alpha-steps as comma-separated game counts, got {alpha_steps!r}") from None
+    if init_from is not None and not init_from.is_file():
+        raise InvalidInputError(f"--init-from: no such weights file {str(init_from)!r}")
+    config = TrainConfig(seed=seed, contact_hidden=contact_hidden, race_hidden=race_hidden, alpha=alpha,
+                         alpha_steps=steps, lam=lam, init_from=str(init_from) if init_from else "")
     if quiet:
         state = run(run_dir, config, games, chunk, eval_every, eval_pairs)
     else:

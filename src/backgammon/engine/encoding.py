@@ -9,6 +9,23 @@ in its own numbering:
 - hand features: pip count / 167, the longest run of made points / 6, made
   points in the home board / 6.
 
+After both sides' blocks come :data:`EXTRA` tactical features per side (side 0,
+then side 1), computed by :func:`side_features`:
+
+- *exposure*: the share of the 36 rolls on which the other side can hit at
+  least one of this side's blots (direct and indirect shots, intermediate
+  points of combined and doubled moves must be open; a side with checkers on
+  the bar hits only from the bar);
+- *pip loss*: the pips this side's most costly hit blot loses, averaged over
+  the 36 rolls, / 12;
+- *escape*: for this side's rearmost checker, the share of the 36 rolls that
+  carry it beyond the farthest of the other side's made points among the 11
+  points in front of it (1 when nothing blocks it);
+- *break contact*: the pips this side needs to move every checker past the
+  other side's rearmost checker, / 100;
+- *dance*: with checkers on the bar, the chance that one checker fails to
+  enter, ``(closed home points / 6) ** 2``.
+
 The encoding has a :data:`NAME` and :data:`VERSION` that weight files record and
 :mod:`backgammon.engine.network` checks when loading.
 
@@ -25,10 +42,134 @@ from numba import njit
 
 from backgammon.position import Position
 
-NAME = "unary4-hand3"
-VERSION = 1
+NAME = "unary4-hand3-tactics5"
+VERSION = 2
 PER_SIDE = 24 * 4 + 2 + 1 + 3
-NUM_INPUTS = 2 * PER_SIDE
+EXTRA = 5
+NUM_INPUTS = 2 * PER_SIDE + 2 * EXTRA
+#: the inputs of encoding version 1, which version 2 extends (for warm starts)
+V1_INPUTS = 2 * PER_SIDE
+
+
+@njit(cache=True, nogil=True)
+def _reaches(hitter: np.ndarray, blocker: np.ndarray, q: int, d: int, d1: int, d2: int) -> bool:
+    """Whether a checker at ``q`` (hitter's index, 24 = bar) can travel exactly ``d`` pips with dice
+    ``d1, d2``, landing points other than the last needing to be open (``blocker``'s own numbering)."""
+    if d1 != d2:
+        if d == d1 or d == d2:
+            return True
+        if d == d1 + d2:
+            m1 = q - d1
+            m2 = q - d2
+            if blocker[23 - m1] < 2 or blocker[23 - m2] < 2:
+                return True
+        return False
+    if d % d1 != 0:
+        return False
+    k = d // d1
+    if k > 4:
+        return False
+    for m in range(1, k):
+        if blocker[23 - (q - m * d1)] >= 2:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def side_features(own: np.ndarray, opp: np.ndarray, out: np.ndarray) -> None:
+    """The :data:`EXTRA` tactical features of the side ``own`` against ``opp`` (each in its own numbering)."""
+    # exposure and pip loss: opp hits own's blots; own's blot at index b sits at opp index 23 - b
+    hits = 0
+    loss = 0
+    has_blot = False
+    for b in range(24):
+        if own[b] == 1:
+            has_blot = True
+            break
+    opp_bar = opp[24] > 0
+    if has_blot:
+        for d1 in range(1, 7):
+            for d2 in range(d1, 7):
+                w = 1 if d1 == d2 else 2
+                best = -1
+                for b in range(24):
+                    if own[b] != 1:
+                        continue
+                    target = 23 - b
+                    lo = target + 1
+                    if opp_bar:
+                        lo = 24
+                    for q in range(lo, 25):
+                        if opp[q] == 0:
+                            continue
+                        if _reaches(opp, own, q, q - target, d1, d2):
+                            if 24 - b > best:
+                                best = 24 - b
+                            break
+                if best >= 0:
+                    hits += w
+                    loss += w * best
+    out[0] = hits / 36.0
+    out[1] = loss / (36.0 * 12.0)
+    # escape of the rearmost checker
+    r = -1
+    for i in range(24, -1, -1):
+        if own[i] > 0:
+            r = i
+            break
+    esc = 36
+    if r > 0:
+        far = 0
+        for t in range(1, 12):
+            i = r - t
+            if i < 0:
+                break
+            if opp[23 - i] >= 2:
+                far = t
+        if far > 0:
+            esc = 0
+            for d1 in range(1, 7):
+                for d2 in range(d1, 7):
+                    w = 1 if d1 == d2 else 2
+                    ok = False
+                    if d1 != d2:
+                        for d in (d1, d2, d1 + d2):
+                            if d > far and r - d >= 0 and _reaches(own, opp, r, d, d1, d2) \
+                                    and opp[23 - (r - d)] < 2:
+                                ok = True
+                                break
+                    else:
+                        for k in range(1, 5):
+                            d = k * d1
+                            if d > far and r - d >= 0 and _reaches(own, opp, r, d, d1, d2) \
+                                    and opp[23 - (r - d)] < 2:
+                                ok = True
+                                break
+                    if ok:
+                        esc += w
+    out[2] = esc / 36.0
+    # break contact: pips to bring every checker past opp's rearmost checker
+    orear = -1
+    for i in range(24, -1, -1):
+        if opp[i] > 0:
+            orear = i
+            break
+    pips = 0
+    if orear >= 0:
+        line = 23 - orear  # own index of opp's rearmost checker (-1 when it is on the bar)
+        for i in range(25):
+            if own[i] > 0 and i >= line:
+                pips += own[i] * (i - line + 1)
+    out[3] = pips / 100.0
+    # dance
+    if own[24] > 0:
+        closed = 0
+        for i in range(6):
+            if opp[i] >= 2:
+                closed += 1
+        out[4] = (closed / 6.0) ** 2
+    else:
+        out[4] = 0.0
 
 
 @njit(cache=True, nogil=True)
@@ -98,10 +239,18 @@ def encode_sparse(board: np.ndarray, idx: np.ndarray, val: np.ndarray) -> int:
             idx[k] = base + 101
             val[k] = home / 6.0
             k += 1
+    feats = np.empty(EXTRA)
+    for s in range(2):
+        side_features(board[s], board[1 - s], feats)
+        for f in range(EXTRA):
+            if feats[f] != 0.0:
+                idx[k] = V1_INPUTS + s * EXTRA + f
+                val[k] = feats[f]
+                k += 1
     return k
 
 
-MAX_NONZERO = 2 * (24 * 4 + 6)
+MAX_NONZERO = 2 * (24 * 4 + 6 + EXTRA)
 
 
 @njit(cache=True, nogil=True)

@@ -49,6 +49,8 @@ class TrainConfig:
     init_scale: float = 0.1
     # 0: online TD(0); above 0: TD(lambda) by offline lambda-returns after each game
     lam: float = 0.0
+    # a weights file to start from instead of random weights (see :func:`warm_start`)
+    init_from: str = ""
 
     def alpha_at(self, game: int) -> float:
         """Learning rate for game number ``game``."""
@@ -64,6 +66,7 @@ class TrainConfig:
         d = dict(d)
         d["alpha_steps"] = tuple(d["alpha_steps"])
         d.setdefault("lam", 0.0)  # runs from before lambda was a setting
+        d.setdefault("init_from", "")
         return cls(**d)
 
 
@@ -83,6 +86,10 @@ class TrainState:
     @classmethod
     def fresh(cls, config: TrainConfig) -> TrainState:
         rng = np.random.default_rng(config.seed)
+        if config.init_from:
+            contact, race = warm_start(config.init_from, config.contact_hidden, config.race_hidden, rng,
+                                       config.init_scale)
+            return cls(config, contact, race)
         return cls(config, Net.random(config.contact_hidden, rng, config.init_scale),
                    Net.random(config.race_hidden, rng, config.init_scale))
 
@@ -131,6 +138,49 @@ class TrainState:
         nets = [Net(*(a[f"{n}_{p}"] for p in ("w1", "b1", "w2", "b2"))) for n in ("contact", "race")]
         return cls(TrainConfig.from_json(meta["config"]), nets[0], nets[1], meta["games"], meta["plies"],
                    meta["seconds"], meta["history"], meta["best_score"])
+
+
+def warm_start(path: str | Path, contact_hidden: int, race_hidden: int, rng: np.random.Generator,
+               scale: float = 0.1) -> tuple[Net, Net]:
+    """The nets of a weights file, widened to this encoding and these hidden sizes.
+
+    The file may be made for an older encoding whose inputs are a prefix of the
+    current one (version 1 is a prefix of version 2): the new inputs get zero
+    weights. Hidden units beyond the file's get small random input weights and
+    zero output weights. Either way the widened nets compute exactly what the
+    file's nets computed, and training goes on from there.
+
+    Raises:
+        EngineError: if the file cannot be read, has more inputs or hidden
+            units than asked for, or is not a weights file.
+    """
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            meta = json.loads(str(z["meta"]))
+            a = {k: z[k].astype(np.float64) for k in z.files if k != "meta"}
+    except (OSError, ValueError, KeyError) as exc:
+        raise EngineError(f"cannot read weights file {str(path)!r}: {exc}") from None
+    if meta.get("encoding_version", 0) > encoding.VERSION:
+        raise EngineError(f"weights file {str(path)!r} is for a newer encoding {meta.get('encoding')!r}")
+    nets = []
+    for name, hidden in (("contact", contact_hidden), ("race", race_hidden)):
+        try:
+            w1, b1, w2, b2 = (a[f"{name}_{p}"] for p in ("w1", "b1", "w2", "b2"))
+        except KeyError as exc:
+            raise EngineError(f"weights file {str(path)!r} lacks array {exc.args[0]!r}") from None
+        n_in, h = w1.shape
+        if n_in > encoding.NUM_INPUTS or h > hidden:
+            raise EngineError(f"weights file {str(path)!r} has {n_in} inputs and {h} hidden units; "
+                              f"cannot fit them into {encoding.NUM_INPUTS} inputs and {hidden} hidden units")
+        nw1 = np.zeros((encoding.NUM_INPUTS, hidden))
+        nw1[:n_in, :h] = w1
+        nw1[:, h:] = rng.uniform(-scale, scale, (encoding.NUM_INPUTS, hidden - h))
+        nb1 = np.zeros(hidden)
+        nb1[:h] = b1
+        nw2 = np.zeros((hidden, w2.shape[1]))
+        nw2[:h] = w2
+        nets.append(Net(nw1, nb1, nw2, b2.copy()))
+    return nets[0], nets[1]
 
 
 def train_chunk(state: TrainState, ngames: int) -> dict:

@@ -1,0 +1,127 @@
+"""The tactical input features of encoding version 2, on hand-made positions and against legal plays."""
+
+import numpy as np
+import pytest
+
+from backgammon import Position
+from backgammon.engine import encoding
+from backgammon.engine.train import warm_start
+from backgammon.errors import EngineError
+
+
+def features(position: Position, side: int) -> list[float]:
+    """Side 0 = the player on roll; scaled back to counts: shots/36, pip loss, escapes/36, pips, dance."""
+    board = np.array([position.mine, position.theirs], dtype=np.int8)
+    out = np.empty(encoding.EXTRA)
+    encoding.side_features(board[side], board[1 - side], out)
+    return [round(v, 9) for v in (out * [36, 36 * 12, 36, 100, 1]).tolist()]
+
+
+def test_initial_position() -> None:
+    f = features(Position.initial(), 0)
+    assert f[:2] == [0, 0]  # no blots
+    assert f[3] == 167  # every checker is behind the other side's back checkers
+    assert f[4] == 0
+    # the back checkers must pass the 8-point (7 away): 6-2, 5-3, 6-3, 5-4, 6-4, 6-5, 4-4: 14 rolls,
+    # minus nothing blocked on the way (the 7-point and the 4-point are open)... and 5-5 lands on 14: +1
+    assert f[2] == 15
+
+
+def test_direct_and_indirect_shots() -> None:
+    # the player on roll has two checkers on 13 and two on 8; the opponent's blot sits on their 19 (my 6)
+    p = Position.from_points({13: 2, 8: 2}, {19: 1, 1: 14})
+    mine, theirs = features(p, 0), features(p, 1)
+    assert mine[:2] == [0, 0]
+    # 2 away from the 8 (11 rolls with a 2, plus 1-1) and 7 away from the 13 (6-1, 4-3; 5-2 already)
+    assert theirs[0] == 16
+    assert theirs[1] == 16 * 6  # a blot on their 19-point loses 6 pips when hit
+
+
+def test_blocked_indirect_shot() -> None:
+    # my single hitter on 20; their blot on their 9 (my 16), 4 away; their 8 (my 17) is made
+    p = Position.from_points({20: 1, 6: 14}, {9: 1, 8: 2, 1: 12})
+    f = features(p, 1)
+    # any 4 (11 rolls), 2-2 (via my 18, open), 3-1 (via 19; via 17 is blocked); 1-1 must pass 17
+    assert f[0] == 11 + 1 + 2
+    p2 = Position.from_points({20: 1, 6: 14}, {9: 1, 7: 2, 1: 12})
+    # now their 7 (my 18) is made: 2-2 and 1-1 pass through it; 3-1 can still go 20/17/16
+    assert features(p2, 1)[0] == 11 + 2
+
+
+def test_trapped_checker_and_dance() -> None:
+    p = Position.from_points({24: 1, 6: 14}, {7: 2, 8: 2, 9: 2, 10: 2, 11: 2, 2: 5})
+    f = features(p, 0)
+    assert f[2] == 2  # only 6-5 jumps the five-point prime
+    assert f[0] == 34  # every roll but 3-2 hits the blot on my 24
+    q = Position.from_points({"bar": 1, 6: 14}, {1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 5})
+    g = features(q, 0)
+    assert g[4] == 1.0 and g[2] == 0
+
+
+def _exact_exposure(position: Position) -> int:
+    """Rolls (of 36) on which the player on roll has a legal play that hits."""
+    total = 0
+    for d1 in range(1, 7):
+        for d2 in range(d1, 7):
+            if any(any(step.hit for step in play.steps) for play in position.legal_plays(d1, d2)):
+                total += 1 if d1 == d2 else 2
+    return total
+
+
+def _random_positions(n: int, seed: int) -> list[Position]:
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < n:
+        p = Position.initial()
+        for _ in range(int(rng.integers(4, 40))):
+            plays = p.legal_plays(int(rng.integers(1, 7)), int(rng.integers(1, 7)))
+            p = plays[int(rng.integers(len(plays)))].position
+            if p.is_game_over():
+                break
+        if not p.is_game_over() and p.bar()[0] == 0:
+            out.append(p)
+    return out
+
+
+def test_exposure_matches_legal_plays() -> None:
+    """Exposure counts the rolls whose legal plays include a hit (the opponent's blots, seen by the
+    player on roll); it may differ only where a hit is possible but every hitting sequence breaks
+    the rule to use both dice, which is rare."""
+    positions = _random_positions(150, seed=5)
+    agree = 0
+    for p in positions:
+        approx = features(p, 1)[0]
+        exact = _exact_exposure(p)
+        assert approx >= exact  # the feature never misses a hit that a legal play makes
+        agree += approx == exact
+    assert agree >= 0.97 * len(positions)
+
+
+def test_features_are_inputs() -> None:
+    p = Position.from_points({13: 2, 8: 2}, {19: 1, 1: 14})
+    x = encoding.encode(p)
+    side1 = x[encoding.V1_INPUTS + encoding.EXTRA:]
+    assert side1[0] == pytest.approx(16 / 36)
+    assert x.shape == (encoding.NUM_INPUTS,)
+
+
+def test_warm_start_keeps_the_old_nets_outputs(tmp_path) -> None:
+    from backgammon.engine.network import Net
+
+    rng = np.random.default_rng(3)
+    old = [Net(rng.normal(0, 0.3, (encoding.V1_INPUTS, 6)), rng.normal(0, 0.3, 6), rng.normal(0, 0.3, (6, 5)),
+               rng.normal(0, 0.3, 5)) for _ in range(2)]
+    path = tmp_path / "old.npz"
+    arrays = {f"{name}_{part}": getattr(net, part) for name, net in zip(("contact", "race"), old)
+              for part in ("w1", "b1", "w2", "b2")}
+    np.savez(path, meta=np.array('{"encoding_version": 1}'), **arrays)
+    contact, race = warm_start(path, 10, 8, np.random.default_rng(0))
+    assert contact.hidden == 10 and race.hidden == 8
+    for p in _random_positions(5, seed=2):
+        x = encoding.encode(p)
+        assert np.allclose(contact.forward(x[None]), old[0].forward(x[None, : encoding.V1_INPUTS]))
+        assert np.allclose(race.forward(x[None]), old[1].forward(x[None, : encoding.V1_INPUTS]))
+    with pytest.raises(EngineError, match="cannot fit"):
+        warm_start(path, 4, 8, np.random.default_rng(0))
+    with pytest.raises(EngineError, match="cannot read"):
+        warm_start(tmp_path / "missing.npz", 10, 8, np.random.default_rng(0))
