@@ -74,5 +74,49 @@ def train(
         print(f"best weights written to {export}")
 
 
+def refine(
+    run_dir: Path = typer.Argument(..., help="directory for the checkpoint, log and best weights (resumed if present)"),
+    init_from: Path = typer.Option(..., "--init-from", help="the weights file to refine (e.g. a train run's best.npz)"),
+    iterations: int = typer.Option(30, "--iterations", "-n", help="refine until this many iterations in total"),
+    positions: int = typer.Option(30_000, "--positions", help="positions labelled at 1-ply per iteration"),
+    explore: float = typer.Option(0.1, "--explore", help="share of random moves in the sampling games"),
+    buffer: int = typer.Option(3, "--buffer", help="iterations of labels fitted each iteration"),
+    alpha: float = typer.Option(0.01, "--alpha", help="learning rate (halves at each --alpha-steps iteration)"),
+    alpha_steps: str = typer.Option("15,30", "--alpha-steps", help="iterations at which the rate halves"),
+    seed: int = typer.Option(1, "--seed", help="seed of the run"),
+    contact_hidden: int = typer.Option(128, "--contact-hidden", help="hidden units of the contact net (>= the file's)"),
+    race_hidden: int = typer.Option(64, "--race-hidden", help="hidden units of the race net (>= the file's)"),
+    eval_pairs: int = typer.Option(500, "--eval-pairs", help="dice sequences per pubeval check (each played twice)"),
+    export: Path | None = typer.Option(None, "--export", help="write the best weights here when done"),
+) -> None:
+    """Refine trained nets on their own 1-ply values of self-play positions (resumable)."""
+    from backgammon.engine.refine import RefineConfig, run
+    from backgammon.engine.train import BEST
+
+    try:
+        steps = tuple(sorted(int(x) for x in alpha_steps.split(",") if x.strip()))
+    except ValueError:
+        raise InvalidInputError(f"expected --alpha-steps as comma-separated counts, got {alpha_steps!r}") from None
+    if not init_from.is_file():
+        raise InvalidInputError(f"--init-from: no such weights file {str(init_from)!r}")
+    if not alpha > 0 or eval_pairs <= 0:
+        raise InvalidInputError(f"expected a positive --alpha and --eval-pairs, got {alpha!r}, {eval_pairs!r}")
+    config = RefineConfig(init_from=str(init_from), seed=seed, contact_hidden=contact_hidden, race_hidden=race_hidden,
+                          positions=positions, explore=explore, buffer=buffer, alpha=alpha, alpha_steps=steps)
+
+    def progress(state, info) -> None:
+        print(f"iteration {info['iteration']}: {info['games']} games, rms error {info['rms_error']:.4f}, "
+              f"vs pubeval {info['vs_pubeval']:+.3f} ± {info['vs_pubeval_se']:.3f} "
+              f"(label {info['label_s']} s, fit {info['fit_s']} s)", flush=True)
+
+    run(run_dir, config, iterations, eval_pairs, progress)
+    if export is not None:
+        import shutil
+
+        shutil.copyfile(Path(run_dir) / BEST, export)
+        print(f"best weights written to {export}")
+
+
 def register_train(app: typer.Typer) -> None:
     app.command("train")(train)
+    app.command("refine")(refine)

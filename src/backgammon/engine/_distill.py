@@ -1,0 +1,138 @@
+"""Numba kernels for refining the nets on 1-ply targets (private).
+
+Self-play TD moves each position's evaluation towards the value after one
+sampled roll. Refinement instead labels positions with their *1-ply* value
+(the average, over all 21 rolls, of the value after the best play of each
+roll) and fits the nets to those labels: a target without the dice's noise,
+one ply deeper than the nets themselves. :mod:`backgammon.engine.train` drives
+it (``backgammon train --refine``).
+
+Weights are passed as in :mod:`backgammon.engine._selfplay`:
+``cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from backgammon.engine._selfplay import (
+    INITIAL,
+    _opening_roll,
+    _update,
+    choose_net,
+    game_seed,
+    mover_won_result,
+    side_done,
+)
+from backgammon.engine._fastboard import CONTACT, MAX_PLAYS, OVER, phase, successors
+from backgammon.engine.encoding import MAX_NONZERO, encode_sparse
+from backgammon.engine.network import NUM_OUTPUTS, forward_sparse
+
+
+@njit(cache=True, nogil=True)
+def sample_positions(cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, seed, game0, explore, out) -> int:
+    """Fill ``out`` (``(n, 2, 25)`` int8) with positions, side on roll first, from 0-ply self-play games.
+
+    With probability ``explore`` a move is a random legal one instead of the best,
+    so the sample strays from the nets' own lines. Games are numbered from
+    ``game0`` (their dice seeded by ``game_seed(seed, g)``); returns the games used.
+    """
+    n = out.shape[0]
+    cand = np.empty((MAX_PLAYS, 2, 25), dtype=np.int8)
+    idx = np.empty(MAX_NONZERO, dtype=np.int64)
+    val = np.empty(MAX_NONZERO, dtype=np.float64)
+    hid = np.empty(max(cb1.shape[0], rb1.shape[0]))
+    o = np.empty(NUM_OUTPUTS)
+    best = np.empty(NUM_OUTPUTS)
+    board = np.empty((2, 25), dtype=np.int8)
+    k = 0
+    g = game0
+    while k < n:
+        np.random.seed(game_seed(seed, g))
+        g += 1
+        board[:, :] = INITIAL
+        d1, d2 = _opening_roll()
+        ply = 0
+        while k < n:
+            if ply > 0:
+                d1 = np.random.randint(1, 7)
+                d2 = np.random.randint(1, 7)
+                out[k] = board
+                k += 1
+            if np.random.random() < explore:
+                m = successors(board, d1, d2, cand)
+                c = np.random.randint(0, m)
+            else:
+                c = choose_net(board, d1, d2, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, o, best)
+            if side_done(cand[c, 1]):
+                break
+            board[:, :] = cand[c]
+            ply += 1
+    return g - game0
+
+
+@njit(cache=True, nogil=True)
+def one_ply(board, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, o, best, out) -> None:
+    """``out`` = the 1-ply value of ``board`` for its side on roll (best play per roll at 0-ply)."""
+    for j in range(NUM_OUTPUTS):
+        out[j] = 0.0
+    for d1 in range(1, 7):
+        for d2 in range(d1, 7):
+            w = (1.0 if d1 == d2 else 2.0) / 36.0
+            choose_net(board, d1, d2, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, o, best)
+            for j in range(NUM_OUTPUTS):
+                out[j] += w * best[j]
+
+
+@njit(cache=True, nogil=True)
+def label(boards, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, targets) -> None:
+    """``targets[i]`` = the 1-ply value of ``boards[i]``."""
+    cand = np.empty((MAX_PLAYS, 2, 25), dtype=np.int8)
+    idx = np.empty(MAX_NONZERO, dtype=np.int64)
+    val = np.empty(MAX_NONZERO, dtype=np.float64)
+    hid = np.empty(max(cb1.shape[0], rb1.shape[0]))
+    o = np.empty(NUM_OUTPUTS)
+    best = np.empty(NUM_OUTPUTS)
+    for i in range(boards.shape[0]):
+        one_ply(boards[i], cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, o, best, targets[i])
+
+
+@njit(cache=True, nogil=True, fastmath=True)
+def fit(boards, targets, order, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, alpha, stats) -> None:
+    """One pass of stochastic gradient steps over ``boards`` in the given ``order``.
+
+    ``stats`` (float64[4]) accumulates: squared error summed, contact steps,
+    race steps, positions skipped (finished games).
+    """
+    idx = np.empty(MAX_NONZERO, dtype=np.int64)
+    val = np.empty(MAX_NONZERO, dtype=np.float64)
+    hid_c = np.empty(cb1.shape[0])
+    hid_r = np.empty(rb1.shape[0])
+    cur = np.empty(NUM_OUTPUTS)
+    delta = np.empty(NUM_OUTPUTS)
+    for t in range(order.shape[0]):
+        i = order[t]
+        ph = phase(boards[i])
+        if ph == OVER:
+            stats[3] += 1.0
+            continue
+        k = encode_sparse(boards[i], idx, val)
+        if ph == CONTACT:
+            forward_sparse(idx, val, k, cw1, cb1, cw2, cb2, hid_c, cur)
+        else:
+            forward_sparse(idx, val, k, rw1, rb1, rw2, rb2, hid_r, cur)
+        err = 0.0
+        for j in range(NUM_OUTPUTS):
+            delta[j] = targets[i, j] - cur[j]
+            err += delta[j] * delta[j]
+        stats[0] += err
+        if ph == CONTACT:
+            stats[1] += 1.0
+            _update(idx, val, k, cw1, cb1, cw2, cb2, hid_c, delta, alpha)
+        else:
+            stats[2] += 1.0
+            _update(idx, val, k, rw1, rb1, rw2, rb2, hid_r, delta, alpha)
+
+
+__all__ = ["fit", "label", "mover_won_result", "one_ply", "sample_positions"]

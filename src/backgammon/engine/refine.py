@@ -1,0 +1,191 @@
+"""Refining trained nets on 1-ply targets.
+
+Each *iteration* plays self-play games with the current nets (a share of the
+moves random, to see positions the nets would avoid), labels their positions
+with the nets' own 1-ply value (the average over the 21 rolls of the value
+after each roll's best play), and fits both nets to the labels of the last few
+iterations by stochastic gradient steps. The 1-ply value is free of the dice's
+noise that self-play TD learns through, and one ply deeper than the nets, so
+the nets learn to see what their lookahead sees. The kernels are in
+:mod:`backgammon.engine._distill`.
+
+A run lives in a directory like a TD run (:mod:`backgammon.engine.train`):
+``checkpoint.npz`` after every iteration (nets, labelled buffer and history;
+a stopped run resumes from it exactly), ``best.npz`` (weights, by the pubeval
+check) and ``train.log``.
+
+>>> RefineConfig(init_from="w.npz").alpha_at(0) > 0
+True
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from backgammon.engine import _distill, encoding
+from backgammon.engine.network import Net, NetPair
+from backgammon.engine.train import BEST, CHECKPOINT, LOG, versus_pubeval, warm_start
+from backgammon.errors import EngineError, InvalidInputError
+
+
+@dataclass(frozen=True, slots=True)
+class RefineConfig:
+    """Everything that determines a refinement run."""
+
+    init_from: str
+    seed: int = 1
+    contact_hidden: int = 128
+    race_hidden: int = 64
+    positions: int = 40_000  # labelled per iteration
+    explore: float = 0.1  # share of random moves in the sampling games
+    buffer: int = 3  # iterations of labels fitted each time
+    alpha: float = 0.01
+    alpha_steps: tuple[int, ...] = (20, 40)  # iterations at which the rate halves
+
+    def alpha_at(self, iteration: int) -> float:
+        return self.alpha * 0.5 ** sum(1 for s in self.alpha_steps if iteration >= s)
+
+    def to_json(self) -> dict:
+        d = asdict(self)
+        d["alpha_steps"] = list(self.alpha_steps)
+        return d
+
+    @classmethod
+    def from_json(cls, d: dict) -> RefineConfig:
+        d = dict(d)
+        d["alpha_steps"] = tuple(d["alpha_steps"])
+        return cls(**d)
+
+
+@dataclass(slots=True)
+class RefineState:
+    config: RefineConfig
+    contact: Net
+    race: Net
+    iteration: int = 0
+    games: int = 0
+    seconds: float = 0.0
+    boards: list[np.ndarray] = field(default_factory=list)
+    targets: list[np.ndarray] = field(default_factory=list)
+    history: list[dict] = field(default_factory=list)
+    best_score: float | None = None
+
+    @classmethod
+    def fresh(cls, config: RefineConfig) -> RefineState:
+        rng = np.random.default_rng(config.seed)
+        contact, race = warm_start(config.init_from, config.contact_hidden, config.race_hidden, rng)
+        return cls(config, contact, race)
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        c, r = self.contact, self.race
+        return (c.w1, c.b1, c.w2, c.b2, r.w1, r.b1, r.w2, r.b2)
+
+    def save(self, path: Path) -> None:
+        meta = {"config": self.config.to_json(), "iteration": self.iteration, "games": self.games,
+                "seconds": self.seconds, "history": self.history, "best_score": self.best_score,
+                "buffers": len(self.boards), "encoding": encoding.NAME, "encoding_version": encoding.VERSION}
+        arrays = {f"{n}_{p}": getattr(net, p) for n, net in (("contact", self.contact), ("race", self.race))
+                  for p in ("w1", "b1", "w2", "b2")}
+        for i, (b, t) in enumerate(zip(self.boards, self.targets)):
+            arrays[f"boards_{i}"] = b
+            arrays[f"targets_{i}"] = t
+        tmp = path.with_name(path.name + ".tmp.npz")
+        np.savez(tmp, meta=np.array(json.dumps(meta)), **arrays)
+        tmp.replace(path)
+
+    @classmethod
+    def load(cls, path: Path) -> RefineState:
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                meta = json.loads(str(z["meta"]))
+                a = {k: z[k].copy() for k in z.files if k != "meta"}
+        except (OSError, ValueError, KeyError) as exc:
+            raise EngineError(f"cannot read checkpoint {str(path)!r}: {exc}") from None
+        if meta.get("encoding_version") != encoding.VERSION or "iteration" not in meta:
+            raise EngineError(f"{str(path)!r} is not a refinement checkpoint for encoding {encoding.NAME!r}")
+        nets = [Net(*(a[f"{n}_{p}"] for p in ("w1", "b1", "w2", "b2"))) for n in ("contact", "race")]
+        n = meta["buffers"]
+        return cls(RefineConfig.from_json(meta["config"]), nets[0], nets[1], meta["iteration"], meta["games"],
+                   meta["seconds"], [a[f"boards_{i}"] for i in range(n)], [a[f"targets_{i}"] for i in range(n)],
+                   meta["history"], meta["best_score"])
+
+    def net_pair(self, extra: dict | None = None) -> NetPair:
+        meta = {"iterations": self.iteration, "refine_games": self.games, "seconds": round(self.seconds, 1),
+                "config": self.config.to_json(),
+                "method": "refined on 1-ply targets of self-play positions (backgammon train --refine)"}
+        if extra:
+            meta.update(extra)
+        return NetPair(self.contact.copy(), self.race.copy(), meta)
+
+
+def iterate(state: RefineState) -> dict:
+    """One iteration: sample, label, fit. Returns its statistics."""
+    cfg = state.config
+    t0 = time.perf_counter()
+    boards = np.empty((cfg.positions, 2, 25), dtype=np.int8)
+    used = _distill.sample_positions(*state.arrays(), cfg.seed, state.games, cfg.explore, boards)
+    t1 = time.perf_counter()
+    targets = np.empty((cfg.positions, 5))
+    _distill.label(boards, *state.arrays(), targets)
+    t2 = time.perf_counter()
+    state.boards.append(boards)
+    state.targets.append(targets)
+    del state.boards[:-cfg.buffer], state.targets[:-cfg.buffer]
+    all_boards = np.concatenate(state.boards)
+    all_targets = np.concatenate(state.targets)
+    order = np.random.default_rng([cfg.seed, state.iteration]).permutation(len(all_boards))
+    stats = np.zeros(4)
+    _distill.fit(all_boards, all_targets, order, *state.arrays(), cfg.alpha_at(state.iteration), stats)
+    t3 = time.perf_counter()
+    state.games += used
+    state.iteration += 1
+    state.seconds += t3 - t0
+    steps = max(stats[1] + stats[2], 1.0)
+    return {"iteration": state.iteration, "games": used, "positions": cfg.positions,
+            "fitted": int(stats[1] + stats[2]), "rms_error": float(np.sqrt(stats[0] / steps)),
+            "sample_s": round(t1 - t0, 1), "label_s": round(t2 - t1, 1), "fit_s": round(t3 - t2, 1)}
+
+
+def run(run_dir: str | Path, config: RefineConfig, iterations: int, eval_pairs: int = 500,
+        progress: Callable[[RefineState, dict], None] | None = None) -> RefineState:
+    """Refine until ``iterations`` iterations, resuming from ``run_dir``'s checkpoint if there is one.
+
+    Raises:
+        InvalidInputError: for a negative iteration count or a non-positive sample size.
+        EngineError: if the checkpoint belongs to another configuration.
+    """
+    if iterations < 0 or config.positions <= 0 or config.buffer <= 0 or not 0 <= config.explore <= 1:
+        raise InvalidInputError(f"expected iterations >= 0, positive sizes and 0 <= explore <= 1, got "
+                                f"{iterations!r}, {config.positions!r}, {config.buffer!r}, {config.explore!r}")
+    run_dir = Path(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    ckpt = run_dir / CHECKPOINT
+    if ckpt.exists():
+        state = RefineState.load(ckpt)
+        if state.config != config:
+            raise EngineError(f"checkpoint in {str(run_dir)!r} has config {state.config.to_json()!r}, "
+                              f"not {config.to_json()!r}; use another directory")
+    else:
+        state = RefineState.fresh(config)
+    with (run_dir / LOG).open("a", encoding="utf-8") as log:
+        while state.iteration < iterations:
+            info = iterate(state)
+            score, se, n = versus_pubeval(state.contact, state.race, eval_pairs)
+            info.update(vs_pubeval=round(score, 4), vs_pubeval_se=round(se, 4), vs_pubeval_games=n,
+                        alpha=config.alpha_at(state.iteration - 1), time=time.strftime("%H:%M:%S", time.gmtime()))
+            state.history.append({"iteration": state.iteration, "vs_pubeval": score, "se": se, "n": n})
+            if state.best_score is None or score > state.best_score:
+                state.best_score = score
+                state.net_pair({"vs_pubeval": {"ppg": score, "se": se, "games": n}}).save(run_dir / BEST)
+            state.save(ckpt)
+            log.write(json.dumps(info) + "\n")
+            log.flush()
+            if progress is not None:
+                progress(state, info)
+    return state

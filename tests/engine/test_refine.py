@@ -1,0 +1,88 @@
+import json
+
+import numpy as np
+import pytest
+
+from backgammon import Position
+from backgammon.engine import _distill, encoding
+from backgammon.position import Phase
+from backgammon.engine.network import Net, NetPair
+from backgammon.engine.refine import RefineConfig, RefineState, run
+from backgammon.engine.train import BEST, CHECKPOINT, LOG
+from backgammon.errors import EngineError, InvalidInputError
+
+
+@pytest.fixture()
+def small_weights(tmp_path):
+    rng = np.random.default_rng(5)
+    path = tmp_path / "w.npz"
+    NetPair(Net.random(8, rng, 0.3), Net.random(4, rng, 0.3), {"games": 0}).save(path)
+    return path
+
+
+def _cfg(path, **kw) -> RefineConfig:
+    return RefineConfig(init_from=str(path), contact_hidden=8, race_hidden=4, positions=40, buffer=2, **kw)
+
+
+def _one_ply(position: Position, state: RefineState) -> np.ndarray:
+    """1-ply by hand: legal plays from the rules core, raw net outputs, best play by equity per roll."""
+    total = np.zeros(5)
+    for d1 in range(1, 7):
+        for d2 in range(d1, 7):
+            best, best_eq = None, -9.0
+            for play in position.legal_plays(d1, d2):
+                after = play.position  # the opponent on roll
+                if after.is_game_over():
+                    lost = after.mine
+                    gammon = sum(lost) == 15
+                    bg = gammon and sum(lost[18:]) > 0
+                    mine = np.array([1.0, gammon, bg, 0.0, 0.0])
+                else:
+                    net = state.contact if after.phase() is Phase.CONTACT else state.race
+                    o = net.forward(encoding.encode(after)[None])[0]
+                    mine = np.array([1 - o[0], o[3], o[4], o[1], o[2]])
+                eq = 2 * mine[0] - 1 + mine[1] + mine[2] - mine[3] - mine[4]
+                if after.is_game_over():
+                    eq += 10
+                if eq > best_eq:
+                    best, best_eq = mine, eq
+            total += best * (1 if d1 == d2 else 2) / 36
+    return total
+
+
+def test_labels_are_the_one_ply_values(small_weights) -> None:
+    state = RefineState.fresh(_cfg(small_weights))
+    boards = np.empty((6, 2, 25), dtype=np.int8)
+    _distill.sample_positions(*state.arrays(), 3, 0, 0.3, boards)
+    targets = np.empty((6, 5))
+    _distill.label(boards, *state.arrays(), targets)
+    for board, target in zip(boards, targets):
+        position = Position(tuple(int(x) for x in board[0]), tuple(int(x) for x in board[1]))
+        assert np.allclose(target, _one_ply(position, state), atol=1e-6)
+
+
+def test_refine_fits_and_resumes_exactly(tmp_path, small_weights) -> None:
+    cfg = _cfg(small_weights)
+    a = run(tmp_path / "a", cfg, 3, eval_pairs=2)
+    run(tmp_path / "b", cfg, 1, eval_pairs=2)
+    b = run(tmp_path / "b", cfg, 3, eval_pairs=2)
+    assert a.iteration == b.iteration == 3 and a.games == b.games > 0
+    for x, y in zip(a.arrays(), b.arrays()):
+        assert np.array_equal(x, y)
+    fresh = RefineState.fresh(cfg)
+    assert not np.allclose(fresh.contact.w1, a.contact.w1)
+    lines = [json.loads(s) for s in (tmp_path / "b" / LOG).read_text().splitlines()]
+    assert [ln["iteration"] for ln in lines] == [1, 2, 3]
+    assert all(0 <= ln["rms_error"] < 1 for ln in lines)
+    assert len(RefineState.load(tmp_path / "b" / CHECKPOINT).boards) == 2  # the buffer keeps two iterations
+    assert NetPair.load(tmp_path / "b" / BEST).meta["iterations"] >= 1
+
+
+def test_refine_refuses_bad_settings(tmp_path, small_weights) -> None:
+    run(tmp_path, _cfg(small_weights), 1, eval_pairs=1)
+    with pytest.raises(EngineError, match="config"):
+        run(tmp_path, _cfg(small_weights, seed=9), 2, eval_pairs=1)
+    with pytest.raises(InvalidInputError):
+        run(tmp_path / "x", _cfg(small_weights, explore=2.0), 1)
+    with pytest.raises(EngineError, match="cannot read"):
+        run(tmp_path / "y", _cfg(tmp_path / "missing.npz"), 1)
