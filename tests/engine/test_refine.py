@@ -5,11 +5,11 @@ import pytest
 
 from backgammon import Position
 from backgammon.engine import _distill, encoding
-from backgammon.position import Phase
 from backgammon.engine.network import Net, NetPair
 from backgammon.engine.refine import RefineConfig, RefineState, run
 from backgammon.engine.train import BEST, CHECKPOINT, LOG
 from backgammon.errors import EngineError, InvalidInputError
+from backgammon.position import Phase
 
 
 @pytest.fixture()

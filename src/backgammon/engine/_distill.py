@@ -16,18 +16,26 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from backgammon.engine._fastboard import CONTACT, MAX_PLAYS, OVER, phase, successors
 from backgammon.engine._selfplay import (
     INITIAL,
     _opening_roll,
-    _update,
     choose_net,
+    fit_board,
     game_seed,
     mover_won_result,
     side_done,
 )
-from backgammon.engine._fastboard import CONTACT, MAX_PLAYS, OVER, phase, successors
-from backgammon.engine.encoding import MAX_NONZERO, encode_sparse
-from backgammon.engine.network import NUM_OUTPUTS, forward_sparse
+from backgammon.engine.encoding import MAX_NONZERO
+from backgammon.engine.network import NUM_OUTPUTS
+
+
+@njit(cache=True, nogil=True)
+def _scratch(cb1, rb1):
+    """Work arrays for choosing plays: candidates, sparse inputs, hidden units, two output vectors."""
+    return (np.empty((MAX_PLAYS, 2, 25), dtype=np.int8), np.empty(MAX_NONZERO, dtype=np.int64),
+            np.empty(MAX_NONZERO, dtype=np.float64), np.empty(max(cb1.shape[0], rb1.shape[0])),
+            np.empty(NUM_OUTPUTS), np.empty(NUM_OUTPUTS))
 
 
 @njit(cache=True, nogil=True)
@@ -39,12 +47,7 @@ def sample_positions(cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, seed, game0, explor
     ``game0`` (their dice seeded by ``game_seed(seed, g)``); returns the games used.
     """
     n = out.shape[0]
-    cand = np.empty((MAX_PLAYS, 2, 25), dtype=np.int8)
-    idx = np.empty(MAX_NONZERO, dtype=np.int64)
-    val = np.empty(MAX_NONZERO, dtype=np.float64)
-    hid = np.empty(max(cb1.shape[0], rb1.shape[0]))
-    o = np.empty(NUM_OUTPUTS)
-    best = np.empty(NUM_OUTPUTS)
+    cand, idx, val, hid, o, best = _scratch(cb1, rb1)
     board = np.empty((2, 25), dtype=np.int8)
     k = 0
     g = game0
@@ -88,12 +91,7 @@ def one_ply(board, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, 
 @njit(cache=True, nogil=True)
 def label(boards, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, targets) -> None:
     """``targets[i]`` = the 1-ply value of ``boards[i]``."""
-    cand = np.empty((MAX_PLAYS, 2, 25), dtype=np.int8)
-    idx = np.empty(MAX_NONZERO, dtype=np.int64)
-    val = np.empty(MAX_NONZERO, dtype=np.float64)
-    hid = np.empty(max(cb1.shape[0], rb1.shape[0]))
-    o = np.empty(NUM_OUTPUTS)
-    best = np.empty(NUM_OUTPUTS)
+    cand, idx, val, hid, o, best = _scratch(cb1, rb1)
     for i in range(boards.shape[0]):
         one_ply(boards[i], cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, o, best, targets[i])
 
@@ -117,22 +115,9 @@ def fit(boards, targets, order, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, alpha, s
         if ph == OVER:
             stats[3] += 1.0
             continue
-        k = encode_sparse(boards[i], idx, val)
-        if ph == CONTACT:
-            forward_sparse(idx, val, k, cw1, cb1, cw2, cb2, hid_c, cur)
-        else:
-            forward_sparse(idx, val, k, rw1, rb1, rw2, rb2, hid_r, cur)
-        err = 0.0
-        for j in range(NUM_OUTPUTS):
-            delta[j] = targets[i, j] - cur[j]
-            err += delta[j] * delta[j]
-        stats[0] += err
-        if ph == CONTACT:
-            stats[1] += 1.0
-            _update(idx, val, k, cw1, cb1, cw2, cb2, hid_c, delta, alpha)
-        else:
-            stats[2] += 1.0
-            _update(idx, val, k, rw1, rb1, rw2, rb2, hid_r, delta, alpha)
+        stats[0] += fit_board(boards[i], targets[i], cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, alpha, idx, val,
+                              hid_c, hid_r, cur, delta)
+        stats[1 if ph == CONTACT else 2] += 1.0
 
 
 __all__ = ["fit", "label", "mover_won_result", "one_ply", "sample_positions"]

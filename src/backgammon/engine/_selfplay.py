@@ -262,25 +262,35 @@ def td_lambda_games(cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, seed, game0, ngames,
             targets[t, 3] = (1.0 - lam) * targets[t, 3] + lam * g3
             targets[t, 4] = (1.0 - lam) * targets[t, 4] + lam * g4
         for t in range(ply):
-            k = encode_sparse(boards[t], idx, val)
-            contact = phase(boards[t]) == CONTACT
-            if contact:
-                forward_sparse(idx, val, k, cw1, cb1, cw2, cb2, hid_c, cur)
-            else:
-                forward_sparse(idx, val, k, rw1, rb1, rw2, rb2, hid_r, cur)
-            err = 0.0
-            for o in range(NUM_OUTPUTS):
-                delta[o] = targets[t, o] - cur[o]
-                err += delta[o] * delta[o]
-            stats[2] += err
-            if contact:
+            stats[2] += fit_board(boards[t], targets[t], cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, alpha,
+                                  idx, val, hid_c, hid_r, cur, delta)
+            if phase(boards[t]) == CONTACT:
                 stats[6] += 1.0
-                _update(idx, val, k, cw1, cb1, cw2, cb2, hid_c, delta, alpha)
             else:
                 stats[7] += 1.0
-                _update(idx, val, k, rw1, rb1, rw2, rb2, hid_r, delta, alpha)
         stats[0] += 1.0
         stats[1] += ply
+
+
+@njit(cache=True, nogil=True, fastmath=True)
+def fit_board(board, target, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, alpha, idx, val, hid_c, hid_r, cur,
+              delta) -> float:
+    """One gradient step of the net for ``board``'s phase towards ``target``; return the squared error."""
+    k = encode_sparse(board, idx, val)
+    contact = phase(board) == CONTACT
+    if contact:
+        forward_sparse(idx, val, k, cw1, cb1, cw2, cb2, hid_c, cur)
+    else:
+        forward_sparse(idx, val, k, rw1, rb1, rw2, rb2, hid_r, cur)
+    err = 0.0
+    for o in range(NUM_OUTPUTS):
+        delta[o] = target[o] - cur[o]
+        err += delta[o] * delta[o]
+    if contact:
+        _update(idx, val, k, cw1, cb1, cw2, cb2, hid_c, delta, alpha)
+    else:
+        _update(idx, val, k, rw1, rb1, rw2, rb2, hid_r, delta, alpha)
+    return err
 
 
 @njit(cache=True, nogil=True, fastmath=True)

@@ -76,6 +76,15 @@ def _reaches(hitter: np.ndarray, blocker: np.ndarray, q: int, d: int, d1: int, d
 
 
 @njit(cache=True, nogil=True)
+def _rearmost(side: np.ndarray) -> int:
+    """Index of a side's rearmost checker (24 = the bar), -1 when none is left."""
+    for i in range(24, -1, -1):
+        if side[i] > 0:
+            return i
+    return -1
+
+
+@njit(cache=True, nogil=True)
 def side_features(own: np.ndarray, opp: np.ndarray, out: np.ndarray) -> None:
     """The :data:`EXTRA` tactical features of the side ``own`` against ``opp`` (each in its own numbering)."""
     # exposure and pip loss: opp hits own's blots; own's blot at index b sits at opp index 23 - b
@@ -103,8 +112,7 @@ def side_features(own: np.ndarray, opp: np.ndarray, out: np.ndarray) -> None:
                         if opp[q] == 0:
                             continue
                         if _reaches(opp, own, q, q - target, d1, d2):
-                            if 24 - b > best:
-                                best = 24 - b
+                            best = max(best, 24 - b)
                             break
                 if best >= 0:
                     hits += w
@@ -112,11 +120,7 @@ def side_features(own: np.ndarray, opp: np.ndarray, out: np.ndarray) -> None:
     out[0] = hits / 36.0
     out[1] = loss / (36.0 * 12.0)
     # escape of the rearmost checker
-    r = -1
-    for i in range(24, -1, -1):
-        if own[i] > 0:
-            r = i
-            break
+    r = _rearmost(own)
     esc = 36
     if r > 0:
         far = 0
@@ -149,11 +153,7 @@ def side_features(own: np.ndarray, opp: np.ndarray, out: np.ndarray) -> None:
                         esc += w
     out[2] = esc / 36.0
     # break contact: pips to bring every checker past opp's rearmost checker
-    orear = -1
-    for i in range(24, -1, -1):
-        if opp[i] > 0:
-            orear = i
-            break
+    orear = _rearmost(opp)
     pips = 0
     if orear >= 0:
         line = 23 - orear  # own index of opp's rearmost checker (-1 when it is on the bar)

@@ -81,6 +81,49 @@ class Net:
         return 1.0 / (1.0 + np.exp(-(h @ self.w2 + self.b2)))
 
 
+PARTS = ("w1", "b1", "w2", "b2")
+NAMES = ("contact", "race")
+
+
+def write_npz(path: str | Path, meta: dict, arrays: dict[str, np.ndarray], compressed: bool = False) -> None:
+    """Write ``arrays`` and the JSON ``meta`` to an ``.npz`` file atomically (a temporary file, then a rename)."""
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp.npz")
+    (np.savez_compressed if compressed else np.savez)(tmp, meta=np.array(json.dumps(meta, sort_keys=True)), **arrays)
+    tmp.replace(path)
+
+
+def read_npz(path: str | Path, what: str = "weights file") -> tuple[dict, dict[str, np.ndarray]]:
+    """The JSON metadata and the arrays of an ``.npz`` file written by :func:`write_npz`.
+
+    Raises:
+        EngineError: if the file is missing or unreadable.
+    """
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            return json.loads(str(z["meta"])), {k: z[k].copy() for k in z.files if k != "meta"}
+    except (OSError, ValueError, KeyError) as exc:
+        raise EngineError(f"cannot read {what} {str(path)!r}: {exc}") from None
+
+
+def nets_of(arrays: dict[str, np.ndarray], source: str) -> tuple[Net, Net]:
+    """The contact and race nets stored in ``arrays`` (as float64); ``source`` names the file in errors.
+
+    Raises:
+        EngineError: if an array is missing.
+    """
+    try:
+        contact, race = (Net(*(arrays[f"{name}_{p}"].astype(np.float64) for p in PARTS)) for name in NAMES)
+    except KeyError as exc:
+        raise EngineError(f"{source} lacks array {exc.args[0]!r}") from None
+    return contact, race
+
+
+def arrays_of(contact: Net, race: Net, dtype: type = np.float64) -> dict[str, np.ndarray]:
+    """The arrays of two nets by their names in a file (``contact_w1`` ...)."""
+    return {f"{name}_{p}": getattr(net, p).astype(dtype) for name, net in zip(NAMES, (contact, race)) for p in PARTS}
+
+
 @dataclass(frozen=True, slots=True)
 class NetPair:
     """The contact net and the race net, with the file's metadata."""
@@ -98,14 +141,8 @@ class NetPair:
         meta = dict(self.meta)
         meta.update(format=FORMAT, format_version=FORMAT_VERSION,
                     encoding=encoding.NAME, encoding_version=encoding.VERSION)
-        arrays = {}
-        for name, net in (("contact", self.contact), ("race", self.race)):
-            for part in ("w1", "b1", "w2", "b2"):
-                arrays[f"{name}_{part}"] = getattr(net, part).astype(np.float32)
         path = Path(path)
-        tmp = path.with_name(path.name + ".tmp.npz")
-        np.savez_compressed(tmp, meta=np.array(json.dumps(meta, sort_keys=True)), **arrays)
-        tmp.replace(path)
+        write_npz(path, meta, arrays_of(self.contact, self.race, np.float32), compressed=True)
         if record:
             path.with_suffix(".json").write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
@@ -117,12 +154,7 @@ class NetPair:
             EngineError: if the file is missing, unreadable, or made for
                 another format or input encoding.
         """
-        try:
-            with np.load(path, allow_pickle=False) as z:
-                meta = json.loads(str(z["meta"]))
-                arrays = {k: z[k].astype(np.float64) for k in z.files if k != "meta"}
-        except (OSError, ValueError, KeyError) as exc:
-            raise EngineError(f"cannot read weights file {str(path)!r}: {exc}") from None
+        meta, arrays = read_npz(path)
         if meta.get("format") != FORMAT or meta.get("format_version") != FORMAT_VERSION:
             raise EngineError(
                 f"weights file {str(path)!r} has format {meta.get('format')!r} "
@@ -133,10 +165,7 @@ class NetPair:
                 f"weights file {str(path)!r} was made for encoding {meta.get('encoding')!r} "
                 f"version {meta.get('encoding_version')!r}, expected {encoding.NAME!r} version {encoding.VERSION}"
             )
-        try:
-            nets = [Net(*(arrays[f"{name}_{p}"] for p in ("w1", "b1", "w2", "b2"))) for name in ("contact", "race")]
-        except KeyError as exc:
-            raise EngineError(f"weights file {str(path)!r} lacks array {exc.args[0]!r}") from None
+        nets = nets_of(arrays, f"weights file {str(path)!r}")
         for net in nets:
             if net.w1.shape[0] != encoding.NUM_INPUTS or net.w2.shape[1] != NUM_OUTPUTS:
                 raise EngineError(f"weights file {str(path)!r} has shapes that do not fit the encoding")

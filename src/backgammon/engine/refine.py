@@ -29,8 +29,8 @@ from pathlib import Path
 import numpy as np
 
 from backgammon.engine import _distill, encoding
-from backgammon.engine.network import Net, NetPair
-from backgammon.engine.train import BEST, CHECKPOINT, LOG, versus_pubeval, warm_start
+from backgammon.engine.network import Net, NetPair, arrays_of, nets_of, read_npz, write_npz
+from backgammon.engine.train import BEST, CHECKPOINT, LOG, halved, versus_pubeval, warm_start
 from backgammon.errors import EngineError, InvalidInputError
 
 
@@ -49,7 +49,7 @@ class RefineConfig:
     alpha_steps: tuple[int, ...] = (20, 40)  # iterations at which the rate halves
 
     def alpha_at(self, iteration: int) -> float:
-        return self.alpha * 0.5 ** sum(1 for s in self.alpha_steps if iteration >= s)
+        return halved(self.alpha, self.alpha_steps, iteration)
 
     def to_json(self) -> dict:
         d = asdict(self)
@@ -90,28 +90,20 @@ class RefineState:
         meta = {"config": self.config.to_json(), "iteration": self.iteration, "games": self.games,
                 "seconds": self.seconds, "history": self.history, "best_score": self.best_score,
                 "buffers": len(self.boards), "encoding": encoding.NAME, "encoding_version": encoding.VERSION}
-        arrays = {f"{n}_{p}": getattr(net, p) for n, net in (("contact", self.contact), ("race", self.race))
-                  for p in ("w1", "b1", "w2", "b2")}
+        arrays = arrays_of(self.contact, self.race)
         for i, (b, t) in enumerate(zip(self.boards, self.targets)):
             arrays[f"boards_{i}"] = b
             arrays[f"targets_{i}"] = t
-        tmp = path.with_name(path.name + ".tmp.npz")
-        np.savez(tmp, meta=np.array(json.dumps(meta)), **arrays)
-        tmp.replace(path)
+        write_npz(path, meta, arrays)
 
     @classmethod
     def load(cls, path: Path) -> RefineState:
-        try:
-            with np.load(path, allow_pickle=False) as z:
-                meta = json.loads(str(z["meta"]))
-                a = {k: z[k].copy() for k in z.files if k != "meta"}
-        except (OSError, ValueError, KeyError) as exc:
-            raise EngineError(f"cannot read checkpoint {str(path)!r}: {exc}") from None
+        meta, a = read_npz(path, "checkpoint")
         if meta.get("encoding_version") != encoding.VERSION or "iteration" not in meta:
             raise EngineError(f"{str(path)!r} is not a refinement checkpoint for encoding {encoding.NAME!r}")
-        nets = [Net(*(a[f"{n}_{p}"] for p in ("w1", "b1", "w2", "b2"))) for n in ("contact", "race")]
+        contact, race = nets_of(a, f"checkpoint {str(path)!r}")
         n = meta["buffers"]
-        return cls(RefineConfig.from_json(meta["config"]), nets[0], nets[1], meta["iteration"], meta["games"],
+        return cls(RefineConfig.from_json(meta["config"]), contact, race, meta["iteration"], meta["games"],
                    meta["seconds"], [a[f"boards_{i}"] for i in range(n)], [a[f"targets_{i}"] for i in range(n)],
                    meta["history"], meta["best_score"])
 

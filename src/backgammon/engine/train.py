@@ -27,7 +27,7 @@ import numpy as np
 
 from backgammon.engine import _selfplay as sp
 from backgammon.engine import encoding
-from backgammon.engine.network import Net, NetPair
+from backgammon.engine.network import Net, NetPair, arrays_of, nets_of, read_npz, write_npz
 from backgammon.engine.pubeval import WC, WR
 from backgammon.errors import EngineError, InvalidInputError
 
@@ -54,7 +54,7 @@ class TrainConfig:
 
     def alpha_at(self, game: int) -> float:
         """Learning rate for game number ``game``."""
-        return self.alpha * 0.5 ** sum(1 for s in self.alpha_steps if game >= s)
+        return halved(self.alpha, self.alpha_steps, game)
 
     def to_json(self) -> dict:
         d = asdict(self)
@@ -111,13 +111,7 @@ class TrainState:
         meta = {"config": self.config.to_json(), "games": self.games, "plies": self.plies,
                 "seconds": self.seconds, "history": self.history, "best_score": self.best_score,
                 "encoding": encoding.NAME, "encoding_version": encoding.VERSION}
-        arrays = {}
-        for name, net in (("contact", self.contact), ("race", self.race)):
-            for part in ("w1", "b1", "w2", "b2"):
-                arrays[f"{name}_{part}"] = getattr(net, part)
-        tmp = path.with_name(path.name + ".tmp.npz")
-        np.savez(tmp, meta=np.array(json.dumps(meta)), **arrays)
-        tmp.replace(path)
+        write_npz(path, meta, arrays_of(self.contact, self.race))
 
     @classmethod
     def load(cls, path: Path) -> TrainState:
@@ -126,18 +120,18 @@ class TrainState:
         Raises:
             EngineError: if it cannot be read or was made for another encoding.
         """
-        try:
-            with np.load(path, allow_pickle=False) as z:
-                meta = json.loads(str(z["meta"]))
-                a = {k: z[k].copy() for k in z.files if k != "meta"}
-        except (OSError, ValueError, KeyError) as exc:
-            raise EngineError(f"cannot read checkpoint {str(path)!r}: {exc}") from None
+        meta, a = read_npz(path, "checkpoint")
         if meta.get("encoding") != encoding.NAME or meta.get("encoding_version") != encoding.VERSION:
             raise EngineError(f"checkpoint {str(path)!r} was made for encoding {meta.get('encoding')!r}, "
                               f"expected {encoding.NAME!r}")
-        nets = [Net(*(a[f"{n}_{p}"] for p in ("w1", "b1", "w2", "b2"))) for n in ("contact", "race")]
-        return cls(TrainConfig.from_json(meta["config"]), nets[0], nets[1], meta["games"], meta["plies"],
+        contact, race = nets_of(a, f"checkpoint {str(path)!r}")
+        return cls(TrainConfig.from_json(meta["config"]), contact, race, meta["games"], meta["plies"],
                    meta["seconds"], meta["history"], meta["best_score"])
+
+
+def halved(alpha: float, steps: tuple[int, ...], at: int) -> float:
+    """``alpha`` halved once for each of ``steps`` that ``at`` has reached."""
+    return alpha * 0.5 ** sum(1 for s in steps if at >= s)
 
 
 def warm_start(path: str | Path, contact_hidden: int, race_hidden: int, rng: np.random.Generator,
@@ -154,20 +148,12 @@ def warm_start(path: str | Path, contact_hidden: int, race_hidden: int, rng: np.
         EngineError: if the file cannot be read, has more inputs or hidden
             units than asked for, or is not a weights file.
     """
-    try:
-        with np.load(path, allow_pickle=False) as z:
-            meta = json.loads(str(z["meta"]))
-            a = {k: z[k].astype(np.float64) for k in z.files if k != "meta"}
-    except (OSError, ValueError, KeyError) as exc:
-        raise EngineError(f"cannot read weights file {str(path)!r}: {exc}") from None
+    meta, a = read_npz(path)
     if meta.get("encoding_version", 0) > encoding.VERSION:
         raise EngineError(f"weights file {str(path)!r} is for a newer encoding {meta.get('encoding')!r}")
     nets = []
-    for name, hidden in (("contact", contact_hidden), ("race", race_hidden)):
-        try:
-            w1, b1, w2, b2 = (a[f"{name}_{p}"] for p in ("w1", "b1", "w2", "b2"))
-        except KeyError as exc:
-            raise EngineError(f"weights file {str(path)!r} lacks array {exc.args[0]!r}") from None
+    for old, hidden in zip(nets_of(a, f"weights file {str(path)!r}"), (contact_hidden, race_hidden)):
+        w1, b1, w2, b2 = old.w1, old.b1, old.w2, old.b2
         n_in, h = w1.shape
         if n_in > encoding.NUM_INPUTS or h > hidden:
             raise EngineError(f"weights file {str(path)!r} has {n_in} inputs and {h} hidden units; "
