@@ -35,9 +35,9 @@ _SETUP = [
     "set evaluation chequerplay eval plies 0",
     "new game",
 ]
-_EQUITY = re.compile(r"^\s*\d\.\s+(.+?)\s{2,}([+-]?\d+\.\d+)", re.M)
+_EQUITY = re.compile(r"^\s*\d\.\s+(.+?)\s{2,}([+-]?\d+\.\d+)", re.MULTILINE)
 _CUBELESS = re.compile(r"0-ply cubeless equity\s+([+-]?\d+\.\d+)")
-_PROPER = re.compile(r"Proper cube action:\s*(.+?)\s*(?:\(|$)", re.M)
+_PROPER = re.compile(r"Proper cube action:\s*(.+?)\s*(?:\(|$)", re.MULTILINE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +110,7 @@ def money_cube_hints(
     """
     ids = [cube.gnubg_id(position) for position, cube in requests]
     script = "\n".join([*_SETUP, *(f"set gnubgid {i}\nhint" for i in ids), "quit", "y", ""])
-    run = subprocess.run([path, "-t", "-q"], input=script, capture_output=True, text=True, timeout=timeout)
+    run = subprocess.run([path, "-t", "-q"], input=script, capture_output=True, text=True, timeout=timeout, check=False)
     chunks = run.stdout.split("Setting GNUbg ID ")[1:]
     if len(chunks) != len(ids):
         raise RuntimeError(
@@ -126,11 +126,12 @@ def money_cube_hints(
         equities: dict[str, float] = {}
         for label, value in _EQUITY.findall(chunk):
             low = label.lower()
-            key = "nd" if low.startswith("no ") else "dt" if low.endswith("take") else "dp" if low.endswith("pass") else ""
+            if low.startswith("no "):
+                key = "nd"
+            else:
+                key = "dt" if low.endswith("take") else "dp" if low.endswith("pass") else ""
             equities[key] = float(value)
         if not cubeless or not proper or not {"nd", "dt", "dp"} <= equities.keys():
             raise RuntimeError(f"no cube analysis from gnubg for {gid!r}: {chunk[:400]!r}")
-        out.append(
-            GnubgCube(float(cubeless.group(1)), equities["nd"], equities["dt"], equities["dp"], proper.group(1))
-        )
+        out.append(GnubgCube(float(cubeless.group(1)), equities["nd"], equities["dt"], equities["dp"], proper.group(1)))
     return out

@@ -16,6 +16,7 @@ which also computes a cubeful equity.
 from __future__ import annotations
 
 import argparse
+import math
 import time
 
 import numpy as np
@@ -155,8 +156,9 @@ def main() -> None:
     for col in ("measure", "ours", "gnubg_nn", "bgsage", "ours/gnubg", "ours/bgsage"):
         table.add_column(col, justify="right")
     for name, a, b, sg in rows:
-        table.add_row(name, f"{a:,.4g}", f"{b:,.4g}", "n/a" if sg != sg else f"{sg:,.4g}", f"{a / b:.3g}",
-                      "n/a" if sg != sg else f"{a / sg:.3g}")
+        missing = math.isnan(sg)
+        table.add_row(name, f"{a:,.4g}", f"{b:,.4g}", "n/a" if missing else f"{sg:,.4g}", f"{a / b:.3g}",
+                      "n/a" if missing else f"{a / sg:.3g}")
     Console().print(table)
 
 

@@ -53,7 +53,10 @@ def test_clear_cases_by_hand(cli) -> None:
     ]
     theirs = g.money_cube_hints(requests)
     assert [(t.doubler, t.take) for t in theirs] == [
-        ("no double", True), ("no double", True), ("too good", False), ("too good", False)
+        ("no double", True),
+        ("no double", True),
+        ("too good", False),
+        ("too good", False),
     ]
     infos = [CubeInfo.money(), CubeInfo.money(jacoby=True), CubeInfo.money(), CubeInfo.money(2, CubeOwner.ME)]
     for (position, _), info in zip(requests, infos):
@@ -64,12 +67,15 @@ def test_clear_cases_by_hand(cli) -> None:
     # Jacoby: gammons do not count with the cube centred, so cashing (double, pass) beats playing on
     jacoby = g.money_cube_hints([(HUGE_LEAD, g.MoneyCube(jacoby=True))])[0]
     assert (jacoby.doubler, jacoby.take) == ("double", False)
-    assert cube_decision(gnubg_probs(HUGE_LEAD), CubeInfo.money(jacoby=True), cube_efficiency(HUGE_LEAD)).action is CubeAction.DOUBLE_PASS
+    assert (
+        cube_decision(gnubg_probs(HUGE_LEAD), CubeInfo.money(jacoby=True), cube_efficiency(HUGE_LEAD)).action
+        is CubeAction.DOUBLE_PASS
+    )
 
 
 def test_agreement_on_clear_sampled_decisions(cli) -> None:
     """20 self-play positions where gnubg gives 55-90% to win, three cube states each."""
-    g, bench = cli
+    _, bench = cli
     positions = bench.sample_money_positions(gnubg_nn, 20, 5, 0.55, 0.90)
     rows, details = bench.money_agreement(positions, {"model": gnubg_probs})
     clear = 0
