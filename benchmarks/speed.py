@@ -3,7 +3,9 @@
 Rows: position evaluations per second (ours batched and one at a time; gnubg
 one call per position), 0-ply self-play games per second (all driven by the
 same Python game loop; plus our numba training loop and bgsage's own C++
-loop), and seconds per 2-ply move choice. The ratios are ours / theirs (higher
+loop), seconds per 2-ply move choice, and rollout games per second (ours
+beside Debian gnubg's own ``rollout`` command, one thread, with and without
+its lookahead variance reduction). The ratios are ours / theirs (higher
 is better for rates, lower for times). bgsage (the Open Sage engine, a
 benchmark-only peer) is measured at its raw-net level ("1-ply" in its XG-style
 numbering = gnubg's 0-ply) with one thread; its 2-ply row is its "3-ply"
@@ -74,6 +76,7 @@ def main() -> None:
     ap.add_argument("--positions", type=int, default=20000)
     ap.add_argument("--games", type=int, default=50)
     ap.add_argument("--moves2", type=int, default=20, help="positions for the 2-ply timing")
+    ap.add_argument("--rollout-trials", type=int, default=720, help="games for the rollout timing")
     ap.add_argument("--no-bgsage", action="store_true", help="leave out the bgsage column")
     args = ap.parse_args()
 
@@ -151,6 +154,24 @@ def main() -> None:
             an.checker_play(to_bgsage(b), int(d1), int(d2))
         sage2 = (time.perf_counter() - t) / len(pos)
     rows.append(("seconds per 2-ply move", ours, theirs, sage2))
+
+    # rollouts: cubeless, 0-ply plays, games to the end, one process; gnubg's own rollout (Debian gnubg)
+    from _gnubg_cli import available, rollout_seconds
+
+    from backgammon import Position
+    from backgammon.engine.rollout import RolloutSettings, rollout_position
+
+    start = Position.initial()
+    rollout_position(start, ev, RolloutSettings(trials=2, truncate=2))
+    ours = rate(lambda: rollout_position(start, ev, RolloutSettings(trials=args.rollout_trials, seed=1)),
+                args.rollout_trials)
+    plain = lumped = nan
+    if available():
+        plain = args.rollout_trials / rollout_seconds(start, args.rollout_trials)
+        few = max(36, args.rollout_trials // 20)  # variance reduction is slow: time fewer games
+        lumped = few / rollout_seconds(start, few, variance_reduction=True)
+    rows.append(("rollout games/s (0-ply plays, cubeless; gnubg: its rollout command)", ours, plain, nan))
+    rows.append(("rollout games/s, gnubg with its lookahead variance reduction", ours, lumped, nan))
 
     table = Table(title="engine speed (one process, one thread each, this machine)")
     for col in ("measure", "ours", "gnubg_nn", "bgsage", "ours/gnubg", "ours/bgsage"):

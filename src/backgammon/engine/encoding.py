@@ -51,6 +51,21 @@ NUM_INPUTS = 2 * PER_SIDE + 2 * EXTRA
 V1_INPUTS = 2 * PER_SIDE
 
 
+def _roll_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The 21 rolls' dice, and for each distance 1..24 the rolls that can move a checker that far."""
+    rolls = [(d1, d2) for d1 in range(1, 7) for d2 in range(d1, 7)]
+    table = np.zeros((25, 22), dtype=np.int64)
+    for d in range(1, 25):
+        fits = [i for i, (d1, d2) in enumerate(rolls)
+                if (d1 != d2 and d in (d1, d2, d1 + d2)) or (d1 == d2 and d % d1 == 0 and d // d1 <= 4)]
+        table[d, 0] = len(fits)
+        table[d, 1:1 + len(fits)] = fits
+    return (np.array([r[0] for r in rolls], dtype=np.int64), np.array([r[1] for r in rolls], dtype=np.int64), table)
+
+
+_ROLL_D1, _ROLL_D2, _ROLLS_FOR = _roll_tables()
+
+
 @njit(cache=True, nogil=True)
 def _reaches(hitter: np.ndarray, blocker: np.ndarray, q: int, d: int, d1: int, d2: int) -> bool:
     """Whether a checker at ``q`` (hitter's index, 24 = bar) can travel exactly ``d`` pips with dice
@@ -90,33 +105,29 @@ def side_features(own: np.ndarray, opp: np.ndarray, out: np.ndarray) -> None:
     # exposure and pip loss: opp hits own's blots; own's blot at index b sits at opp index 23 - b
     hits = 0
     loss = 0
-    has_blot = False
-    for b in range(24):
-        if own[b] == 1:
-            has_blot = True
-            break
     opp_bar = opp[24] > 0
-    if has_blot:
-        for d1 in range(1, 7):
-            for d2 in range(d1, 7):
-                w = 1 if d1 == d2 else 2
-                best = -1
-                for b in range(24):
-                    if own[b] != 1:
-                        continue
-                    target = 23 - b
-                    lo = target + 1
-                    if opp_bar:
-                        lo = 24
-                    for q in range(lo, 25):
-                        if opp[q] == 0:
-                            continue
-                        if _reaches(opp, own, q, q - target, d1, d2):
-                            best = max(best, 24 - b)
-                            break
-                if best >= 0:
-                    hits += w
-                    loss += w * best
+    best = np.full(21, -1, dtype=np.int64)  # per roll: pips lost by the costliest blot it hits
+    any_hit = False
+    for b in range(24):
+        if own[b] != 1:
+            continue
+        target = 23 - b
+        lo = 24 if opp_bar else target + 1
+        for q in range(lo, 25):
+            d = q - target
+            if opp[q] == 0 or d > 24:
+                continue
+            for j in range(_ROLLS_FOR[d, 0]):
+                r = _ROLLS_FOR[d, 1 + j]
+                if best[r] < 24 - b and _reaches(opp, own, q, d, _ROLL_D1[r], _ROLL_D2[r]):
+                    best[r] = 24 - b
+                    any_hit = True
+    if any_hit:
+        for r in range(21):
+            if best[r] >= 0:
+                w = 1 if _ROLL_D1[r] == _ROLL_D2[r] else 2
+                hits += w
+                loss += w * best[r]
     out[0] = hits / 36.0
     out[1] = loss / (36.0 * 12.0)
     # escape of the rearmost checker
