@@ -81,6 +81,7 @@ def refine(
     positions: int = typer.Option(30_000, "--positions", help="positions labelled at 1-ply per iteration"),
     explore: float = typer.Option(0.1, "--explore", help="share of random moves in the sampling games"),
     buffer: int = typer.Option(3, "--buffer", help="iterations of labels fitted each iteration"),
+    epochs: int = typer.Option(1, "--epochs", help="passes over those labels each iteration"),
     alpha: float = typer.Option(0.01, "--alpha", help="learning rate (halves at each --alpha-steps iteration)"),
     alpha_steps: str = typer.Option("15,30", "--alpha-steps", help="iterations at which the rate halves"),
     seed: int = typer.Option(1, "--seed", help="seed of the run"),
@@ -102,7 +103,7 @@ def refine(
     if not alpha > 0 or eval_pairs <= 0:
         raise InvalidInputError(f"expected a positive --alpha and --eval-pairs, got {alpha!r}, {eval_pairs!r}")
     config = RefineConfig(init_from=str(init_from), seed=seed, contact_hidden=contact_hidden, race_hidden=race_hidden,
-                          positions=positions, explore=explore, buffer=buffer, alpha=alpha, alpha_steps=steps)
+                          positions=positions, explore=explore, buffer=buffer, epochs=epochs, alpha=alpha, alpha_steps=steps)
 
     def progress(state, info) -> None:
         print(f"iteration {info['iteration']}: {info['games']} games, rms error {info['rms_error']:.4f}, "

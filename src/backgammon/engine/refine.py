@@ -45,6 +45,7 @@ class RefineConfig:
     positions: int = 40_000  # labelled per iteration
     explore: float = 0.1  # share of random moves in the sampling games
     buffer: int = 3  # iterations of labels fitted each time
+    epochs: int = 1  # passes over the buffer each iteration
     alpha: float = 0.01
     alpha_steps: tuple[int, ...] = (20, 40)  # iterations at which the rate halves
 
@@ -131,9 +132,11 @@ def iterate(state: RefineState) -> dict:
     del state.boards[:-cfg.buffer], state.targets[:-cfg.buffer]
     all_boards = np.concatenate(state.boards)
     all_targets = np.concatenate(state.targets)
-    order = np.random.default_rng([cfg.seed, state.iteration]).permutation(len(all_boards))
+    rng = np.random.default_rng([cfg.seed, state.iteration])
     stats = np.zeros(4)
-    _distill.fit(all_boards, all_targets, order, *state.arrays(), cfg.alpha_at(state.iteration), stats)
+    for _ in range(cfg.epochs):
+        _distill.fit(all_boards, all_targets, rng.permutation(len(all_boards)), *state.arrays(),
+                     cfg.alpha_at(state.iteration), stats)
     t3 = time.perf_counter()
     state.games += used
     state.iteration += 1
@@ -152,7 +155,7 @@ def run(run_dir: str | Path, config: RefineConfig, iterations: int, eval_pairs: 
         InvalidInputError: for a negative iteration count or a non-positive sample size.
         EngineError: if the checkpoint belongs to another configuration.
     """
-    if iterations < 0 or config.positions <= 0 or config.buffer <= 0 or not 0 <= config.explore <= 1:
+    if iterations < 0 or min(config.positions, config.buffer, config.epochs) <= 0 or not 0 <= config.explore <= 1:
         raise InvalidInputError(f"expected iterations >= 0, positive sizes and 0 <= explore <= 1, got "
                                 f"{iterations!r}, {config.positions!r}, {config.buffer!r}, {config.explore!r}")
     run_dir = Path(run_dir)
