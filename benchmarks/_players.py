@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from backgammon.engine._fastboard import successors_py
+from backgammon._movegen import MAX_PLAYS, successors_py
 from backgammon.engine._selfplay import INITIAL, choose_pubeval, mover_won_result
 from backgammon.engine.pubeval import WC, WR
 
@@ -29,8 +29,6 @@ def engine_player(plies: int = 0, evaluator=None) -> Player:
 
 
 def pubeval_player() -> Player:
-    from backgammon.engine._fastboard import MAX_PLAYS
-
     cand = np.empty((MAX_PLAYS, 2, 25), dtype=np.int8)
 
     def play(b: np.ndarray, d1: int, d2: int) -> np.ndarray:
