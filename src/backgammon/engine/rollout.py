@@ -367,16 +367,34 @@ def _rollout_boards(
 
 
 def _run_on_ray(tasks: list[Any], address: str) -> Any:
+    """Run the chunks as Ray tasks on the cluster at ``address``; yield their results in order.
+
+    Connects this process to the cluster unless it is connected already (it
+    stays connected: ``ray.shutdown()`` disconnects). The evaluator is put in
+    the object store once and shared by every task.
+
+    Raises:
+        EngineError: if Ray is missing or the cluster cannot be reached.
+    """
     try:
         import ray  # type: ignore[import-not-found,unused-ignore]
     except ImportError:
         raise EngineError("rollouts on a cluster need ray: pip install 'backgammon[cluster]'") from None
     if not ray.is_initialized():
-        ray.init(address=address)
-    remote = ray.remote(_run_chunk)
-    refs = [remote.remote(task) for task in tasks]
+        try:
+            ray.init(address=address, log_to_driver=False)
+        except (ConnectionError, RuntimeError, ValueError) as exc:
+            raise EngineError(f"cannot connect to the Ray cluster at {address!r}: {exc}") from None
+    evaluator = ray.put(tasks[0][0])
+    remote = ray.remote(_run_chunk_with)
+    refs = [remote.remote(evaluator, task[1:]) for task in tasks]
     for ref in refs:
         yield ray.get(ref)
+
+
+def _run_chunk_with(evaluator: Any, rest: tuple[Any, ...]) -> np.ndarray:
+    """:func:`_run_chunk` with the evaluator given apart (a Ray task: Ray resolves the shared reference)."""
+    return _run_chunk((evaluator, *rest))
 
 
 def rollout_position(
