@@ -528,14 +528,12 @@ def review_table(table: Any, plies: int = 0) -> dict[str, Any]:
 
 def _analyze_table(table: Any, plies: int) -> Any:
     """The engine's report on a table's match; a first game set up from a position starts there."""
-    from backgammon.engine.analysis import MatchReport, analyze_game, totals
-    from backgammon.game import Game, Player
+    from backgammon.engine.analysis import analyze_game, match_games, match_report
+    from backgammon.game import Game
     from backgammon.server import protocol
 
     match = table.flow
-    games = list(match.games)
-    if match.game is not None and match.game not in games and match.game.log:
-        games.append(match.game)
+    games = match_games(match)
     start_doc = table.config.get("start")
     decisions: list[Any] = []
     ev = evaluator()
@@ -550,13 +548,7 @@ def _analyze_table(table: Any, plies: int) -> Any:
                 crawford_game=game.crawford_game,
             )
         decisions.extend(analyze_game(game, ev, number, plies, luck=True, start=start))
-    names = {Player.WHITE: match.players[0], Player.BLACK: match.players[1]}
-    return MatchReport(
-        decisions=tuple(decisions),
-        totals={p: totals(decisions, p, names[p]) for p in (Player.WHITE, Player.BLACK)},
-        match_length=match.rules.match_length,
-        final_score=tuple(match.score),
-    )
+    return match_report(match, decisions)
 
 
 def make_router(state: dict[str, Any], read_body: Any) -> APIRouter:
