@@ -2,8 +2,9 @@
 
 A player maps ``(board, d1, d2)`` (raw ``(2, 25)`` int8 board, side on roll
 first) to the resulting board, flipped (the opponent on roll), as the engine's
-move generator returns it. ``gnubg`` players use ``gnubg_nn`` (test and
-benchmark only: the product never imports it).
+move generator returns it. ``gnubg`` players use ``gnubg_nn`` and ``bgsage``
+players the Open Sage engine (``bgsage``, MPL-2.0); both are test and benchmark
+dependencies only: the product never imports them.
 """
 
 from __future__ import annotations
@@ -66,6 +67,92 @@ def gnubg_player(plies: int = 0) -> Player:
     def play(b: np.ndarray, d1: int, d2: int) -> np.ndarray:
         move = gnubg_nn.best_move([b[1].tolist(), b[0].tolist()], d1, d2, n=plies)
         return apply_gnubg_move(b, move)
+
+    return play
+
+
+def to_bgsage(b: np.ndarray) -> list[int]:
+    """Our raw board as a bgsage board: 26 ints seen from the side on roll.
+
+    bgsage (as its ``possible_moves`` and ``flip_board`` show): index ``i`` in
+    1..24 is the roller's point ``i``, positive for the roller's checkers and
+    negative for the opponent's; index 25 is the roller's bar and index 0 the
+    opponent's bar, both as positive counts. Our ``b[1][j]`` (the opponent's
+    point ``j + 1`` in its own numbering) is the roller's point ``24 - j``.
+    """
+    me, opp = b[0].astype(int), b[1].astype(int)
+    s = [0] * 26
+    for i in range(24):
+        s[i + 1] = int(me[i]) - int(opp[23 - i])
+    s[25] = int(me[24])
+    s[0] = int(opp[24])
+    return s
+
+
+def from_bgsage(s) -> np.ndarray:
+    """A bgsage board (seen from the side on roll) as our raw board (same side on roll)."""
+    me = np.zeros(25, dtype=np.int8)
+    opp = np.zeros(25, dtype=np.int8)
+    for i in range(24):
+        v = int(s[i + 1])
+        if v > 0:
+            me[i] = v
+        elif v < 0:
+            opp[23 - i] = -v
+    me[24] = int(s[25])
+    opp[24] = int(s[0])
+    return np.array([me, opp], dtype=np.int8)
+
+
+class BgsageNet:
+    """bgsage's production net at its raw-net level (its "1-ply", gnubg's 0-ply), cubeless.
+
+    Wraps the strategy the way bgsage's own 1-ply analyzer does (the production
+    weights behind its exact one-sided bearoff database). ``evaluate(after,
+    before)`` gives the 5 probabilities and cubeless equity of a post-move
+    board for the side that just moved (bgsage's convention).
+    """
+
+    def __init__(self) -> None:
+        import bgbot_cpp
+        from bgsage.weights import bearoff_db_path, default_weights
+
+        w = default_weights()
+        strategy = bgbot_cpp.create_strategy(w.strategy_type, w.weight_paths_list, w.hidden_sizes_list)
+        path = bearoff_db_path()
+        if path:
+            db = bgbot_cpp.BearoffDB()
+            if db.load(path):
+                strategy = bgbot_cpp.BearoffStrategy(strategy, db)
+                self._db = db  # keep it alive beside the strategy that uses it
+        self.strategy = strategy
+        self.possible_moves = bgbot_cpp.possible_moves
+
+    def best(self, sb: list[int], d1: int, d2: int) -> list[int] | None:
+        """bgsage's chosen post-move board (roller's view) by cubeless equity; None if no legal move."""
+        cands = self.possible_moves(sb, d1, d2)
+        if not cands:
+            return None
+        if len(cands) == 1:
+            return list(cands[0])
+        ev = self.strategy.evaluate_board
+        best, best_eq = None, -1e9
+        for c in cands:
+            eq = ev(c, sb)["equity"]
+            if eq > best_eq:
+                best, best_eq = c, eq
+        return list(best)
+
+
+def bgsage_player(net: BgsageNet | None = None) -> Player:
+    """bgsage's cubeless raw-net play (its 1-ply = gnubg's 0-ply), as a Player on our boards."""
+    net = net or BgsageNet()
+
+    def play(b: np.ndarray, d1: int, d2: int) -> np.ndarray:
+        sb = to_bgsage(b)
+        after = net.best(sb, d1, d2)
+        nb = b if after is None else from_bgsage(after)
+        return nb[::-1].copy()
 
     return play
 

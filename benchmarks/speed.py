@@ -1,10 +1,14 @@
 """Engine speed beside gnubg's (``gnubg_nn``), measured in the same run.
 
 Rows: position evaluations per second (ours batched and one at a time; gnubg
-one call per position), 0-ply self-play games per second (both driven by the
-same Python game loop; plus our numba training loop), and seconds per 2-ply
-move choice. The ratio is ours / gnubg's (higher is better for rates, lower
-for times).
+one call per position), 0-ply self-play games per second (all driven by the
+same Python game loop; plus our numba training loop and bgsage's own C++
+loop), and seconds per 2-ply move choice. The ratios are ours / theirs (higher
+is better for rates, lower for times). bgsage (the Open Sage engine, a
+benchmark-only peer) is measured at its raw-net level ("1-ply" in its XG-style
+numbering = gnubg's 0-ply) with one thread; its 2-ply row is its "3-ply"
+(cubeless); its batched evaluations go through ``batch_evaluate_post_move``,
+which also computes a cubeful equity.
 
     python benchmarks/speed.py
 """
@@ -12,6 +16,7 @@ for times).
 from __future__ import annotations
 
 import argparse
+import math
 import time
 
 import numpy as np
@@ -45,11 +50,31 @@ def rate(fn, n: int) -> float:
     return n / (time.perf_counter() - t)
 
 
+def bgsage_pair_loop_rate(games: int) -> float:
+    """Games/s of bgsage's own C++ self-play loop at its raw-net level, one thread.
+
+    Its loop takes the 17-net "pair" layout only, so this runs bgsage's stage-9
+    standard nets (the production stage-11 model adds 7 back-game nets on top).
+    """
+    import os
+
+    import bgbot_cpp
+    from bgsage.weights import _PAIR_PLANS, MODELS, _models_dir
+
+    cfg = MODELS["stage9"]
+    paths = [os.path.join(_models_dir(), cfg["pattern"].format(plan=_PAIR_PLANS[cfg["canonical_map"][i]]))
+             for i in range(len(_PAIR_PLANS))]
+    hidden = list(cfg["hidden"][: len(_PAIR_PLANS)])
+    bgbot_cpp.play_games_pair_vs_self(paths, hidden, 2, 1, 1)
+    return rate(lambda: bgbot_cpp.play_games_pair_vs_self(paths, hidden, games, 42, 1), games)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--positions", type=int, default=20000)
     ap.add_argument("--games", type=int, default=50)
     ap.add_argument("--moves2", type=int, default=20, help="positions for the 2-ply timing")
+    ap.add_argument("--no-bgsage", action="store_true", help="leave out the bgsage column")
     args = ap.parse_args()
 
     import gnubg_nn
@@ -57,6 +82,15 @@ def main() -> None:
     from backgammon.engine import _selfplay as sp
     from backgammon.engine.evaluator import NetEvaluator
     from backgammon.engine.search import best_board
+
+    sage = None
+    if not args.no_bgsage:
+        import bgbot_cpp
+        from _players import BgsageNet, bgsage_player, to_bgsage
+        from bgsage import BgBotAnalyzer
+
+        sage = BgsageNet()
+    nan = float("nan")
 
     ev = NetEvaluator.default()
     boards = sample_boards(args.positions, 1)
@@ -66,20 +100,35 @@ def main() -> None:
     ours = rate(lambda: ev.evaluate_boards(boards), len(boards))
     single = rate(lambda: [ev.evaluate_boards(boards[i : i + 1]) for i in range(2000)], 2000)
     theirs = rate(lambda: [gnubg_nn.probabilities(g, 0) for g in gboards], len(gboards))
-    rows.append(("evaluations/s, batched (gnubg: one call each)", ours, theirs, ours / theirs))
-    rows.append(("evaluations/s, one call each", single, theirs, single / theirs))
+    sage_batch = sage_single = nan
+    if sage:
+        # bgsage evaluates post-move boards from the mover's side: our boards flipped
+        sboards = [to_bgsage(b[::-1]) for b in boards]
+        centred = bgbot_cpp.CubeOwner.CENTERED
+        sage_batch = rate(lambda: bgbot_cpp.batch_evaluate_post_move([(x, centred) for x in sboards], sage.strategy, 1),
+                          len(sboards))
+        ev1 = sage.strategy.evaluate_board
+        sage_single = rate(lambda: [ev1(x, x) for x in sboards], len(sboards))
+    rows.append(("evaluations/s, batched (gnubg: one call each)", ours, theirs, sage_batch))
+    rows.append(("evaluations/s, one call each", single, theirs, sage_single))
 
     me, gn = engine_player(0, ev), gnubg_player(0)
     play_game(me, me, np.random.default_rng(0))
     ours = rate(lambda: [play_game(me, me, np.random.default_rng([1, k])) for k in range(args.games)], args.games)
     theirs = rate(lambda: [play_game(gn, gn, np.random.default_rng([1, k])) for k in range(args.games)], args.games)
-    rows.append(("0-ply self-play games/s (Python game loop)", ours, theirs, ours / theirs))
+    sage_games = sage_loop = nan
+    if sage:
+        sp_ = bgsage_player(sage)
+        sage_games = rate(lambda: [play_game(sp_, sp_, np.random.default_rng([1, k])) for k in range(args.games)],
+                          args.games)
+        sage_loop = bgsage_pair_loop_rate(args.games * 4)
+    rows.append(("0-ply self-play games/s (Python game loop)", ours, theirs, sage_games))
     c, r = ev.nets.contact, ev.nets.race
     stats = np.zeros(8)
     arrays = tuple(a.copy() for a in (c.w1, c.b1, c.w2, c.b2, r.w1, r.b1, r.w2, r.b2))
     sp.td_train_games(*arrays, 1, 0, 1, 0.0, stats)
     numba_rate = rate(lambda: sp.td_train_games(*arrays, 1, 1, args.games * 4, 0.0, stats), args.games * 4)
-    rows.append(("0-ply self-play games/s (our numba training loop)", numba_rate, theirs, numba_rate / theirs))
+    rows.append(("0-ply self-play games/s (own compiled loop; gnubg: Python loop)", numba_rate, theirs, sage_loop))
 
     pos = boards[:: max(1, len(boards) // args.moves2)][: args.moves2]
     dice = np.random.default_rng(5).integers(1, 7, (len(pos), 2))
@@ -92,13 +141,24 @@ def main() -> None:
     for b, (d1, d2) in zip(pos, dice):
         gnubg_nn.best_move([b[1].tolist(), b[0].tolist()], int(d1), int(d2), n=2)
     theirs = (time.perf_counter() - t) / len(pos)
-    rows.append(("seconds per 2-ply move", ours, theirs, ours / theirs))
+    sage2 = nan
+    if sage:
+        # bgsage's "3-ply" is gnubg's 2-ply; cubeless, one thread
+        an = BgBotAnalyzer(eval_level="3ply", cubeful=False, parallel_threads=1)
+        an.checker_play(to_bgsage(pos[0]), 3, 1)
+        t = time.perf_counter()
+        for b, (d1, d2) in zip(pos, dice):
+            an.checker_play(to_bgsage(b), int(d1), int(d2))
+        sage2 = (time.perf_counter() - t) / len(pos)
+    rows.append(("seconds per 2-ply move", ours, theirs, sage2))
 
-    table = Table(title="engine speed (one process, this machine)")
-    for col in ("measure", "ours", "gnubg_nn", "ratio ours/gnubg"):
+    table = Table(title="engine speed (one process, one thread each, this machine)")
+    for col in ("measure", "ours", "gnubg_nn", "bgsage", "ours/gnubg", "ours/bgsage"):
         table.add_column(col, justify="right")
-    for name, a, b, ratio in rows:
-        table.add_row(name, f"{a:,.4g}", f"{b:,.4g}", f"{ratio:.3g}")
+    for name, a, b, sg in rows:
+        missing = math.isnan(sg)
+        table.add_row(name, f"{a:,.4g}", f"{b:,.4g}", "n/a" if missing else f"{sg:,.4g}", f"{a / b:.3g}",
+                      "n/a" if missing else f"{a / sg:.3g}")
     Console().print(table)
 
 

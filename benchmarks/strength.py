@@ -1,9 +1,13 @@
 """Engine strength: seeded cubeless money games against reference players.
 
 Each dice sequence is played twice with the sides swapped; the table gives the
-engine's points per game with the standard error over sequences.
+first-named player's points per game with the standard error over sequences.
+Peers: GNU Backgammon (``gnubg_nn``) and bgsage (the Open Sage engine, at its
+raw-net level, which it calls 1-ply and gnubg calls 0-ply); ``--peer-pairs``
+also plays bgsage against gnubg 0-ply with the same method.
 
     python benchmarks/strength.py --pairs 500 --gnubg-pairs 300 --gnubg2-pairs 0
+    python benchmarks/strength.py --pairs 0 --gnubg-pairs 0 --bgsage-pairs 1000 --peer-pairs 1000
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ import argparse
 import json
 import time
 
-from _players import duel, engine_player, gnubg_player, pubeval_player, random_player
+from _players import bgsage_player, duel, engine_player, gnubg_player, pubeval_player, random_player
 from rich.console import Console
 from rich.table import Table
 
@@ -22,6 +26,8 @@ def main() -> None:
     ap.add_argument("--pairs", type=int, default=300, help="dice sequences against random and pubeval (0: skip)")
     ap.add_argument("--gnubg-pairs", type=int, default=200, help="dice sequences against gnubg 0-ply (0: skip)")
     ap.add_argument("--gnubg2-pairs", type=int, default=0, help="dice sequences against gnubg 2-ply (0: skip)")
+    ap.add_argument("--bgsage-pairs", type=int, default=0, help="dice sequences against bgsage 0-ply (0: skip)")
+    ap.add_argument("--peer-pairs", type=int, default=0, help="dice sequences bgsage 0-ply vs gnubg 0-ply (0: skip)")
     ap.add_argument("--plies", type=int, default=0, help="our engine's lookahead")
     ap.add_argument("--weights", default=None, help="weights file (default: the shipped one)")
     ap.add_argument("--seed", type=int, default=2026)
@@ -32,23 +38,31 @@ def main() -> None:
 
     ev = NetEvaluator(args.weights) if args.weights else NetEvaluator.default()
     me = engine_player(args.plies, ev)
-    opponents = []
+    ours = f"ours {args.plies}-ply"
+    duels = []
     if args.pairs:
-        opponents += [("random", random_player(args.seed), args.pairs), ("pubeval", pubeval_player(), args.pairs)]
+        duels += [(ours, me, "random", random_player(args.seed), args.pairs),
+                  (ours, me, "pubeval", pubeval_player(), args.pairs)]
     if args.gnubg_pairs:
-        opponents.append(("gnubg 0-ply", gnubg_player(0), args.gnubg_pairs))
+        duels.append((ours, me, "gnubg 0-ply", gnubg_player(0), args.gnubg_pairs))
     if args.gnubg2_pairs:
-        opponents.append(("gnubg 2-ply", gnubg_player(2), args.gnubg2_pairs))
+        duels.append((ours, me, "gnubg 2-ply", gnubg_player(2), args.gnubg2_pairs))
+    if args.bgsage_pairs or args.peer_pairs:
+        sage = bgsage_player()
+        if args.bgsage_pairs:
+            duels.append((ours, me, "bgsage 0-ply", sage, args.bgsage_pairs))
+        if args.peer_pairs:
+            duels.append(("bgsage 0-ply", sage, "gnubg 0-ply", gnubg_player(0), args.peer_pairs))
     table = Table(title=f"engine {args.plies}-ply (weights: {ev.meta.get('games')} training games), cubeless money")
-    for col in ("opponent", "games", "points/game", "std. error", "win rate", "seconds"):
+    for col in ("player", "opponent", "games", "points/game", "std. error", "win rate", "seconds"):
         table.add_column(col, justify="right")
     results = {}
-    for name, player, pairs in opponents:
+    for label, player, name, opponent, pairs in duels:
         t = time.perf_counter()
-        r = duel(me, player, pairs, args.seed)
+        r = duel(player, opponent, pairs, args.seed)
         r["seconds"] = round(time.perf_counter() - t, 1)
-        results[name] = r
-        table.add_row(name, str(r["games"]), f"{r['ppg']:+.3f}", f"{r['se']:.3f}", f"{r['win_rate']:.3f}",
+        results[name if label == ours else f"{label} vs {name}"] = r
+        table.add_row(label, name, str(r["games"]), f"{r['ppg']:+.3f}", f"{r['se']:.3f}", f"{r['win_rate']:.3f}",
                       f"{r['seconds']}")
     Console().print(table)
     if args.json:
