@@ -63,8 +63,17 @@ def cluster() -> Iterator[str]:
     temp = tempfile.mkdtemp(prefix="bgray")
     env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0")
     head = subprocess.Popen(
-        [str(ray_cli), "start", "--head", "--block", f"--port={port}", "--num-cpus=2",
-         "--include-dashboard=false", "--disable-usage-stats", f"--temp-dir={temp}"],
+        [
+            str(ray_cli),
+            "start",
+            "--head",
+            "--block",
+            f"--port={port}",
+            "--num-cpus=2",
+            "--include-dashboard=false",
+            "--disable-usage-stats",
+            f"--temp-dir={temp}",
+        ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
