@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from backgammon.engine._fastboard import successors_py
+from backgammon._movegen import MAX_PLAYS, successors_py
 from backgammon.engine._selfplay import INITIAL, choose_pubeval, mover_won_result
 from backgammon.engine.pubeval import WC, WR
 
@@ -30,12 +30,13 @@ def engine_player(plies: int = 0, evaluator=None) -> Player:
 
 
 def pubeval_player() -> Player:
-    from backgammon.engine._fastboard import MAX_PLAYS
+    from backgammon._movegen import new_workspace
 
     cand = np.empty((MAX_PLAYS, 2, 25), dtype=np.int8)
+    work, table = new_workspace()
 
     def play(b: np.ndarray, d1: int, d2: int) -> np.ndarray:
-        return cand[choose_pubeval(b, d1, d2, WC, WR, cand)].copy()
+        return cand[choose_pubeval(b, d1, d2, WC, WR, cand, work, table)].copy()
 
     return play
 

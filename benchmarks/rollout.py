@@ -1,8 +1,10 @@
-"""Rollout speed and result: trials per second with 1 and more workers, and the rolled-out equity.
+"""Rollout speed and result: trials per second at 0- and 1-ply play choice, with 1 and more workers.
 
-    python benchmarks/rollout.py [--trials N] [--truncate P] [--workers K] [--position ID]
+    python benchmarks/rollout.py [--trials N] [--trials-1ply N] [--truncate P] [--workers K] [--position ID]
 
-Cubeless rollouts with the engine's network (0-ply plays), seed 1. For scale,
+Cubeless rollouts with the engine's network, seed 1: plays chosen at 0-ply
+(``--trials``) and at 1-ply (``--trials-1ply``, fewer by default: each play
+then looks at every reply of the best few candidates). For scale,
 the table also shows gnubg's own 2-ply evaluation of the position (gnubg_nn,
 benchmark-only). gnubg_nn 1.1.0a11's ``rollout`` is not used: in this
 environment it returned nonsense or crashed the process, so there is no
@@ -22,26 +24,30 @@ from backgammon.position import Position
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--trials", type=int, default=144)
+    parser.add_argument("--trials", type=int, default=144, help="trials at 0-ply (default 144)")
+    parser.add_argument("--trials-1ply", type=int, default=36, help="trials at 1-ply (default 36)")
     parser.add_argument("--truncate", type=int, default=0)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--position", default="4HPwATDgc/ABMA")
     args = parser.parse_args(argv)
     position = Position.from_position_id(args.position)
     evaluator = NetEvaluator.default()
-    rollout_position(position, evaluator, RolloutSettings(trials=2, truncate=2))  # compile/warm up
-    print(f"position {args.position}, {args.trials} trials, truncate {args.truncate or 'none'}, seed 1")
-    print(f"{'workers':>8}{'seconds':>10}{'trials/s':>10}{'equity':>9}{'+-95%':>8}{'win':>8}")
-    for workers in sorted({1, args.workers}):
-        settings = RolloutSettings(
-            trials=args.trials, truncate=args.truncate or None, seed=1, workers=workers, chunk=12
-        )
-        t0 = time.perf_counter()
-        r = rollout_position(position, evaluator, settings)
-        dt = time.perf_counter() - t0
-        print(
-            f"{workers:>8}{dt:>10.2f}{args.trials / dt:>10.1f}{r.equity:>+9.3f}{r.equity_ci95:>8.3f}{r.mean[0]:>8.3f}"
-        )
+    for ply in (0, 1):  # compile/warm up
+        rollout_position(position, evaluator, RolloutSettings(trials=2, truncate=2, ply=ply))
+    print(f"position {args.position}, truncate {args.truncate or 'none'}, seed 1")
+    print(f"{'ply':>4}{'workers':>8}{'trials':>8}{'seconds':>10}{'trials/s':>10}{'equity':>9}{'+-95%':>8}{'win':>8}")
+    for ply, trials in ((0, args.trials), (1, args.trials_1ply)):
+        for workers in sorted({1, args.workers}):
+            settings = RolloutSettings(
+                trials=trials, truncate=args.truncate or None, seed=1, workers=workers, chunk=12, ply=ply
+            )
+            t0 = time.perf_counter()
+            r = rollout_position(position, evaluator, settings)
+            dt = time.perf_counter() - t0
+            print(
+                f"{ply:>4}{workers:>8}{trials:>8}{dt:>10.2f}{trials / dt:>10.1f}"
+                f"{r.equity:>+9.3f}{r.equity_ci95:>8.3f}{r.mean[0]:>8.3f}"
+            )
     try:
         import gnubg_nn
 

@@ -13,11 +13,17 @@ by step and removes duplicate results with a hash table (full compare on a hash
 match); doubles take their sources in non-increasing order, which reaches every
 play while avoiding most permutations.
 
+:func:`phase` classifies a board as :data:`CONTACT`, :data:`RACE`,
+:data:`BEAROFF` or :data:`OVER` (the rule of ``Position.phase``).
+
 This module is private: the public API is ``Position.legal_plays``. It is
-unchecked: the caller passes a valid board and dice 1..6.
+unchecked: the caller passes a valid board and dice 1..6. The engine
+(``backgammon.engine``) uses it for all its move generation.
 """
 
 from __future__ import annotations
+
+import threading
 
 import numpy as np
 from numba import njit
@@ -26,6 +32,11 @@ MAX_PLAYS = 4096
 _TABLE_BITS = 13
 _TABLE_SIZE = 1 << _TABLE_BITS
 
+
+CONTACT = 0
+RACE = 1
+BEAROFF = 2
+OVER = 3
 
 _ZOBRIST = np.random.default_rng(20261129).integers(0, 2**63 - 1, size=(2, 25, 16), dtype=np.int64).astype(np.uint64)
 
@@ -37,10 +48,35 @@ def new_workspace() -> tuple[np.ndarray, np.ndarray]:
     Returns ``(work, table)``: a working board plus per-result flags, and the
     hash table (stamps, rows, hashes).
     """
-    work = np.zeros((MAX_PLAYS + 2, 25), dtype=np.int8)
-    table = np.zeros((3, _TABLE_SIZE + 4), dtype=np.int64)
+    # Only the stamps need clearing: every other cell is written before it is read.
+    work = np.empty((MAX_PLAYS + 2, 25), dtype=np.int8)
+    table = np.empty((3, _TABLE_SIZE + 4), dtype=np.int64)
+    table[0, :] = 0
     table[0, _TABLE_SIZE] = 1
     return work, table
+
+
+@njit(cache=True, nogil=True)
+def back_index(side: np.ndarray) -> int:
+    """Index of a side's rearmost checker (24 = bar), -1 if it has none left."""
+    for i in range(24, -1, -1):
+        if side[i] > 0:
+            return i
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def phase(board: np.ndarray) -> int:
+    """:data:`CONTACT`, :data:`RACE`, :data:`BEAROFF` or :data:`OVER`: the rule of ``Position.phase``."""
+    a = back_index(board[0])
+    b = back_index(board[1])
+    if a < 0 or b < 0:
+        return OVER
+    if a + b >= 23:  # my rearmost checker (index a) has not passed theirs (my index 23 - b)
+        return CONTACT
+    if a < 6 and b < 6:
+        return BEAROFF
+    return RACE
 
 
 @njit(cache=True)
@@ -102,7 +138,7 @@ def _unstep(me: np.ndarray, opp: np.ndarray, s: int, d: int, hit: bool) -> None:
             opp[24] -= 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _record(
     work: np.ndarray, out: np.ndarray, table: np.ndarray, state: np.ndarray, depth: int, h: np.uint64, flag: int
 ) -> None:
@@ -288,13 +324,26 @@ def _doubles(me, opp, die, top, outside, h, work, out, table, state) -> None:  #
         moved[depth] = False
 
 
+_LOCAL = threading.local()
+
+
 def successors_py(board: np.ndarray, d1: int, d2: int) -> np.ndarray:
-    """Convenience wrapper: the flipped resulting boards as a new ``(n, 2, 25)`` array."""
-    out = np.empty((MAX_PLAYS, 2, 25), dtype=np.int8)
-    n = successors(np.ascontiguousarray(board, dtype=np.int8), d1, d2, out)
+    """Convenience wrapper: the flipped resulting boards as a new ``(n, 2, 25)`` array.
+
+    Reuses one buffer and workspace per thread.
+
+    Raises:
+        RuntimeError: if the buffer is too small (it never is with ``MAX_PLAYS`` rows).
+    """
+    buffers = getattr(_LOCAL, "buffers", None)
+    if buffers is None:
+        buffers = _LOCAL.buffers = (np.empty((MAX_PLAYS, 2, 25), dtype=np.int8), *new_workspace())
+    out, work, table = buffers
+    n = successors_ws(np.ascontiguousarray(board, dtype=np.int8), d1, d2, out, work, table)
     if n < 0:
         raise RuntimeError("too many plays for the move generator's buffer")
-    return out[:n].copy()
+    result: np.ndarray = out[:n].copy()
+    return result
 
 
 def board_of(position: object) -> np.ndarray:

@@ -52,3 +52,21 @@ def test_kernel_no_move_and_wrapper() -> None:
     assert Position(tuple(int(c) for c in boards[0, 0]), tuple(int(c) for c in boards[0, 1])) == closed.flip()
     start = _movegen.successors_py(_movegen.board_of(Position.initial()), 3, 1)
     assert start.shape == (16, 2, 25) and start.dtype == np.int8
+
+
+def test_phase_matches_position_phase(rules_corpus: list[Position]) -> None:
+    names = {_movegen.CONTACT: "contact", _movegen.RACE: "race", _movegen.BEAROFF: "bearoff", _movegen.OVER: "over"}
+    seen = set()
+    for position in rules_corpus:
+        got = names[_movegen.phase(_movegen.board_of(position))]
+        assert got == position.phase().value, position.position_id()
+        seen.add(got)
+    assert {"contact", "race", "bearoff"} <= seen  # the corpus exercises every live phase
+    assert _movegen.phase(_movegen.board_of(Position.from_points({}, {6: 1}))) == _movegen.OVER
+
+
+def test_wrapper_reuses_its_buffer_without_aliasing() -> None:
+    first = _movegen.successors_py(_movegen.board_of(Position.initial()), 3, 1)
+    kept = first.copy()
+    _movegen.successors_py(_movegen.board_of(Position.initial()), 6, 6)
+    assert (first == kept).all()  # a later call does not overwrite an earlier result

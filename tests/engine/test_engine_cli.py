@@ -60,6 +60,16 @@ def test_rollout_command_is_reproducible(capsys) -> None:
     assert json.loads(first)["results"][0]["trials"] == 36
 
 
+def test_one_ply_rollout_command_is_reproducible_and_differs(capsys) -> None:
+    args = ("rollout", START, "--trials", "4", "--truncate", "2", "--seed", "5", "--workers", "1", "--json")
+    code, first, _ = run(capsys, *args, "--ply", "1")
+    code2, second, _ = run(capsys, *args, "--ply", "1")
+    code3, zero, _ = run(capsys, *args)
+    assert code == code2 == code3 == 0 and first == second
+    assert json.loads(first)["results"][0]["trials"] == 4
+    assert json.loads(first)["results"][0]["mean"] != json.loads(zero)["results"][0]["mean"]
+
+
 @pytest.mark.parametrize(
     "args",
     [
@@ -68,6 +78,7 @@ def test_rollout_command_is_reproducible(capsys) -> None:
         ("hint", START, "31", "--plies", "7"),
         ("eval",),
         ("rollout", START, "--trials", "0"),
+        ("rollout", START, "--ply", "2"),
         ("analyze", "/nonexistent/match.mat"),
     ],
 )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -11,6 +13,7 @@ from backgammon.engine.rollout import (
     position_to_board,
     rollout_plays,
     rollout_position,
+    successor_boards,
 )
 from backgammon.errors import InvalidInputError
 from backgammon.position import Position
@@ -104,6 +107,8 @@ def test_bad_settings() -> None:
     with pytest.raises(InvalidInputError):
         RolloutSettings(truncate=-1)
     with pytest.raises(InvalidInputError):
+        RolloutSettings(ply=2)
+    with pytest.raises(InvalidInputError):
         rollout_position(Position.from_points({}, {6: 1}), None, RolloutSettings(trials=1))  # type: ignore[arg-type]
 
 
@@ -133,3 +138,66 @@ def test_cubeful_sure_wins(fake_evaluator) -> None:
     gammon = Position.from_points({1: 2}, {6: 5, 5: 5, 4: 5})
     r = rollout_position(gammon, fake_evaluator, RolloutSettings(trials=36, cubeful=True))
     assert r.cubeful == pytest.approx(2.0) and r.mean[:2] == (1.0, 1.0)
+
+
+# ------------------------------------------------------------- 1-ply play choice
+@pytest.fixture(scope="module")
+def net_evaluator():
+    from backgammon.engine.evaluator import NetEvaluator
+
+    return NetEvaluator.default()
+
+
+def _zero_ply_choice(evaluator, boards: np.ndarray) -> int:
+    probs = evaluator.evaluate_boards(boards)  # each board from the opponent's view: take the worst for them
+    return int(np.argmin(2 * probs[:, 0] - 1 + probs[:, 1] - probs[:, 3] + probs[:, 2] - probs[:, 4]))
+
+
+def _one_ply_choice(evaluator, boards: np.ndarray) -> int:
+    from backgammon.engine.search import rank_boards
+
+    return rank_boards(boards, evaluator, 1)[0][0]
+
+
+def _disagreement(evaluator) -> Position:
+    """A position met in random play where 0-ply and 1-ply choose different plays for some roll."""
+    from ._helpers import random_positions
+
+    for position in random_positions(200, seed=11):
+        board = position_to_board(position)
+        for d1, d2 in ORDERED_ROLLS:
+            boards = successor_boards(board, d1, d2)
+            if len(boards) > 1 and _zero_ply_choice(evaluator, boards) != _one_ply_choice(evaluator, boards):
+                return position
+    raise AssertionError("no position where 0-ply and 1-ply disagree")
+
+
+def _truncated_at_one(position: Position, evaluator, choose) -> float:
+    """Exact mean equity after each of the 36 rolls and the play ``choose`` picks (what truncate=1, 36 trials gives)."""
+    total = 0.0
+    for d1, d2 in ORDERED_ROLLS:
+        boards = successor_boards(position_to_board(position), d1, d2)
+        chosen = boards[choose(evaluator, boards) if len(boards) > 1 else 0]
+        p = evaluator.evaluate_boards(chosen[None])[0]
+        total -= 2 * p[0] - 1 + p[1] - p[3] + p[2] - p[4]
+    return total / 36
+
+
+def test_one_ply_rollout_is_seeded_and_chooses_at_one_ply(net_evaluator) -> None:
+    position = _disagreement(net_evaluator)
+    one = RolloutSettings(trials=36, truncate=1, seed=2, ply=1)
+    r1 = rollout_position(position, net_evaluator, one)
+    assert rollout_position(position, net_evaluator, one) == r1
+    r0 = rollout_position(position, net_evaluator, RolloutSettings(trials=36, truncate=1, seed=2))
+    # every first roll is played once (stratified): the result is exact for each choice rule
+    assert r1.equity == pytest.approx(_truncated_at_one(position, net_evaluator, _one_ply_choice), abs=1e-9)
+    assert r0.equity == pytest.approx(_truncated_at_one(position, net_evaluator, _zero_ply_choice), abs=1e-9)
+    # 0-ply takes the best 0-ply value for each roll; 1-ply takes another play for at least one roll
+    assert r1.equity < r0.equity
+
+
+def test_one_ply_rollout_same_result_in_worker_processes(net_evaluator) -> None:
+    settings = RolloutSettings(trials=8, truncate=4, seed=9, ply=1, chunk=4)
+    here = rollout_position(MIDGAME, net_evaluator, settings)
+    assert rollout_position(MIDGAME, net_evaluator, replace(settings, workers=2)) == here
+    assert rollout_position(MIDGAME, net_evaluator, replace(settings, ply=0)) != here

@@ -187,8 +187,19 @@ def test_rollout_job_runs_off_the_request_path(client):
     assert all(r["ci95"] > 0 and -3 <= r["equity"] <= 3 for r in job["results"])
 
 
+def test_rollout_job_at_one_ply(client):
+    job = client.post("/api/study/rollouts", json={"setup": setup(), "top": 1, "trials": 2, "ply": 1}).json()
+    assert job["ply"] == 1
+    deadline = time.time() + 120
+    while job["status"] == "running" and time.time() < deadline:
+        time.sleep(0.2)
+        job = client.get(f"/api/study/rollouts/{job['id']}").json()
+    assert job["status"] == "done", job
+    assert job["done"] == job["total"] == 2 and len(job["results"]) == 1
+
+
 def test_rollout_bad_input(client):
-    for extra in ({"trials": 0}, {"trials": 10**6}, {"top": 0}, {"top": 99}):
+    for extra in ({"trials": 0}, {"trials": 10**6}, {"top": 0}, {"top": 99}, {"ply": 2}, {"ply": "1"}):
         assert client.post("/api/study/rollouts", json={"setup": setup(), **extra}).status_code == 400
     assert client.post("/api/study/rollouts", json={"setup": setup(dice=None)}).status_code == 400
     error_of(client.get("/api/study/rollouts/nope"), 404)

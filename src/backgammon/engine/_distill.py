@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from backgammon.engine._fastboard import CONTACT, MAX_PLAYS, OVER, phase, successors
+from backgammon._movegen import CONTACT, MAX_PLAYS, OVER, new_workspace, phase, successors_ws
 from backgammon.engine._selfplay import (
     INITIAL,
     _opening_roll,
@@ -32,10 +32,12 @@ from backgammon.engine.network import NUM_OUTPUTS
 
 @njit(cache=True, nogil=True)
 def _scratch(cb1, rb1):
-    """Work arrays for choosing plays: candidates, sparse inputs, hidden units, two output vectors."""
+    """Work arrays for choosing plays: candidates, sparse inputs, hidden units, two output vectors, and the
+    move generator's workspace."""
+    work, table = new_workspace()
     return (np.empty((MAX_PLAYS, 2, 25), dtype=np.int8), np.empty(MAX_NONZERO, dtype=np.int64),
             np.empty(MAX_NONZERO, dtype=np.float64), np.empty(max(cb1.shape[0], rb1.shape[0])),
-            np.empty(NUM_OUTPUTS), np.empty(NUM_OUTPUTS))
+            np.empty(NUM_OUTPUTS), np.empty(NUM_OUTPUTS), work, table)
 
 
 @njit(cache=True, nogil=True)
@@ -47,7 +49,7 @@ def sample_positions(cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, seed, game0, explor
     ``game0`` (their dice seeded by ``game_seed(seed, g)``); returns the games used.
     """
     n = out.shape[0]
-    cand, idx, val, hid, o, best = _scratch(cb1, rb1)
+    cand, idx, val, hid, o, best, work, table = _scratch(cb1, rb1)
     board = np.empty((2, 25), dtype=np.int8)
     k = 0
     g = game0
@@ -64,10 +66,11 @@ def sample_positions(cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, seed, game0, explor
                 out[k] = board
                 k += 1
             if np.random.random() < explore:
-                m = successors(board, d1, d2, cand)
+                m = successors_ws(board, d1, d2, cand, work, table)
                 c = np.random.randint(0, m)
             else:
-                c = choose_net(board, d1, d2, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, o, best)
+                c = choose_net(board, d1, d2, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, o, best,
+                               work, table)
             if side_done(cand[c, 1]):
                 break
             board[:, :] = cand[c]
@@ -76,14 +79,14 @@ def sample_positions(cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, seed, game0, explor
 
 
 @njit(cache=True, nogil=True)
-def one_ply(board, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, o, best, out) -> None:
+def one_ply(board, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, o, best, work, table, out) -> None:
     """``out`` = the 1-ply value of ``board`` for its side on roll (best play per roll at 0-ply)."""
     for j in range(NUM_OUTPUTS):
         out[j] = 0.0
     for d1 in range(1, 7):
         for d2 in range(d1, 7):
             w = (1.0 if d1 == d2 else 2.0) / 36.0
-            choose_net(board, d1, d2, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, o, best)
+            choose_net(board, d1, d2, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, o, best, work, table)
             for j in range(NUM_OUTPUTS):
                 out[j] += w * best[j]
 
@@ -91,9 +94,10 @@ def one_ply(board, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, 
 @njit(cache=True, nogil=True)
 def label(boards, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, targets) -> None:
     """``targets[i]`` = the 1-ply value of ``boards[i]``."""
-    cand, idx, val, hid, o, best = _scratch(cb1, rb1)
+    cand, idx, val, hid, o, best, work, table = _scratch(cb1, rb1)
     for i in range(boards.shape[0]):
-        one_ply(boards[i], cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, o, best, targets[i])
+        one_ply(boards[i], cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, o, best, work, table,
+                targets[i])
 
 
 @njit(cache=True, nogil=True, fastmath=True)

@@ -1,6 +1,6 @@
 """Numba kernels for self-play training and fast duels (private).
 
-Everything here works on raw boards (see :mod:`backgammon.engine._fastboard`)
+Everything here works on raw boards (see :mod:`backgammon._movegen`)
 and on the weight arrays of the two nets (contact and race), passed as
 ``cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2``.
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from backgammon.engine._fastboard import CONTACT, MAX_PLAYS, phase, successors
+from backgammon._movegen import CONTACT, MAX_PLAYS, new_workspace, phase, successors_ws
 from backgammon.engine.encoding import MAX_NONZERO, encode_sparse
 from backgammon.engine.network import NUM_OUTPUTS, forward_sparse
 from backgammon.engine.pubeval import pubeval_score
@@ -81,9 +81,10 @@ def net_eval(board, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, idx, val, hid, out) 
 
 
 @njit(cache=True, nogil=True)
-def choose_net(board, d1, d2, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, out, best_out) -> int:
+def choose_net(board, d1, d2, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, out, best_out, work,
+               table) -> int:
     """0-ply choice: index in ``cand`` of the best result; ``best_out`` gets the target (mover's view)."""
-    n = successors(board, d1, d2, cand)
+    n = successors_ws(board, d1, d2, cand, work, table)
     best = -1
     best_eq = -1e9
     tmp = np.empty(NUM_OUTPUTS)
@@ -108,8 +109,8 @@ def choose_net(board, d1, d2, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx,
 
 
 @njit(cache=True, nogil=True)
-def choose_pubeval(board, d1, d2, wc, wr, cand) -> int:
-    n = successors(board, d1, d2, cand)
+def choose_pubeval(board, d1, d2, wc, wr, cand, work, table) -> int:
+    n = successors_ws(board, d1, d2, cand, work, table)
     race = phase(board) != CONTACT
     best = 0
     best_s = -1e18
@@ -138,6 +139,7 @@ def td_train_games(cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, seed, game0, ngames, 
     wins of the first player, gammons, backgammons, contact updates, race updates.
     """
     cand = np.empty((MAX_PLAYS, 2, 25), dtype=np.int8)
+    work, table = new_workspace()
     idx = np.empty(MAX_NONZERO, dtype=np.int64)
     val = np.empty(MAX_NONZERO, dtype=np.float64)
     cidx = np.empty(MAX_NONZERO, dtype=np.int64)  # the current board's inputs, kept for the update
@@ -169,7 +171,8 @@ def td_train_games(cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, seed, game0, ngames, 
             if ply > 0:
                 d1 = np.random.randint(1, 7)
                 d2 = np.random.randint(1, 7)
-            c = choose_net(board, d1, d2, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, out, target)
+            c = choose_net(board, d1, d2, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, out, target,
+                           work, table)
             over = side_done(cand[c, 1])
             if over:
                 pts = mover_won_result(cand[c], target)
@@ -212,6 +215,7 @@ def td_lambda_games(cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, seed, game0, ngames,
     game's result. Same dice as :func:`td_train_games` for the same seed.
     """
     cand = np.empty((MAX_PLAYS, 2, 25), dtype=np.int8)
+    work, table = new_workspace()
     idx = np.empty(MAX_NONZERO, dtype=np.int64)
     val = np.empty(MAX_NONZERO, dtype=np.float64)
     hid = np.empty(max(cb1.shape[0], rb1.shape[0]))
@@ -234,7 +238,7 @@ def td_lambda_games(cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, seed, game0, ngames,
                 d2 = np.random.randint(1, 7)
             boards[ply] = board
             c = choose_net(board, d1, d2, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, out,
-                           targets[ply])
+                           targets[ply], work, table)
             over = side_done(cand[c, 1])
             if over:
                 pts = mover_won_result(cand[c], targets[ply])
@@ -324,6 +328,7 @@ def duel_pubeval(cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, wc, wr, seed, npairs, r
     Cubeless money games.
     """
     cand = np.empty((MAX_PLAYS, 2, 25), dtype=np.int8)
+    work, table = new_workspace()
     idx = np.empty(MAX_NONZERO, dtype=np.int64)
     val = np.empty(MAX_NONZERO, dtype=np.float64)
     hid = np.empty(max(cb1.shape[0], rb1.shape[0]))
@@ -343,9 +348,10 @@ def duel_pubeval(cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, wc, wr, seed, npairs, r
                     d2 = np.random.randint(1, 7)
                 net_to_move = (ply % 2 == 0) != (swap == 1)
                 if net_to_move:
-                    c = choose_net(board, d1, d2, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, out, best_out)
+                    c = choose_net(board, d1, d2, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, out,
+                                   best_out, work, table)
                 else:
-                    c = choose_pubeval(board, d1, d2, wc, wr, cand)
+                    c = choose_pubeval(board, d1, d2, wc, wr, cand, work, table)
                 if side_done(cand[c, 1]):
                     pts = mover_won_result(cand[c], res)
                     results[2 * p + swap] = pts if net_to_move else -pts

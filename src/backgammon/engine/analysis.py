@@ -30,7 +30,7 @@ actually rolled minus the average over all 36 rolls (positive: a lucky roll).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -242,14 +242,24 @@ def analyze_game(
 
 def analyze_match(match: Any, evaluator: Any, plies: int = 0, luck: bool = False, cubeful: bool = True) -> MatchReport:
     """Judge every decision of every game of a match (``backgammon.match.Match``)."""
-    from backgammon.game import Player
+    decisions: list[Decision] = []
+    for number, game in enumerate(match_games(match), 1):
+        decisions.extend(analyze_game(game, evaluator, number, plies, luck, cubeful))
+    return match_report(match, decisions)
 
+
+def match_games(match: Any) -> list[Any]:
+    """The games of a match to analyse: the finished ones, and the current one once it has moves."""
     games = list(match.games)
     if match.game is not None and match.game not in games and match.game.log:
         games.append(match.game)
-    decisions: list[Decision] = []
-    for number, game in enumerate(games, 1):
-        decisions.extend(analyze_game(game, evaluator, number, plies, luck, cubeful))
+    return games
+
+
+def match_report(match: Any, decisions: Sequence[Decision]) -> MatchReport:
+    """The report of a match from its judged decisions (totals per player)."""
+    from backgammon.game import Player
+
     names = {Player.WHITE: match.players[0], Player.BLACK: match.players[1]}
     return MatchReport(
         decisions=tuple(decisions),
@@ -366,6 +376,8 @@ __all__ = [
     "analyze_game",
     "analyze_mat_file",
     "analyze_match",
+    "match_games",
+    "match_report",
     "report_json",
     "report_text",
     "totals",

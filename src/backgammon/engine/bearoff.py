@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from backgammon.engine._fastboard import MAX_PLAYS, successors
+from backgammon._movegen import MAX_PLAYS, new_workspace, successors_ws
 from backgammon.errors import InvalidPositionError
 
 POINTS = 6
@@ -72,6 +72,7 @@ def _build(ways: np.ndarray, positions: np.ndarray, order: np.ndarray, dist: np.
     mean = np.zeros(n_pos)
     fmean = np.zeros(n_pos)
     out = np.empty((MAX_PLAYS, 2, 25), dtype=np.int8)
+    work, table = new_workspace()
     board = np.zeros((2, 25), dtype=np.int8)
     cnt = np.zeros(6, dtype=np.int64)
     nr = dist.shape[1]
@@ -92,7 +93,7 @@ def _build(ways: np.ndarray, positions: np.ndarray, order: np.ndarray, dist: np.
                 board[:, :] = 0
                 for p in range(6):
                     board[0, p] = positions[i, p]
-                n = successors(board, d1, d2, out)
+                n = successors_ws(board, d1, d2, out, work, table)
                 best = -1
                 best_v = 1e18
                 fbest = -1

@@ -261,6 +261,23 @@ def as_outputs(probabilities: object) -> Outputs:
     return w, wg, wb, lg, lb
 
 
+def clip_outputs(values: Sequence[float]) -> Outputs:
+    """Five raw outputs (an evaluator's, which may be slightly off) clipped into a consistent order.
+
+    0 <= win <= 1, 0 <= win_backgammon <= win_gammon <= win and
+    0 <= lose_backgammon <= lose_gammon <= 1 - win.
+
+    >>> clip_outputs((1.02, 0.3, 0.4, 0.1, -0.01))
+    (1.0, 0.3, 0.3, 0.0, 0.0)
+    """
+    w = min(1.0, max(0.0, float(values[0])))
+    wg = min(w, max(0.0, float(values[1])))
+    wb = min(wg, max(0.0, float(values[2])))
+    lg = min(1.0 - w, max(0.0, float(values[3])))
+    lb = min(lg, max(0.0, float(values[4])))
+    return w, wg, wb, lg, lb
+
+
 def cubeless_equity(probabilities: object) -> float:
     """Cubeless money equity: 2*win - 1 + wg - lg + wbg - lbg.
 
@@ -488,6 +505,7 @@ __all__ = [
     "CubeInfo",
     "CubeOwner",
     "as_outputs",
+    "clip_outputs",
     "cube_decision",
     "cube_efficiency",
     "cubeful_equity",

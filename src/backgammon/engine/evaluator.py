@@ -30,7 +30,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 from numba import njit
 
-from backgammon.engine._fastboard import BEAROFF, CONTACT, OVER, phase
+from backgammon._movegen import BEAROFF, CONTACT, OVER, board_of, phase
 from backgammon.engine.bearoff import WAYS, BearoffDatabase, race_probs, rank
 from backgammon.engine.encoding import MAX_NONZERO, encode_sparse
 from backgammon.engine.network import NUM_OUTPUTS, NetPair, forward_sparse
@@ -119,11 +119,6 @@ class Evaluator(Protocol):
     def evaluate_boards(self, boards: np.ndarray) -> np.ndarray:
         """Outputs ``(n, 5)`` for raw boards ``(n, 2, 25)`` (each from its side on roll's view)."""
         ...
-
-
-def board_of(position: Position) -> np.ndarray:
-    """The raw ``(2, 25)`` int8 board of a position."""
-    return np.array([position.mine, position.theirs], dtype=np.int8)
 
 
 def check_boards(boards: np.ndarray) -> np.ndarray:

@@ -20,7 +20,7 @@ import random
 from dataclasses import dataclass, replace
 from typing import Any
 
-from backgammon.engine.cube import CubeInfo, CubeOwner, cube_decision, cube_efficiency
+from backgammon.engine.cube import CubeInfo, CubeOwner, clip_outputs, cube_decision, cube_efficiency
 from backgammon.engine.met import match_equity
 from backgammon.errors import InvalidInputError
 from backgammon.moves import Play
@@ -142,22 +142,13 @@ def _with_cube(ranked: RankedPlay, cube: CubeInfo) -> RankedPlay:
         points = 3 if wb >= 1.0 else 2 if wg >= 1.0 else 1
         mwc = _match_value(cube, points * cube.value)
         return replace(ranked, cubeful=_emg(cube, mwc), cubeful_mwc=mwc)
-    decision = cube_decision(_clip(theirs), cube.flip(), cube_efficiency(after))
+    decision = cube_decision(clip_outputs(theirs), cube.flip(), cube_efficiency(after))
     if cube.is_money:
         return replace(ranked, cubeful=-decision.best_equity)
     their_mwc = decision.best_mwc
     assert their_mwc is not None
     mwc = 1.0 - their_mwc
     return replace(ranked, cubeful=_emg(cube, mwc), cubeful_mwc=mwc)
-
-
-def _clip(p: tuple[float, ...]) -> tuple[float, float, float, float, float]:
-    w = min(1.0, max(0.0, p[0]))
-    wg = min(w, max(0.0, p[1]))
-    wb = min(wg, max(0.0, p[2]))
-    lg = min(1.0 - w, max(0.0, p[3]))
-    lb = min(lg, max(0.0, p[4]))
-    return w, wg, wb, lg, lb
 
 
 def _match_value(cube: CubeInfo, points: int) -> float:

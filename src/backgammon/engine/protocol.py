@@ -14,7 +14,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from backgammon.engine.cube import CubeInfo, CubeOwner, cube_decision, cube_efficiency
+from backgammon.engine.cube import CubeInfo, CubeOwner, clip_outputs, cube_decision, cube_efficiency
 from backgammon.engine.levels import STRONGEST, choose_play, get_level
 from backgammon.engine.rollout import position_to_board
 from backgammon.errors import BackgammonError, InvalidInputError
@@ -80,12 +80,7 @@ def _evaluate(evaluator: Any, position: Position, plies: int = 0) -> tuple[float
         probs = np.asarray(evaluate_boards_ply(position_to_board(position)[None], evaluator, plies), dtype=float)[0]
     else:
         probs = np.asarray(evaluator.evaluate_boards(position_to_board(position)[None]), dtype=float)[0]
-    w = min(1.0, max(0.0, float(probs[0])))
-    wg = min(w, max(0.0, float(probs[1])))
-    wb = min(wg, max(0.0, float(probs[2])))
-    lg = min(1.0 - w, max(0.0, float(probs[3])))
-    lb = min(lg, max(0.0, float(probs[4])))
-    return w, wg, wb, lg, lb
+    return clip_outputs(probs)
 
 
 def _dice(value: Any) -> tuple[int, int]:

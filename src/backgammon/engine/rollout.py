@@ -1,7 +1,12 @@
 """Rollouts: play a position out many times with an evaluator and average the results.
 
-A rollout plays each trial with the evaluator's best 0-ply play (cubeless
-greedy choice) for both sides, then scores the result from the point of view
+A rollout plays each trial with the evaluator's best play (cubeless greedy
+choice) for both sides, chosen at 0-ply by default or at 1-ply with
+``ply=1`` (every play scored at 0-ply, the best few kept by
+:data:`backgammon.engine.search.DEFAULT_FILTERS`' first filter and
+scored again one ply deeper: :func:`backgammon.engine.search.rank_boards`;
+about an order of magnitude slower, see ``benchmarks/rollout.py``), then
+scores the result from the point of view
 of the player on roll at the root: the gnubg outputs (win, win_gammon,
 win_backgammon, lose_gammon, lose_backgammon) and the cubeless equity, with
 their means and 95% confidence intervals (1.96 standard errors).
@@ -18,7 +23,7 @@ Reproducibility and variance reduction:
   (duplicate dice), so their differences are measured with less noise.
 
 ``truncate=N`` stops a trial after N plies (one ply = one side's roll and play)
-and scores it with the evaluator's probabilities instead. ``cubeful=True``
+and scores it with the evaluator's (0-ply) probabilities instead. ``cubeful=True``
 also plays the cube in each trial (:mod:`backgammon.engine.cube` on the
 evaluator's probabilities: the side on roll doubles when the model says so,
 the other takes or passes) and reports the cubeful result: money points per
@@ -36,12 +41,15 @@ import math
 import multiprocessing
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import numpy as np
 
-from backgammon.engine.cube import CubeInfo, CubeOwner, cube_decision, cube_efficiency
+from backgammon._movegen import board_of as position_to_board
+from backgammon._movegen import successors_py as successor_boards
+from backgammon.engine.cube import CubeInfo, CubeOwner, clip_outputs, cube_decision, cube_efficiency
+from backgammon.engine.search import rank_boards
 from backgammon.errors import EngineError, InvalidInputError
 from backgammon.moves import Play
 from backgammon.position import Position
@@ -70,10 +78,12 @@ class RolloutSettings:
     (None: play to the end); ``seed``; ``stratify``: first two rolls
     stratified over the 36 ordered rolls; ``cubeful`` and ``cube`` (the cube and
     score at the root, money with a centred cube by default); ``workers``:
-    processes (1: run here, 0: one per CPU); ``cluster``: a Ray address.
+    processes (1: run here, 0: one per CPU); ``cluster``: a Ray address;
+    ``ply``: lookahead of each play choice in the trials (0 or 1).
 
     Raises:
-        InvalidInputError: on non-positive trials, a negative truncation or workers.
+        InvalidInputError: on non-positive trials, a negative truncation or
+            workers, or a ply other than 0 or 1.
     """
 
     trials: int = 1296
@@ -85,6 +95,7 @@ class RolloutSettings:
     cluster: str | None = None
     chunk: int = 36
     stratify: bool = True
+    ply: int = 0
 
     def __post_init__(self) -> None:
         if not isinstance(self.trials, int) or self.trials < 1:
@@ -93,6 +104,8 @@ class RolloutSettings:
             raise InvalidInputError(f"invalid truncation {self.truncate!r}: expected a number of plies >= 0")
         if not isinstance(self.workers, int) or self.workers < 0:
             raise InvalidInputError(f"invalid number of workers {self.workers!r}: expected 0 (all CPUs) or more")
+        if self.ply not in (0, 1) or isinstance(self.ply, bool):
+            raise InvalidInputError(f"invalid rollout ply {self.ply!r}: expected 0 or 1")
         if self.chunk < 1:
             raise InvalidInputError(f"invalid chunk size {self.chunk!r}: expected a positive integer")
 
@@ -128,31 +141,9 @@ class RolloutResult:
         return self.ci95[5]
 
 
-def position_to_board(position: Position) -> np.ndarray:
-    """The (2, 25) int8 board of a position ([0] = side on roll)."""
-    return np.array([position.mine, position.theirs], dtype=np.int8)
-
-
 def board_to_position(board: np.ndarray) -> Position:
     """The position of a board produced by the engine (not validated again)."""
     return Position._trusted(tuple(int(v) for v in board[0]), tuple(int(v) for v in board[1]))
-
-
-_WORKSPACE: list[Any] = []
-
-
-def successor_boards(board: np.ndarray, d1: int, d2: int) -> np.ndarray:
-    """Distinct boards after each legal play, flipped (opponent on roll), shape (n, 2, 25)."""
-    from backgammon import _movegen
-
-    if not _WORKSPACE:
-        _WORKSPACE.extend((np.empty((_movegen.MAX_PLAYS, 2, 25), dtype=np.int8), *_movegen.new_workspace()))
-    out, work, table = _WORKSPACE
-    n = _movegen.successors_ws(np.ascontiguousarray(board, dtype=np.int8), d1, d2, out, work, table)
-    if n < 0:
-        raise EngineError("too many plays for the move generator's buffer")
-    result: np.ndarray = out[:n].copy()
-    return result
 
 
 def terminal_outputs(board: np.ndarray) -> np.ndarray | None:
@@ -183,10 +174,13 @@ def outputs_equity(outputs: np.ndarray) -> float:
     return float(2 * w - 1 + wg - lg + wb - lb)
 
 
-def _choose(evaluator: BoardEvaluator, board: np.ndarray, d1: int, d2: int) -> np.ndarray:
+def _choose(evaluator: BoardEvaluator, board: np.ndarray, d1: int, d2: int, ply: int = 0) -> np.ndarray:
     boards = successor_boards(board, d1, d2)
     chosen: np.ndarray = boards[0]
-    if len(boards) > 1:
+    if len(boards) > 1 and ply > 0:
+        order, _, _ = rank_boards(boards, evaluator, ply)  # type: ignore[arg-type]
+        chosen = boards[order[0]]
+    elif len(boards) > 1:
         # each board is seen by the opponent: pick the one worst for them
         probs = np.asarray(evaluator.evaluate_boards(boards), dtype=float)
         eq = 2 * probs[:, 0] - 1 + probs[:, 1] - probs[:, 3] + probs[:, 2] - probs[:, 4]
@@ -235,7 +229,7 @@ def _play_trial(
             return outputs, cubeful_value
         if settings.cubeful and cube_from_root.may_double():
             probs = np.asarray(evaluator.evaluate_boards(board[None]), dtype=float)[0]
-            decision = cube_decision(_clean(probs), cube_from_root, cube_efficiency(board_to_position(board)))
+            decision = cube_decision(clip_outputs(probs), cube_from_root, cube_efficiency(board_to_position(board)))
             if decision.should_double:
                 if not decision.take:  # the opponent passes: the side on roll wins the cube value
                     outputs = np.zeros(5)
@@ -254,7 +248,7 @@ def _play_trial(
                     limit=cube_from_root.limit,
                 )
         d1, d2 = roll(ply)
-        board = _choose(evaluator, board, d1, d2)
+        board = _choose(evaluator, board, d1, d2, settings.ply)
         ply += 1
         sign ^= 1
         cube_from_root = cube_from_root.flip()
@@ -268,16 +262,6 @@ def _play_trial(
                     points = 1
                 cubeful_value = _score_value(settings.cube, cube_from_root.value * points, root_won)
             return outputs, cubeful_value
-
-
-def _clean(probs: np.ndarray) -> tuple[float, float, float, float, float]:
-    """Clip an evaluator's outputs into a consistent order (0 <= bg <= g <= win)."""
-    w = min(1.0, max(0.0, float(probs[0])))
-    wg = min(w, max(0.0, float(probs[1])))
-    wb = min(wg, max(0.0, float(probs[2])))
-    lg = min(1.0 - w, max(0.0, float(probs[3])))
-    lb = min(lg, max(0.0, float(probs[4])))
-    return w, wg, wb, lg, lb
 
 
 def _score_value(root_cube: CubeInfo, points: int, root_won: bool) -> float:
@@ -296,7 +280,7 @@ def _score_value(root_cube: CubeInfo, points: int, root_won: bool) -> float:
 def _cubeful_truncated(
     probs: np.ndarray, cube_now: CubeInfo, board: np.ndarray, sign: int, root_cube: CubeInfo
 ) -> float:
-    decision = cube_decision(_clean(probs), cube_now, cube_efficiency(board_to_position(board)))
+    decision = cube_decision(clip_outputs(probs), cube_now, cube_efficiency(board_to_position(board)))
     if root_cube.away is None:
         value = decision.no_double * cube_now.value / root_cube.value
         return value if sign == 0 else -value
@@ -383,16 +367,34 @@ def _rollout_boards(
 
 
 def _run_on_ray(tasks: list[Any], address: str) -> Any:
+    """Run the chunks as Ray tasks on the cluster at ``address``; yield their results in order.
+
+    Connects this process to the cluster unless it is connected already (it
+    stays connected: ``ray.shutdown()`` disconnects). The evaluator is put in
+    the object store once and shared by every task.
+
+    Raises:
+        EngineError: if Ray is missing or the cluster cannot be reached.
+    """
     try:
         import ray  # type: ignore[import-not-found,unused-ignore]
     except ImportError:
         raise EngineError("rollouts on a cluster need ray: pip install 'backgammon[cluster]'") from None
     if not ray.is_initialized():
-        ray.init(address=address)
-    remote = ray.remote(_run_chunk)
-    refs = [remote.remote(task) for task in tasks]
+        try:
+            ray.init(address=address, log_to_driver=False)
+        except (ConnectionError, RuntimeError, ValueError) as exc:
+            raise EngineError(f"cannot connect to the Ray cluster at {address!r}: {exc}") from None
+    evaluator = ray.put(tasks[0][0])
+    remote = ray.remote(_run_chunk_with)
+    refs = [remote.remote(evaluator, task[1:]) for task in tasks]
     for ref in refs:
         yield ray.get(ref)
+
+
+def _run_chunk_with(evaluator: Any, rest: tuple[Any, ...]) -> np.ndarray:
+    """:func:`_run_chunk` with the evaluator given apart (a Ray task: Ray resolves the shared reference)."""
+    return _run_chunk((evaluator, *rest))
 
 
 def rollout_position(
@@ -445,17 +447,7 @@ def rollout_plays(
     for play in candidates:
         if play not in legal:
             raise InvalidInputError(f"play {str(play)!r} is not legal for {dice!r} in {position.position_id()!r}")
-    opp_settings = RolloutSettings(
-        trials=settings.trials,
-        truncate=settings.truncate,
-        seed=settings.seed,
-        cubeful=settings.cubeful,
-        cube=settings.cube.flip(),
-        workers=settings.workers,
-        cluster=settings.cluster,
-        chunk=settings.chunk,
-        stratify=settings.stratify,
-    )
+    opp_settings = replace(settings, cube=settings.cube.flip())
     roots = [position_to_board(p.position) for p in candidates]
     # a finished game needs no rollout: score it exactly
     results: list[PlayRollout] = []

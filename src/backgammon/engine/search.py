@@ -26,7 +26,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from backgammon.engine._fastboard import MAX_PLAYS, OVER, phase, successors, successors_py
+from backgammon._movegen import MAX_PLAYS, OVER, new_workspace, phase, successors_py, successors_ws
 from backgammon.engine.evaluator import Evaluator, Probabilities, board_of, equities, flip_array
 from backgammon.errors import InvalidInputError
 from backgammon.moves import Play
@@ -80,12 +80,13 @@ class RankedPlay(NamedTuple):
 def _roll_successors(board: np.ndarray, rolls: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """All results of all 21 rolls, concatenated; ``starts[r]..starts[r+1]`` belong to roll ``r``."""
     tmp = np.empty((MAX_PLAYS, 2, 25), dtype=np.int8)
+    work, table = new_workspace()
     cap = 1024
     out = np.empty((cap, 2, 25), dtype=np.int8)
     total = 0
     for r in range(rolls.shape[0]):
         starts[r] = total
-        n = successors(board, rolls[r, 0], rolls[r, 1], tmp)
+        n = successors_ws(board, rolls[r, 0], rolls[r, 1], tmp, work, table)
         if total + n > cap:
             while total + n > cap:
                 cap *= 2
@@ -96,11 +97,6 @@ def _roll_successors(board: np.ndarray, rolls: np.ndarray, starts: np.ndarray) -
         total += n
     starts[rolls.shape[0]] = total
     return out[:total]
-
-
-@njit(cache=True, nogil=True)
-def _is_over(board: np.ndarray) -> bool:
-    return phase(board) == OVER
 
 
 def evaluate_boards_ply(boards: np.ndarray, evaluator: Evaluator, plies: int) -> np.ndarray:
@@ -118,7 +114,7 @@ def evaluate_boards_ply(boards: np.ndarray, evaluator: Evaluator, plies: int) ->
     starts = np.empty(len(ROLLS) + 1, dtype=np.int64)
     weights = _ROLL_ARRAY[:, 2] / 36.0
     for i in range(boards.shape[0]):
-        if _is_over(boards[i]):
+        if phase(boards[i]) == OVER:
             out[i] = evaluator.evaluate_boards(boards[i : i + 1])[0]
             continue
         succ = _roll_successors(boards[i], _ROLL_ARRAY, starts)

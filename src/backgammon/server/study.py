@@ -318,6 +318,7 @@ class RolloutJob:
     setup: Setup
     candidates: list[str]
     trials: int
+    ply: int = 0
     done: int = 0
     total: int = 0
     status: str = "running"  # running / done / failed
@@ -331,6 +332,7 @@ class RolloutJob:
             "done": self.done,
             "total": self.total,
             "trials": self.trials,
+            "ply": self.ply,
             "candidates": self.candidates,
             "results": self.results,
             "error": self.error,
@@ -344,8 +346,10 @@ class RolloutJobs:
         self.jobs: dict[str, RolloutJob] = {}
         self.lock = threading.Lock()
 
-    def start(self, setup: Setup, top: int, trials: int, plies: int) -> RolloutJob:
+    def start(self, setup: Setup, top: int, trials: int, plies: int, ply: int = 0) -> RolloutJob:
         """Start rolling out the ``top`` best plays of the setup (ranked at ``plies``).
+
+        ``ply``: lookahead of the plays chosen inside the trials (0 or 1).
 
         Raises:
             InvalidInputError: without dice.
@@ -355,7 +359,7 @@ class RolloutJobs:
             if sum(1 for j in self.jobs.values() if j.status == "running") >= MAX_JOBS:
                 raise IllegalActionError(f"too many rollouts running (at most {MAX_JOBS}): wait for one to finish")
         ranked = ranked_plays(setup, plies)[:top]
-        job = RolloutJob(uuid.uuid4().hex[:12], setup, [str(r.play) for r in ranked], trials)
+        job = RolloutJob(uuid.uuid4().hex[:12], setup, [str(r.play) for r in ranked], trials, ply)
         with self.lock:
             self.jobs[job.id] = job
         threading.Thread(target=self._run, args=(job, [r.play for r in ranked]), daemon=True).start()
@@ -372,7 +376,7 @@ class RolloutJobs:
                 job.setup.position,
                 job.setup.dice,
                 evaluator(),
-                RolloutSettings(trials=job.trials, seed=1),
+                RolloutSettings(trials=job.trials, seed=1, ply=job.ply),
                 plays,
                 progress,
             )
@@ -524,14 +528,12 @@ def review_table(table: Any, plies: int = 0) -> dict[str, Any]:
 
 def _analyze_table(table: Any, plies: int) -> Any:
     """The engine's report on a table's match; a first game set up from a position starts there."""
-    from backgammon.engine.analysis import MatchReport, analyze_game, totals
-    from backgammon.game import Game, Player
+    from backgammon.engine.analysis import analyze_game, match_games, match_report
+    from backgammon.game import Game
     from backgammon.server import protocol
 
     match = table.flow
-    games = list(match.games)
-    if match.game is not None and match.game not in games and match.game.log:
-        games.append(match.game)
+    games = match_games(match)
     start_doc = table.config.get("start")
     decisions: list[Any] = []
     ev = evaluator()
@@ -546,13 +548,7 @@ def _analyze_table(table: Any, plies: int) -> Any:
                 crawford_game=game.crawford_game,
             )
         decisions.extend(analyze_game(game, ev, number, plies, luck=True, start=start))
-    names = {Player.WHITE: match.players[0], Player.BLACK: match.players[1]}
-    return MatchReport(
-        decisions=tuple(decisions),
-        totals={p: totals(decisions, p, names[p]) for p in (Player.WHITE, Player.BLACK)},
-        match_length=match.rules.match_length,
-        final_score=tuple(match.score),
-    )
+    return match_report(match, decisions)
 
 
 def make_router(state: dict[str, Any], read_body: Any) -> APIRouter:
@@ -599,7 +595,8 @@ def make_router(state: dict[str, Any], read_body: Any) -> APIRouter:
         top = _int(doc.get("top", 3), "number of candidates", 1, MAX_CANDIDATES)
         trials = _int(doc.get("trials", 144), "number of trials", 1, MAX_TRIALS)
         plies = _plies(doc.get("depth"))
-        job = await asyncio.to_thread(jobs.start, setup, top, trials, plies)
+        ply = _int(doc.get("ply", 0), "rollout ply", 0, 1)
+        job = await asyncio.to_thread(jobs.start, setup, top, trials, plies, ply)
         return job.to_wire()
 
     @router.get("/api/study/rollouts/{job_id}")
