@@ -284,7 +284,7 @@ async function checkPlay() {
 }
 async function startRollout() {
   try {
-    const job = await api("POST", "/api/study/rollouts", { setup: A.setup, top: Number($("#rollout-top").value), trials: Number($("#rollout-trials").value), depth: Number($("#depth").value) });
+    const job = await api("POST", "/api/study/rollouts", { setup: A.setup, top: Number($("#rollout-top").value), trials: Number($("#rollout-trials").value), ply: Number($("#rollout-ply").value), depth: Number($("#depth").value) });
     A.job = job.id;
     $("#rollout-progress").hidden = false;
     $("#rollout-progress").value = 0;
@@ -307,7 +307,7 @@ async function pollRollout(id) {
   }
   $("#btn-rollout").disabled = false;
   if (job.status === "failed") { $("#rollout-status").textContent = s("rollout_failed", { error: job.error }); return; }
-  $("#rollout-status").textContent = s("rollout_done", { trials: job.trials });
+  $("#rollout-status").textContent = s("rollout_done", { trials: job.trials, ply: job.ply });
   $("#rollout-table").innerHTML = `<tr><th>#</th><th>${s("play")}</th><th>${s("equity")}</th><th>${s("ci")}</th><th>${s("win")}</th><th>${s("gammon")}</th></tr>` +
     job.results.map((r, i) => `<tr><td>${i + 1}</td><td>${esc(r.play)}</td><td>${fmt(r.equity)}</td><td>${r.ci95.toFixed(3)}</td><td>${pct(r.win)}</td><td>${pct(r.win_gammon)}</td></tr>`).join("");
 }
