@@ -59,6 +59,9 @@ def test_labels_are_the_one_ply_values(small_weights) -> None:
     for board, target in zip(boards, targets):
         position = Position(tuple(int(x) for x in board[0]), tuple(int(x) for x in board[1]))
         assert np.allclose(target, _one_ply(position, state), atol=1e-6)
+    split = np.empty((6, 5))
+    _distill.label_parallel(boards, *state.arrays(), split, 4)
+    assert np.array_equal(split, targets)
 
 
 def test_refine_fits_and_resumes_exactly(tmp_path, small_weights) -> None:

@@ -88,6 +88,7 @@ def refine(
     contact_hidden: int = typer.Option(128, "--contact-hidden", help="hidden units of the contact net (>= the file's)"),
     race_hidden: int = typer.Option(64, "--race-hidden", help="hidden units of the race net (>= the file's)"),
     eval_pairs: int = typer.Option(500, "--eval-pairs", help="dice sequences per pubeval check (each played twice)"),
+    threads: int = typer.Option(1, "--threads", help="threads for labelling (the run is the same for any count)"),
     export: Path | None = typer.Option(None, "--export", help="write the best weights here when done"),
 ) -> None:
     """Refine trained nets on their own 1-ply values of self-play positions (resumable)."""
@@ -110,7 +111,9 @@ def refine(
               f"vs pubeval {info['vs_pubeval']:+.3f} ± {info['vs_pubeval_se']:.3f} "
               f"(label {info['label_s']} s, fit {info['fit_s']} s)", flush=True)
 
-    run(run_dir, config, iterations, eval_pairs, progress)
+    if threads < 1:
+        raise InvalidInputError(f"expected --threads >= 1, got {threads!r}")
+    run(run_dir, config, iterations, eval_pairs, progress, threads)
     if export is not None:
         import shutil
 

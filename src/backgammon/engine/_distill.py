@@ -14,7 +14,7 @@ Weights are passed as in :mod:`backgammon.engine._selfplay`:
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from backgammon._movegen import CONTACT, MAX_PLAYS, OVER, new_workspace, phase, successors_ws
 from backgammon.engine._selfplay import (
@@ -100,6 +100,18 @@ def label(boards, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, targets) -> None:
                 targets[i])
 
 
+@njit(cache=True, nogil=True, parallel=True)
+def label_parallel(boards, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, targets, threads) -> None:
+    """:func:`label` split over ``threads`` threads (same labels: each is a function of its board alone)."""
+    n = boards.shape[0]
+    size = (n + threads - 1) // threads
+    for t in prange(threads):
+        cand, idx, val, hid, o, best, work, table = _scratch(cb1, rb1)
+        for i in range(t * size, min(n, (t + 1) * size)):
+            one_ply(boards[i], cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, o, best, work, table,
+                    targets[i])
+
+
 @njit(cache=True, nogil=True, fastmath=True)
 def fit(boards, targets, order, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, alpha, stats) -> None:
     """One pass of stochastic gradient steps over ``boards`` in the given ``order``.
@@ -124,4 +136,4 @@ def fit(boards, targets, order, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, alpha, s
         stats[1 if ph == CONTACT else 2] += 1.0
 
 
-__all__ = ["fit", "label", "mover_won_result", "one_ply", "sample_positions"]
+__all__ = ["fit", "label", "label_parallel", "mover_won_result", "one_ply", "sample_positions"]

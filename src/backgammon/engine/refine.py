@@ -117,15 +117,18 @@ class RefineState:
         return NetPair(self.contact.copy(), self.race.copy(), meta)
 
 
-def iterate(state: RefineState) -> dict:
-    """One iteration: sample, label, fit. Returns its statistics."""
+def iterate(state: RefineState, threads: int = 1) -> dict:
+    """One iteration: sample, label (over ``threads`` threads), fit. Returns its statistics."""
     cfg = state.config
     t0 = time.perf_counter()
     boards = np.empty((cfg.positions, 2, 25), dtype=np.int8)
     used = _distill.sample_positions(*state.arrays(), cfg.seed, state.games, cfg.explore, boards)
     t1 = time.perf_counter()
     targets = np.empty((cfg.positions, 5))
-    _distill.label(boards, *state.arrays(), targets)
+    if threads > 1:
+        _distill.label_parallel(boards, *state.arrays(), targets, threads)
+    else:
+        _distill.label(boards, *state.arrays(), targets)
     t2 = time.perf_counter()
     state.boards.append(boards)
     state.targets.append(targets)
@@ -148,8 +151,10 @@ def iterate(state: RefineState) -> dict:
 
 
 def run(run_dir: str | Path, config: RefineConfig, iterations: int, eval_pairs: int = 500,
-        progress: Callable[[RefineState, dict], None] | None = None) -> RefineState:
+        progress: Callable[[RefineState, dict], None] | None = None, threads: int = 1) -> RefineState:
     """Refine until ``iterations`` iterations, resuming from ``run_dir``'s checkpoint if there is one.
+
+    ``threads`` only changes how fast the labels come: the run is the same.
 
     Raises:
         InvalidInputError: for a negative iteration count or a non-positive sample size.
@@ -170,7 +175,7 @@ def run(run_dir: str | Path, config: RefineConfig, iterations: int, eval_pairs: 
         state = RefineState.fresh(config)
     with (run_dir / LOG).open("a", encoding="utf-8") as log:
         while state.iteration < iterations:
-            info = iterate(state)
+            info = iterate(state, threads)
             score, se, n = versus_pubeval(state.contact, state.race, eval_pairs)
             info.update(vs_pubeval=round(score, 4), vs_pubeval_se=round(se, 4), vs_pubeval_games=n,
                         alpha=config.alpha_at(state.iteration - 1), time=time.strftime("%H:%M:%S", time.gmtime()))
