@@ -27,6 +27,37 @@ def test_train_command_bad_input(tmp_path, capsys, bad) -> None:
     assert capsys.readouterr().err.startswith("error: ")
 
 
+def test_train_init_from_then_refine(tmp_path, capsys) -> None:
+    """A small run widened from another run's weights, then refined from those; both resume."""
+    main(["train", str(tmp_path / "a"), "--games", "2", "--eval-pairs", "1", "--contact-hidden", "4",
+          "--race-hidden", "2", "-q", "--export", str(tmp_path / "a.npz")])
+    main(["train", str(tmp_path / "b"), "--games", "2", "--eval-pairs", "1", "--contact-hidden", "6",
+          "--race-hidden", "3", "-q", "--init-from", str(tmp_path / "a.npz"), "--alpha-steps", "1"])
+    assert "games 2" in capsys.readouterr().out
+    args = ["refine", str(tmp_path / "r"), "--init-from", str(tmp_path / "b" / "checkpoint.npz"), "-n", "1",
+            "--positions", "30", "--eval-pairs", "1", "--contact-hidden", "6", "--race-hidden", "3", "--threads", "2"]
+    main(args)
+    assert "iteration 1:" in capsys.readouterr().out
+    main([*args[:4], "-n", "2", *args[6:], "--export", str(tmp_path / "r.npz")])
+    out = capsys.readouterr().out
+    assert "iteration 2:" in out and "iteration 1:" not in out and (tmp_path / "r.npz").exists()
+
+
+@pytest.mark.parametrize("bad", [["--explore", "2"], ["--threads", "0"], ["--alpha-steps", "x"],
+                                 ["--init-from", "/nonexistent.npz"]])
+def test_refine_command_bad_input(tmp_path, capsys, bad) -> None:
+    from backgammon.engine.network import Net, NetPair
+
+    rng = np.random.default_rng(1)
+    NetPair(Net.random(4, rng), Net.random(2, rng), {}).save(tmp_path / "w.npz")
+    with pytest.raises(SystemExit) as exc:
+        main(["refine", str(tmp_path / "run"), "--init-from", str(tmp_path / "w.npz"), *bad])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and ("explore" in err or "threads" in err or "steps" in err or "init-from" in err)
+    assert not (tmp_path / "run" / "checkpoint.npz").exists()
+
+
 def test_benchmark_players_make_legal_plays() -> None:
     pytest.importorskip("gnubg_nn")
     sys.path.insert(0, str(BENCH))
