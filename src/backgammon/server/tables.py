@@ -367,7 +367,7 @@ class TableManager:
             return Move(seat, play)
         if kind == "resign":
             level = message.get("level", "single")
-            if level not in protocol.RESIGN_LEVELS:
+            if not isinstance(level, str) or level not in protocol.RESIGN_LEVELS:
                 raise InvalidInputError(f"invalid resignation level {level!r}: expected single, gammon or backgammon")
             return Resign(seat, protocol.RESIGN_LEVELS[level])
         return protocol.SIMPLE_ACTIONS[kind](seat)
