@@ -51,6 +51,22 @@ def random_player(seed: int = 0) -> Player:
     return play
 
 
+def random_boards(n: int, seed: int) -> np.ndarray:
+    """``n`` positions met in games of random plays (hits, the bar and bear-offs included)."""
+    rng = np.random.default_rng(seed)
+    rand = random_player(seed)
+    out = []
+    while len(out) < n:
+        b = INITIAL.copy()
+        while len(out) < n:
+            nb = rand(b, int(rng.integers(1, 7)), int(rng.integers(1, 7)))
+            if nb[0].sum() == 0 or nb[1].sum() == 0:
+                break
+            out.append(nb)
+            b = nb
+    return np.stack(out)
+
+
 def apply_gnubg_move(b: np.ndarray, move: tuple) -> np.ndarray:
     """Apply gnubg's ``((from, to), ...)`` (25 = bar, 0 = off) to a board; return it flipped."""
     me, opp = b[0].copy(), b[1].copy()

@@ -28,22 +28,9 @@ from rich.table import Table
 
 
 def sample_boards(n: int, seed: int) -> np.ndarray:
-    from _players import random_player
+    from _players import random_boards
 
-    from backgammon.engine._selfplay import INITIAL
-
-    rng = np.random.default_rng(seed)
-    rand = random_player(seed)
-    out = []
-    while len(out) < n:
-        b = INITIAL.copy()
-        while len(out) < n:
-            nb = rand(b, int(rng.integers(1, 7)), int(rng.integers(1, 7)))
-            if nb[0].sum() == 0 or nb[1].sum() == 0:
-                break
-            out.append(nb)
-            b = nb
-    return np.stack(out)
+    return random_boards(n, seed)
 
 
 def rate(fn, n: int) -> float:

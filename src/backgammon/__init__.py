@@ -6,6 +6,10 @@ depends on the standard library only. The engine lives in
 :mod:`backgammon.cli`; neither is imported here.
 """
 
+from backgammon import _numba_cache
+
+_numba_cache.configure()  # before anything imports numba
+
 from backgammon.chouette import Chouette, ChouetteGame, ChouetteStage, Consent, Refuse
 from backgammon.dice import ALL_ROLLS, DiceSource, RandomDice, ScriptedDice
 from backgammon.errors import (

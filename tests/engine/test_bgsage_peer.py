@@ -31,18 +31,7 @@ def players():
 
 def random_boards(players, n: int, seed: int) -> list[np.ndarray]:
     """Positions met in games of random plays (hits, bar, bear-offs included)."""
-    rng = np.random.default_rng(seed)
-    rand = players.random_player(seed)
-    out: list[np.ndarray] = []
-    while len(out) < n:
-        b = INITIAL.copy()
-        while len(out) < n:
-            nb = rand(b, int(rng.integers(1, 7)), int(rng.integers(1, 7)))
-            if nb[0].sum() == 0 or nb[1].sum() == 0:
-                break
-            out.append(nb)
-            b = nb
-    return out
+    return list(players.random_boards(n, seed))
 
 
 def test_layout_of_known_positions(players) -> None:

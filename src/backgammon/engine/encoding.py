@@ -40,6 +40,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from backgammon._movegen import back_index
 from backgammon.position import Position
 
 NAME = "unary4-hand3-tactics5"
@@ -91,15 +92,6 @@ def _reaches(hitter: np.ndarray, blocker: np.ndarray, q: int, d: int, d1: int, d
 
 
 @njit(cache=True, nogil=True)
-def _rearmost(side: np.ndarray) -> int:
-    """Index of a side's rearmost checker (24 = the bar), -1 when none is left."""
-    for i in range(24, -1, -1):
-        if side[i] > 0:
-            return i
-    return -1
-
-
-@njit(cache=True, nogil=True)
 def side_features(own: np.ndarray, opp: np.ndarray, out: np.ndarray) -> None:
     """The :data:`EXTRA` tactical features of the side ``own`` against ``opp`` (each in its own numbering)."""
     # exposure and pip loss: opp hits own's blots; own's blot at index b sits at opp index 23 - b
@@ -131,7 +123,7 @@ def side_features(own: np.ndarray, opp: np.ndarray, out: np.ndarray) -> None:
     out[0] = hits / 36.0
     out[1] = loss / (36.0 * 12.0)
     # escape of the rearmost checker
-    r = _rearmost(own)
+    r = back_index(own)
     esc = 36
     if r > 0:
         far = 0
@@ -164,7 +156,7 @@ def side_features(own: np.ndarray, opp: np.ndarray, out: np.ndarray) -> None:
                         esc += w
     out[2] = esc / 36.0
     # break contact: pips to bring every checker past opp's rearmost checker
-    orear = _rearmost(opp)
+    orear = back_index(opp)
     pips = 0
     if orear >= 0:
         line = 23 - orear  # own index of opp's rearmost checker (-1 when it is on the bar)

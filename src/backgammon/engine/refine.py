@@ -23,14 +23,23 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from backgammon.engine import _distill, encoding
 from backgammon.engine.network import Net, NetPair, arrays_of, nets_of, read_npz, write_npz
-from backgammon.engine.train import BEST, CHECKPOINT, LOG, halved, versus_pubeval, warm_start
+from backgammon.engine.train import (
+    BEST,
+    CHECKPOINT,
+    LOG,
+    config_from_json,
+    config_json,
+    halved,
+    versus_pubeval,
+    warm_start,
+)
 from backgammon.errors import EngineError, InvalidInputError
 
 
@@ -53,15 +62,11 @@ class RefineConfig:
         return halved(self.alpha, self.alpha_steps, iteration)
 
     def to_json(self) -> dict:
-        d = asdict(self)
-        d["alpha_steps"] = list(self.alpha_steps)
-        return d
+        return config_json(self)
 
     @classmethod
     def from_json(cls, d: dict) -> RefineConfig:
-        d = dict(d)
-        d["alpha_steps"] = tuple(d["alpha_steps"])
-        return cls(**d)
+        return config_from_json(cls, {"epochs": 1, **d})
 
 
 @dataclass(slots=True)

@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -57,17 +58,12 @@ class TrainConfig:
         return halved(self.alpha, self.alpha_steps, game)
 
     def to_json(self) -> dict:
-        d = asdict(self)
-        d["alpha_steps"] = list(self.alpha_steps)
-        return d
+        return config_json(self)
 
     @classmethod
     def from_json(cls, d: dict) -> TrainConfig:
-        d = dict(d)
-        d["alpha_steps"] = tuple(d["alpha_steps"])
-        d.setdefault("lam", 0.0)  # runs from before lambda was a setting
-        d.setdefault("init_from", "")
-        return cls(**d)
+        # lam and init_from: runs from before they were settings
+        return config_from_json(cls, {"lam": 0.0, "init_from": "", **d})
 
 
 @dataclass(slots=True)
@@ -127,6 +123,18 @@ class TrainState:
         contact, race = nets_of(a, f"checkpoint {str(path)!r}")
         return cls(TrainConfig.from_json(meta["config"]), contact, race, meta["games"], meta["plies"],
                    meta["seconds"], meta["history"], meta["best_score"])
+
+
+def config_json(config: object) -> dict:
+    """A run configuration (a dataclass with ``alpha_steps``) as JSON-ready data."""
+    d = asdict(config)
+    d["alpha_steps"] = list(d["alpha_steps"])
+    return d
+
+
+def config_from_json(cls: type, d: dict) -> Any:
+    """The configuration of class ``cls`` that :func:`config_json` wrote."""
+    return cls(**{**d, "alpha_steps": tuple(d["alpha_steps"])})
 
 
 def halved(alpha: float, steps: tuple[int, ...], at: int) -> float:
