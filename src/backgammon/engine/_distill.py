@@ -16,28 +16,19 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from backgammon._movegen import CONTACT, MAX_PLAYS, OVER, new_workspace, phase, successors_ws
+from backgammon._movegen import CONTACT, OVER, phase, successors_ws
 from backgammon.engine._selfplay import (
     INITIAL,
     _opening_roll,
+    choice_scratch,
     choose_net,
     fit_board,
+    fit_scratch,
     game_seed,
     mover_won_result,
     side_done,
 )
-from backgammon.engine.encoding import MAX_NONZERO
 from backgammon.engine.network import NUM_OUTPUTS
-
-
-@njit(cache=True, nogil=True)
-def _scratch(cb1, rb1):
-    """Work arrays for choosing plays: candidates, sparse inputs, hidden units, two output vectors, and the
-    move generator's workspace."""
-    work, table = new_workspace()
-    return (np.empty((MAX_PLAYS, 2, 25), dtype=np.int8), np.empty(MAX_NONZERO, dtype=np.int64),
-            np.empty(MAX_NONZERO, dtype=np.float64), np.empty(max(cb1.shape[0], rb1.shape[0])),
-            np.empty(NUM_OUTPUTS), np.empty(NUM_OUTPUTS), work, table)
 
 
 @njit(cache=True, nogil=True)
@@ -49,7 +40,7 @@ def sample_positions(cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, seed, game0, explor
     ``game0`` (their dice seeded by ``game_seed(seed, g)``); returns the games used.
     """
     n = out.shape[0]
-    cand, idx, val, hid, o, best, work, table = _scratch(cb1, rb1)
+    cand, idx, val, hid, o, best, work, table = choice_scratch(cb1, rb1)
     board = np.empty((2, 25), dtype=np.int8)
     k = 0
     g = game0
@@ -94,7 +85,7 @@ def one_ply(board, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, 
 @njit(cache=True, nogil=True)
 def label(boards, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, targets) -> None:
     """``targets[i]`` = the 1-ply value of ``boards[i]``."""
-    cand, idx, val, hid, o, best, work, table = _scratch(cb1, rb1)
+    cand, idx, val, hid, o, best, work, table = choice_scratch(cb1, rb1)
     for i in range(boards.shape[0]):
         one_ply(boards[i], cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, o, best, work, table,
                 targets[i])
@@ -106,7 +97,7 @@ def label_parallel(boards, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, targets, thre
     n = boards.shape[0]
     size = (n + threads - 1) // threads
     for t in prange(threads):
-        cand, idx, val, hid, o, best, work, table = _scratch(cb1, rb1)
+        cand, idx, val, hid, o, best, work, table = choice_scratch(cb1, rb1)
         for i in range(t * size, min(n, (t + 1) * size)):
             one_ply(boards[i], cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, o, best, work, table,
                     targets[i])
@@ -119,12 +110,7 @@ def fit(boards, targets, order, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, alpha, s
     ``stats`` (float64[4]) accumulates: squared error summed, contact steps,
     race steps, positions skipped (finished games).
     """
-    idx = np.empty(MAX_NONZERO, dtype=np.int64)
-    val = np.empty(MAX_NONZERO, dtype=np.float64)
-    hid_c = np.empty(cb1.shape[0])
-    hid_r = np.empty(rb1.shape[0])
-    cur = np.empty(NUM_OUTPUTS)
-    delta = np.empty(NUM_OUTPUTS)
+    idx, val, hid_c, hid_r, cur, delta = fit_scratch(cb1, rb1)
     for t in range(order.shape[0]):
         i = order[t]
         ph = phase(boards[i])

@@ -214,16 +214,8 @@ def td_lambda_games(cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, seed, game0, ngames,
     view of the side on roll at ``s_t``), ``G`` of the last position being the
     game's result. Same dice as :func:`td_train_games` for the same seed.
     """
-    cand = np.empty((MAX_PLAYS, 2, 25), dtype=np.int8)
-    work, table = new_workspace()
-    idx = np.empty(MAX_NONZERO, dtype=np.int64)
-    val = np.empty(MAX_NONZERO, dtype=np.float64)
-    hid = np.empty(max(cb1.shape[0], rb1.shape[0]))
-    hid_c = np.empty(cb1.shape[0])
-    hid_r = np.empty(rb1.shape[0])
-    out = np.empty(NUM_OUTPUTS)
-    cur = np.empty(NUM_OUTPUTS)
-    delta = np.empty(NUM_OUTPUTS)
+    cand, idx, val, hid, out, _, work, table = choice_scratch(cb1, rb1)
+    _, _, hid_c, hid_r, cur, delta = fit_scratch(cb1, rb1)
     boards = np.empty((MAX_PLIES, 2, 25), dtype=np.int8)
     targets = np.empty((MAX_PLIES, NUM_OUTPUTS))
     board = np.empty((2, 25), dtype=np.int8)
@@ -274,6 +266,23 @@ def td_lambda_games(cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, seed, game0, ngames,
                 stats[7] += 1.0
         stats[0] += 1.0
         stats[1] += ply
+
+
+@njit(cache=True, nogil=True)
+def choice_scratch(cb1, rb1):
+    """Work arrays for :func:`choose_net`: candidates, sparse inputs, hidden units, two output vectors and the
+    move generator's workspace."""
+    work, table = new_workspace()
+    return (np.empty((MAX_PLAYS, 2, 25), dtype=np.int8), np.empty(MAX_NONZERO, dtype=np.int64),
+            np.empty(MAX_NONZERO, dtype=np.float64), np.empty(max(cb1.shape[0], rb1.shape[0])),
+            np.empty(NUM_OUTPUTS), np.empty(NUM_OUTPUTS), work, table)
+
+
+@njit(cache=True, nogil=True)
+def fit_scratch(cb1, rb1):
+    """Work arrays for :func:`fit_board`: sparse inputs, both nets' hidden units, outputs, errors."""
+    return (np.empty(MAX_NONZERO, dtype=np.int64), np.empty(MAX_NONZERO, dtype=np.float64), np.empty(cb1.shape[0]),
+            np.empty(rb1.shape[0]), np.empty(NUM_OUTPUTS), np.empty(NUM_OUTPUTS))
 
 
 @njit(cache=True, nogil=True, fastmath=True)
@@ -327,13 +336,7 @@ def duel_pubeval(cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, wc, wr, seed, npairs, r
     ``results[i]`` gets the net's points in game ``i`` (``2 * npairs`` games).
     Cubeless money games.
     """
-    cand = np.empty((MAX_PLAYS, 2, 25), dtype=np.int8)
-    work, table = new_workspace()
-    idx = np.empty(MAX_NONZERO, dtype=np.int64)
-    val = np.empty(MAX_NONZERO, dtype=np.float64)
-    hid = np.empty(max(cb1.shape[0], rb1.shape[0]))
-    out = np.empty(NUM_OUTPUTS)
-    best_out = np.empty(NUM_OUTPUTS)
+    cand, idx, val, hid, out, best_out, work, table = choice_scratch(cb1, rb1)
     res = np.empty(NUM_OUTPUTS)
     board = np.empty((2, 25), dtype=np.int8)
     for p in range(npairs):

@@ -37,6 +37,7 @@ from backgammon.engine.train import (
     config_from_json,
     config_json,
     halved,
+    open_run,
     versus_pubeval,
     warm_start,
 )
@@ -169,15 +170,8 @@ def run(run_dir: str | Path, config: RefineConfig, iterations: int, eval_pairs: 
         raise InvalidInputError(f"expected iterations >= 0, positive sizes and 0 <= explore <= 1, got "
                                 f"{iterations!r}, {config.positions!r}, {config.buffer!r}, {config.explore!r}")
     run_dir = Path(run_dir)
-    run_dir.mkdir(parents=True, exist_ok=True)
+    state = open_run(run_dir, config, RefineState)
     ckpt = run_dir / CHECKPOINT
-    if ckpt.exists():
-        state = RefineState.load(ckpt)
-        if state.config != config:
-            raise EngineError(f"checkpoint in {str(run_dir)!r} has config {state.config.to_json()!r}, "
-                              f"not {config.to_json()!r}; use another directory")
-    else:
-        state = RefineState.fresh(config)
     with (run_dir / LOG).open("a", encoding="utf-8") as log:
         while state.iteration < iterations:
             info = iterate(state, threads)

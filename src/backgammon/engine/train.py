@@ -177,6 +177,24 @@ def warm_start(path: str | Path, contact_hidden: int, race_hidden: int, rng: np.
     return nets[0], nets[1]
 
 
+def open_run(run_dir: Path, config: Any, state_class: Any) -> Any:
+    """The state of a run in ``run_dir``: its checkpoint if there is one (for the same ``config``), else
+    ``state_class.fresh(config)``; the directory is created if missing.
+
+    Raises:
+        EngineError: if the checkpoint belongs to another configuration.
+    """
+    run_dir.mkdir(parents=True, exist_ok=True)
+    ckpt = run_dir / CHECKPOINT
+    if not ckpt.exists():
+        return state_class.fresh(config)
+    state = state_class.load(ckpt)
+    if state.config != config:
+        raise EngineError(f"checkpoint in {str(run_dir)!r} has config {state.config.to_json()!r}, "
+                          f"not {config.to_json()!r}; use another directory")
+    return state
+
+
 def train_chunk(state: TrainState, ngames: int) -> dict:
     """Play and learn from ``ngames`` games; return the chunk's statistics.
 
@@ -239,15 +257,8 @@ def run(
     if total_games < 0 or chunk <= 0 or eval_every <= 0:
         raise InvalidInputError(f"expected positive game counts, got total={total_games!r} chunk={chunk!r}")
     run_dir = Path(run_dir)
-    run_dir.mkdir(parents=True, exist_ok=True)
+    state = open_run(run_dir, config, TrainState)
     ckpt = run_dir / CHECKPOINT
-    if ckpt.exists():
-        state = TrainState.load(ckpt)
-        if state.config != config:
-            raise EngineError(f"checkpoint in {str(run_dir)!r} has config {state.config.to_json()!r}, "
-                              f"not {config.to_json()!r}; use another directory")
-    else:
-        state = TrainState.fresh(config)
     log = (run_dir / LOG).open("a", encoding="utf-8")
     try:
         while state.games < total_games:
