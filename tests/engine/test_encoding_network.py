@@ -18,7 +18,9 @@ def test_encoding_shape_and_values() -> None:
     assert x[4 * 23: 4 * 23 + 4].tolist() == [1.0, 1.0, 0.0, 0.0]
     # both sides identical in the initial position
     assert (x[: encoding.PER_SIDE] == x[encoding.PER_SIDE: 2 * encoding.PER_SIDE]).all()
-    assert (x[encoding.V1_INPUTS: encoding.V1_INPUTS + encoding.EXTRA] == x[encoding.V1_INPUTS + encoding.EXTRA:]).all()
+    assert (x[encoding.V1_INPUTS: encoding.V1_INPUTS + encoding.EXTRA]
+            == x[encoding.V1_INPUTS + encoding.EXTRA: encoding.V2_INPUTS]).all()
+    assert (x[encoding.V2_INPUTS: encoding.V2_INPUTS + encoding.PLAN] == x[encoding.V2_INPUTS + encoding.PLAN:]).all()
     assert x[99] == pytest.approx(167 / 167)
     p = Position.from_points({"bar": 2, 6: 1}, {1: 1})
     y = encoding.encode(p)

@@ -1,4 +1,5 @@
-"""The tactical input features of encoding version 2, on hand-made positions and against legal plays."""
+"""The tactical input features of encoding version 2 and the game-plan features of version 3, on hand-made
+positions, against legal plays and against their definitions."""
 
 import numpy as np
 import pytest
@@ -100,7 +101,7 @@ def test_exposure_matches_legal_plays() -> None:
 def test_features_are_inputs() -> None:
     p = Position.from_points({13: 2, 8: 2}, {19: 1, 1: 14})
     x = encoding.encode(p)
-    side1 = x[encoding.V1_INPUTS + encoding.EXTRA:]
+    side1 = x[encoding.V1_INPUTS + encoding.EXTRA: encoding.V2_INPUTS]
     assert side1[0] == pytest.approx(16 / 36)
     assert x.shape == (encoding.NUM_INPUTS,)
 
@@ -125,3 +126,85 @@ def test_warm_start_keeps_the_old_nets_outputs(tmp_path) -> None:
         warm_start(path, 4, 8, np.random.default_rng(0))
     with pytest.raises(EngineError, match="cannot read"):
         warm_start(tmp_path / "missing.npz", 10, 8, np.random.default_rng(0))
+
+
+def plan(position: Position, side: int) -> list[float]:
+    """Side 0 = the player on roll: containment, its square, mobility * 540, anchor point - 12,
+    backgame, free pips."""
+    board = np.array([position.mine, position.theirs], dtype=np.int8)
+    out = np.empty(encoding.PLAN)
+    encoding.plan_features(board[side], board[1 - side], out)
+    return [round(v, 9) for v in (out * [1, 1, 36 * 15, 12, 1, 100]).tolist()]
+
+
+def _escapes_by_definition(mask: int) -> int:
+    """Rolls (of 36) with a path of open points to a distance beyond the farthest blocked one in 1..11."""
+    blocked = {d for d in range(1, 13) if mask >> (d - 1) & 1}
+    far = max((d for d in blocked if d <= 11), default=0)
+    if far == 0:
+        return 36
+    total = 0
+    for d1 in range(1, 7):
+        for d2 in range(1, 7):  # the 36 ordered rolls
+            if d1 == d2:
+                paths = [[d1 * k for k in range(1, n + 1)] for n in range(1, 5)]
+            else:
+                paths = [[d1], [d2], [d1, d1 + d2], [d2, d1 + d2]]
+            if any(path[-1] > far and not blocked.intersection(path) for path in paths):
+                total += 1
+    return total
+
+
+def test_escape_table_matches_its_definition() -> None:
+    table = encoding._ESCAPES
+    assert [int(table[m]) for m in range(4096)] == [_escapes_by_definition(m) for m in range(4096)]
+
+
+def test_plan_features_of_the_initial_position() -> None:
+    f = plan(Position.initial(), 0)
+    assert f == plan(Position.initial(), 1)
+    # from my 23-point the midpoint (11 away) is the farthest block: only 5-5 jumps it (5, 10, 15)
+    assert f[0] == pytest.approx(35 / 36) and f[1] == pytest.approx((35 / 36) ** 2)
+    assert f[3] == 12  # the 24-point anchor
+    assert f[4] == 0  # one anchor in their home board is not a backgame
+    # 5 on 13 (7 pips each to my home), 3 on 8 (2 each), 2 on 24 (18 each); 3 spares on the 6-point
+    assert f[5] == 5 * 7 + 3 * 2 + 2 * 18 + 3 * 5
+
+
+def test_plan_features_of_a_prime_and_a_backgame() -> None:
+    # their six-point prime on their 7..12 (my 13..18) holds my checkers on 20 and 22 completely
+    p = Position.from_points({22: 2, 20: 2, 6: 11}, {7: 2, 8: 2, 9: 2, 10: 2, 11: 2, 12: 2, 1: 3})
+    f = plan(p, 0)
+    assert f[0] == 1 and f[1] == 1
+    assert f[2] == 0  # neither anchor can move past the prime
+    assert f[3] == 10 and f[4] == 1  # two anchors in their home board (my 20 and 22)
+    # without any of their made points in front, everything escapes: mobility is 36 per checker outside home
+    q = Position.from_points({22: 2, 20: 2, 6: 11}, {24: 15})
+    g = plan(q, 0)
+    assert g[0] == 0 and g[2] == 36 * 4
+    assert g[5] == 2 * 16 + 2 * 14 + 9 * 5
+
+
+def test_plan_features_are_inputs() -> None:
+    p = Position.from_points({22: 2, 20: 2, 6: 11}, {7: 2, 8: 2, 9: 2, 10: 2, 11: 2, 12: 2, 1: 3})
+    x = encoding.encode(p)
+    mine = x[encoding.V2_INPUTS: encoding.V2_INPUTS + encoding.PLAN]
+    assert mine[0] == 1 and mine[4] == 1
+    assert x.shape == (encoding.V2_INPUTS + 2 * encoding.PLAN,)
+
+
+def test_warm_start_from_encoding_2_keeps_the_outputs(tmp_path) -> None:
+    from backgammon.engine.network import Net
+
+    rng = np.random.default_rng(4)
+    old = [Net(rng.normal(0, 0.3, (encoding.V2_INPUTS, 6)), rng.normal(0, 0.3, 6), rng.normal(0, 0.3, (6, 5)),
+               rng.normal(0, 0.3, 5)) for _ in range(2)]
+    path = tmp_path / "v2.npz"
+    arrays = {f"{name}_{part}": getattr(net, part) for name, net in zip(("contact", "race"), old)
+              for part in ("w1", "b1", "w2", "b2")}
+    np.savez(path, meta=np.array('{"encoding_version": 2}'), **arrays)
+    contact, race = warm_start(path, 8, 6, np.random.default_rng(0))
+    for p in _random_positions(5, seed=3):
+        x = encoding.encode(p)
+        assert np.allclose(contact.forward(x[None]), old[0].forward(x[None, : encoding.V2_INPUTS]))
+        assert np.allclose(race.forward(x[None]), old[1].forward(x[None, : encoding.V2_INPUTS]))

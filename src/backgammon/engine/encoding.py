@@ -26,6 +26,22 @@ then side 1), computed by :func:`side_features`:
 - *dance*: with checkers on the bar, the chance that one checker fails to
   enter, ``(closed home points / 6) ** 2``.
 
+Version 3 adds :data:`PLAN` game-plan features per side (side 0, then side 1),
+computed by :func:`plan_features`; *escapes* from a point are the rolls that
+carry a checker there beyond the other side's farthest made point among the 11
+in front of it:
+
+- *containment* ``c`` and ``c ** 2``: one less the fewest escapes (/ 36) from
+  this side's points 15 to 24, how well the other side's blockade holds it;
+- *mobility*: the escapes of this side's checkers outside its home board,
+  summed over checkers, / (36 * 15);
+- *back anchor*: the rearmost point this side holds among its points 13 to 24,
+  (point - 12) / 12, 0 when none;
+- *backgame*: 1 when this side holds two or more points in the other side's
+  home board;
+- *timing*: free pips, the pips of this side's checkers outside its home board
+  to their entry and of its home spares (beyond two on a point), / 100.
+
 The encoding has a :data:`NAME` and :data:`VERSION` that weight files record and
 :mod:`backgammon.engine.network` checks when loading.
 
@@ -43,13 +59,16 @@ from numba import njit
 from backgammon._movegen import back_index
 from backgammon.position import Position
 
-NAME = "unary4-hand3-tactics5"
-VERSION = 2
+NAME = "unary4-hand3-tactics5-plan6"
+VERSION = 3
 PER_SIDE = 24 * 4 + 2 + 1 + 3
 EXTRA = 5
-NUM_INPUTS = 2 * PER_SIDE + 2 * EXTRA
+PLAN = 6
 #: the inputs of encoding version 1, which version 2 extends (for warm starts)
 V1_INPUTS = 2 * PER_SIDE
+#: the inputs of encoding version 2, which version 3 extends
+V2_INPUTS = V1_INPUTS + 2 * EXTRA
+NUM_INPUTS = V2_INPUTS + 2 * PLAN
 
 
 def _roll_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -92,6 +111,40 @@ def _reaches(hitter: np.ndarray, blocker: np.ndarray, q: int, d: int, d1: int, d
 
 
 @njit(cache=True, nogil=True)
+def _escapes(own: np.ndarray, opp: np.ndarray, r: int) -> int:
+    """The rolls (of 36) that carry a checker of ``own`` at index ``r`` beyond the farthest of ``opp``'s
+    made points among the 11 points in front of it, landing on an open point (36 when none is made)."""
+    far = 0
+    for t in range(1, 12):
+        i = r - t
+        if i < 0:
+            break
+        if opp[23 - i] >= 2:
+            far = t
+    if far == 0:
+        return 36
+    esc = 0
+    for d1 in range(1, 7):
+        for d2 in range(d1, 7):
+            w = 1 if d1 == d2 else 2
+            ok = False
+            if d1 != d2:
+                for d in (d1, d2, d1 + d2):
+                    if d > far and r - d >= 0 and _reaches(own, opp, r, d, d1, d2) and opp[23 - (r - d)] < 2:
+                        ok = True
+                        break
+            else:
+                for k in range(1, 5):
+                    d = k * d1
+                    if d > far and r - d >= 0 and _reaches(own, opp, r, d, d1, d2) and opp[23 - (r - d)] < 2:
+                        ok = True
+                        break
+            if ok:
+                esc += w
+    return esc
+
+
+@njit(cache=True, nogil=True)
 def side_features(own: np.ndarray, opp: np.ndarray, out: np.ndarray) -> None:
     """The :data:`EXTRA` tactical features of the side ``own`` against ``opp`` (each in its own numbering)."""
     # exposure and pip loss: opp hits own's blots; own's blot at index b sits at opp index 23 - b
@@ -123,38 +176,7 @@ def side_features(own: np.ndarray, opp: np.ndarray, out: np.ndarray) -> None:
     out[0] = hits / 36.0
     out[1] = loss / (36.0 * 12.0)
     # escape of the rearmost checker
-    r = back_index(own)
-    esc = 36
-    if r > 0:
-        far = 0
-        for t in range(1, 12):
-            i = r - t
-            if i < 0:
-                break
-            if opp[23 - i] >= 2:
-                far = t
-        if far > 0:
-            esc = 0
-            for d1 in range(1, 7):
-                for d2 in range(d1, 7):
-                    w = 1 if d1 == d2 else 2
-                    ok = False
-                    if d1 != d2:
-                        for d in (d1, d2, d1 + d2):
-                            if d > far and r - d >= 0 and _reaches(own, opp, r, d, d1, d2) \
-                                    and opp[23 - (r - d)] < 2:
-                                ok = True
-                                break
-                    else:
-                        for k in range(1, 5):
-                            d = k * d1
-                            if d > far and r - d >= 0 and _reaches(own, opp, r, d, d1, d2) \
-                                    and opp[23 - (r - d)] < 2:
-                                ok = True
-                                break
-                    if ok:
-                        esc += w
-    out[2] = esc / 36.0
+    out[2] = _escapes(own, opp, back_index(own)) / 36.0
     # break contact: pips to bring every checker past opp's rearmost checker
     orear = back_index(opp)
     pips = 0
@@ -173,6 +195,92 @@ def side_features(own: np.ndarray, opp: np.ndarray, out: np.ndarray) -> None:
         out[4] = (closed / 6.0) ** 2
     else:
         out[4] = 0.0
+
+
+@njit(cache=True)
+def _escape_table() -> np.ndarray:
+    """For each 12-bit mask of blocked points at distances 1..12 in front of a checker, the rolls (of 36)
+    that carry it beyond the farthest blocked point among distances 1..11 (36 when there is none).
+
+    A landing point must be open, and so must one of the two intermediate points of a combined
+    move or every one of a doubled move; points beyond distance 12 count as open.
+    """
+    table = np.zeros(4096, dtype=np.int64)
+    for mask in range(4096):
+        far = 0
+        for dist in range(1, 12):
+            if (mask >> (dist - 1)) & 1:
+                far = dist
+        if far == 0:
+            table[mask] = 36
+            continue
+        esc = 0
+        for d1 in range(1, 7):
+            for d2 in range(d1, 7):
+                ok = False
+                if d1 != d2:
+                    b1 = (mask >> (d1 - 1)) & 1
+                    b2 = (mask >> (d2 - 1)) & 1
+                    s = d1 + d2
+                    bs = (mask >> (s - 1)) & 1 if s <= 12 else 0
+                    ok = (d1 > far and b1 == 0) or (d2 > far and b2 == 0) or \
+                         (s > far and bs == 0 and (b1 == 0 or b2 == 0))
+                else:
+                    for k in range(1, 5):
+                        d = k * d1
+                        if d <= 12 and (mask >> (d - 1)) & 1:
+                            break
+                        if d > far:
+                            ok = True
+                            break
+                if ok:
+                    esc += 1 if d1 == d2 else 2
+        table[mask] = esc
+    return table
+
+
+_ESCAPES = _escape_table()
+
+
+@njit(cache=True, nogil=True)
+def plan_features(own: np.ndarray, opp: np.ndarray, out: np.ndarray) -> None:
+    """The :data:`PLAN` game-plan features of the side ``own`` against ``opp`` (each in its own numbering)."""
+    # escapes from every point (the bar too), by the mask of opp's made points in the 12 in front
+    esc = np.empty(25, dtype=np.int64)
+    mask = 0
+    for i in range(25):
+        if i > 0:
+            mask = ((mask << 1) | (1 if opp[24 - i] >= 2 else 0)) & 4095
+        esc[i] = _ESCAPES[mask]
+    lo = 36
+    for i in range(14, 24):
+        lo = min(lo, esc[i])
+    c = 1.0 - lo / 36.0
+    out[0] = c
+    out[1] = c * c
+    mob = 0
+    for i in range(6, 25):
+        if own[i] > 0:
+            mob += own[i] * esc[i]
+    out[2] = mob / (36.0 * 15.0)
+    anchor = 0
+    for i in range(23, 11, -1):
+        if own[i] >= 2:
+            anchor = i - 11
+            break
+    out[3] = anchor / 12.0
+    home_anchors = 0
+    for i in range(18, 24):
+        if own[i] >= 2:
+            home_anchors += 1
+    out[4] = 1.0 if home_anchors >= 2 else 0.0
+    free = 0
+    for i in range(25):
+        if i >= 6:
+            free += own[i] * (i - 5)
+        elif own[i] > 2:
+            free += (own[i] - 2) * i
+    out[5] = free / 100.0
 
 
 @njit(cache=True, nogil=True)
@@ -250,10 +358,18 @@ def encode_sparse(board: np.ndarray, idx: np.ndarray, val: np.ndarray) -> int:
                 idx[k] = V1_INPUTS + s * EXTRA + f
                 val[k] = feats[f]
                 k += 1
+    plan = np.empty(PLAN)
+    for s in range(2):
+        plan_features(board[s], board[1 - s], plan)
+        for f in range(PLAN):
+            if plan[f] != 0.0:
+                idx[k] = V2_INPUTS + s * PLAN + f
+                val[k] = plan[f]
+                k += 1
     return k
 
 
-MAX_NONZERO = 2 * (24 * 4 + 6 + EXTRA)
+MAX_NONZERO = 2 * (24 * 4 + 6 + EXTRA + PLAN)
 
 
 @njit(cache=True, nogil=True)
