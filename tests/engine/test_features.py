@@ -130,11 +130,11 @@ def test_warm_start_keeps_the_old_nets_outputs(tmp_path) -> None:
 
 def plan(position: Position, side: int) -> list[float]:
     """Side 0 = the player on roll: containment, its square, mobility * 540, anchor point - 12,
-    backgame, free pips."""
+    backgame, free pips, double shots / 36, moment, chance not to enter both."""
     board = np.array([position.mine, position.theirs], dtype=np.int8)
     out = np.empty(encoding.PLAN)
     encoding.plan_features(board[side], board[1 - side], out)
-    return [round(v, 9) for v in (out * [1, 1, 36 * 15, 12, 1, 100]).tolist()]
+    return [round(v, 9) for v in (out * [1, 1, 36 * 15, 12, 1, 100, 1, 100, 1]).tolist()]
 
 
 def _escapes_by_definition(mask: int) -> int:
@@ -208,3 +208,20 @@ def test_warm_start_from_encoding_2_keeps_the_outputs(tmp_path) -> None:
         x = encoding.encode(p)
         assert np.allclose(contact.forward(x[None]), old[0].forward(x[None, : encoding.V2_INPUTS]))
         assert np.allclose(race.forward(x[None]), old[1].forward(x[None, : encoding.V2_INPUTS]))
+
+
+def test_double_shots_moment_and_bar_entry() -> None:
+    # their blots on their 20 and 21 (my 5 and 4); my hitters on 8 and 13 (the ace point cannot hit)
+    p = Position.from_points({13: 2, 8: 2, 1: 11}, {20: 1, 21: 1, 1: 13})
+    f = plan(p, 1)
+    # rolls reaching both blots: 3-1, 3-4, 3-6 (two ways each), 3-3, 1-1, 2-2, 4-4
+    assert f[6] * 36 == pytest.approx(10)
+    assert plan(Position.from_points({13: 2, 8: 2, 6: 11}, {20: 1, 1: 14}), 1)[6] == 0  # one blot
+    # fourteen on the ace point and one on 16: mean 2; (16 - 2)^2 / 15 per checker
+    q = Position.from_points({1: 14, 16: 1}, {1: 15})
+    assert plan(q, 0)[7] == pytest.approx(196 / 15)
+    assert plan(Position.from_points({6: 15}, {1: 15}), 0)[7] == 0
+    # two on the bar against four closed points: both enter only with two open dice
+    r = Position.from_points({"bar": 2, 6: 13}, {1: 2, 2: 2, 3: 2, 4: 2, 12: 7})
+    assert plan(r, 0)[8] == pytest.approx(1 - (2 / 6) ** 2)
+    assert plan(Position.from_points({"bar": 1, 6: 14}, {1: 2, 2: 2, 3: 2, 4: 2, 12: 7}), 0)[8] == 0

@@ -40,7 +40,13 @@ in front of it:
 - *backgame*: 1 when this side holds two or more points in the other side's
   home board;
 - *timing*: free pips, the pips of this side's checkers outside its home board
-  to their entry and of its home spares (beyond two on a point), / 100.
+  to their entry and of its home spares (beyond two on a point), / 100;
+- *double shots*: the share of the 36 rolls on which the other side can reach
+  two or more of this side's blots (each one alone, as for exposure);
+- *moment*: the second moment of this side's checkers about their mean point,
+  over the checkers beyond the mean, per checker, / 100;
+- *bar entry*: with two or more on the bar, the chance that not both enter,
+  ``1 - (open home points / 6) ** 2``.
 
 The encoding has a :data:`NAME` and :data:`VERSION` that weight files record and
 :mod:`backgammon.engine.network` checks when loading.
@@ -59,11 +65,11 @@ from numba import njit
 from backgammon._movegen import back_index
 from backgammon.position import Position
 
-NAME = "unary4-hand3-tactics5-plan6"
+NAME = "unary4-hand3-tactics5-plan9"
 VERSION = 3
 PER_SIDE = 24 * 4 + 2 + 1 + 3
 EXTRA = 5
-PLAN = 6
+PLAN = 9
 #: the inputs of encoding version 1, which version 2 extends (for warm starts)
 V1_INPUTS = 2 * PER_SIDE
 #: the inputs of encoding version 2, which version 3 extends
@@ -281,6 +287,56 @@ def plan_features(own: np.ndarray, opp: np.ndarray, out: np.ndarray) -> None:
         elif own[i] > 2:
             free += (own[i] - 2) * i
     out[5] = free / 100.0
+    # double shots: rolls on which opp can reach two or more of own's blots (each one on its own)
+    reach = np.zeros(21, dtype=np.int64)
+    seen = np.full(21, -1, dtype=np.int64)  # the last blot each roll reached
+    opp_bar = opp[24] > 0
+    blots = 0
+    for b in range(24):
+        if own[b] == 1:
+            blots += 1
+    for b in range(24 if blots >= 2 else 0):
+        if own[b] != 1:
+            continue
+        target = 23 - b
+        lo_q = 24 if opp_bar else target + 1
+        for q in range(lo_q, 25):
+            d = q - target
+            if opp[q] == 0 or d > 24:
+                continue
+            for j in range(_ROLLS_FOR[d, 0]):
+                r = _ROLLS_FOR[d, 1 + j]
+                if seen[r] != b and _reaches(opp, own, q, d, _ROLL_D1[r], _ROLL_D2[r]):
+                    seen[r] = b
+                    reach[r] += 1
+    double = 0
+    for r in range(21):
+        if reach[r] >= 2:
+            double += 1 if _ROLL_D1[r] == _ROLL_D2[r] else 2
+    out[6] = double / 36.0
+    # second moment of own's checkers beyond their mean position (points 1..24, the bar 25)
+    n = 0
+    pips = 0
+    for i in range(25):
+        n += own[i]
+        pips += own[i] * (i + 1)
+    m2 = 0.0
+    if n > 0:
+        mean = pips / n
+        for i in range(25):
+            if own[i] > 0 and i + 1 > mean:
+                m2 += own[i] * (i + 1 - mean) ** 2
+        m2 /= n
+    out[7] = m2 / 100.0
+    # two or more on the bar: the chance that not both enter
+    if own[24] >= 2:
+        open_points = 0
+        for i in range(6):
+            if opp[i] < 2:
+                open_points += 1
+        out[8] = 1.0 - (open_points / 6.0) ** 2
+    else:
+        out[8] = 0.0
 
 
 @njit(cache=True, nogil=True)
