@@ -106,16 +106,22 @@ def test_features_are_inputs() -> None:
     assert x.shape == (encoding.NUM_INPUTS,)
 
 
-def test_warm_start_keeps_the_old_nets_outputs(tmp_path) -> None:
+def _old_nets(path, inputs: int, version: int, seed: int) -> list:
+    """Two random 6-hidden nets for ``inputs`` inputs, saved at ``path`` as a weights file of ``version``."""
     from backgammon.engine.network import Net
 
-    rng = np.random.default_rng(3)
-    old = [Net(rng.normal(0, 0.3, (encoding.V1_INPUTS, 6)), rng.normal(0, 0.3, 6), rng.normal(0, 0.3, (6, 5)),
+    rng = np.random.default_rng(seed)
+    old = [Net(rng.normal(0, 0.3, (inputs, 6)), rng.normal(0, 0.3, 6), rng.normal(0, 0.3, (6, 5)),
                rng.normal(0, 0.3, 5)) for _ in range(2)]
-    path = tmp_path / "old.npz"
     arrays = {f"{name}_{part}": getattr(net, part) for name, net in zip(("contact", "race"), old)
               for part in ("w1", "b1", "w2", "b2")}
-    np.savez(path, meta=np.array('{"encoding_version": 1}'), **arrays)
+    np.savez(path, meta=np.array('{"encoding_version": %d}' % version), **arrays)
+    return old
+
+
+def test_warm_start_keeps_the_old_nets_outputs(tmp_path) -> None:
+    path = tmp_path / "old.npz"
+    old = _old_nets(path, encoding.V1_INPUTS, 1, seed=3)
     contact, race = warm_start(path, 10, 8, np.random.default_rng(0))
     assert contact.hidden == 10 and race.hidden == 8
     for p in _random_positions(5, seed=2):
@@ -194,15 +200,8 @@ def test_plan_features_are_inputs() -> None:
 
 
 def test_warm_start_from_encoding_2_keeps_the_outputs(tmp_path) -> None:
-    from backgammon.engine.network import Net
-
-    rng = np.random.default_rng(4)
-    old = [Net(rng.normal(0, 0.3, (encoding.V2_INPUTS, 6)), rng.normal(0, 0.3, 6), rng.normal(0, 0.3, (6, 5)),
-               rng.normal(0, 0.3, 5)) for _ in range(2)]
     path = tmp_path / "v2.npz"
-    arrays = {f"{name}_{part}": getattr(net, part) for name, net in zip(("contact", "race"), old)
-              for part in ("w1", "b1", "w2", "b2")}
-    np.savez(path, meta=np.array('{"encoding_version": 2}'), **arrays)
+    old = _old_nets(path, encoding.V2_INPUTS, 2, seed=4)
     contact, race = warm_start(path, 8, 6, np.random.default_rng(0))
     for p in _random_positions(5, seed=3):
         x = encoding.encode(p)

@@ -151,28 +151,37 @@ def _escapes(own: np.ndarray, opp: np.ndarray, r: int) -> int:
 
 
 @njit(cache=True, nogil=True)
+def _blot_rolls(own: np.ndarray, opp: np.ndarray, b: int, hit: np.ndarray) -> None:
+    """``hit[r]`` = whether ``opp`` can hit ``own``'s blot at index ``b`` with roll ``r`` (of the 21)."""
+    hit[:] = False
+    target = 23 - b  # the blot's index in opp's numbering
+    for q in range(24 if opp[24] > 0 else target + 1, 25):
+        d = q - target
+        if opp[q] == 0 or d > 24:
+            continue
+        for j in range(_ROLLS_FOR[d, 0]):
+            r = _ROLLS_FOR[d, 1 + j]
+            if not hit[r] and _reaches(opp, own, q, d, _ROLL_D1[r], _ROLL_D2[r]):
+                hit[r] = True
+
+
+@njit(cache=True, nogil=True)
 def side_features(own: np.ndarray, opp: np.ndarray, out: np.ndarray) -> None:
     """The :data:`EXTRA` tactical features of the side ``own`` against ``opp`` (each in its own numbering)."""
     # exposure and pip loss: opp hits own's blots; own's blot at index b sits at opp index 23 - b
     hits = 0
     loss = 0
-    opp_bar = opp[24] > 0
     best = np.full(21, -1, dtype=np.int64)  # per roll: pips lost by the costliest blot it hits
+    hit = np.empty(21, dtype=np.bool_)
     any_hit = False
     for b in range(24):
         if own[b] != 1:
             continue
-        target = 23 - b
-        lo = 24 if opp_bar else target + 1
-        for q in range(lo, 25):
-            d = q - target
-            if opp[q] == 0 or d > 24:
-                continue
-            for j in range(_ROLLS_FOR[d, 0]):
-                r = _ROLLS_FOR[d, 1 + j]
-                if best[r] < 24 - b and _reaches(opp, own, q, d, _ROLL_D1[r], _ROLL_D2[r]):
-                    best[r] = 24 - b
-                    any_hit = True
+        _blot_rolls(own, opp, b, hit)
+        for r in range(21):
+            if hit[r] and best[r] < 24 - b:
+                best[r] = 24 - b
+                any_hit = True
     if any_hit:
         for r in range(21):
             if best[r] >= 0:
@@ -289,26 +298,16 @@ def plan_features(own: np.ndarray, opp: np.ndarray, out: np.ndarray) -> None:
     out[5] = free / 100.0
     # double shots: rolls on which opp can reach two or more of own's blots (each one on its own)
     reach = np.zeros(21, dtype=np.int64)
-    seen = np.full(21, -1, dtype=np.int64)  # the last blot each roll reached
-    opp_bar = opp[24] > 0
+    hit = np.empty(21, dtype=np.bool_)
     blots = 0
     for b in range(24):
         if own[b] == 1:
             blots += 1
     for b in range(24 if blots >= 2 else 0):
-        if own[b] != 1:
-            continue
-        target = 23 - b
-        lo_q = 24 if opp_bar else target + 1
-        for q in range(lo_q, 25):
-            d = q - target
-            if opp[q] == 0 or d > 24:
-                continue
-            for j in range(_ROLLS_FOR[d, 0]):
-                r = _ROLLS_FOR[d, 1 + j]
-                if seen[r] != b and _reaches(opp, own, q, d, _ROLL_D1[r], _ROLL_D2[r]):
-                    seen[r] = b
-                    reach[r] += 1
+        if own[b] == 1:
+            _blot_rolls(own, opp, b, hit)
+            for r in range(21):
+                reach[r] += hit[r]
     double = 0
     for r in range(21):
         if reach[r] >= 2:
