@@ -44,7 +44,7 @@ def test_train_init_from_then_refine(tmp_path, capsys) -> None:
 
 
 @pytest.mark.parametrize("bad", [["--explore", "2"], ["--threads", "0"], ["--alpha-steps", "x"],
-                                 ["--init-from", "/nonexistent.npz"]])
+                                 ["--init-from", "/nonexistent.npz"], ["--label-ply", "3"]])
 def test_refine_command_bad_input(tmp_path, capsys, bad) -> None:
     from backgammon.engine.network import Net, NetPair
 
@@ -54,7 +54,7 @@ def test_refine_command_bad_input(tmp_path, capsys, bad) -> None:
         main(["refine", str(tmp_path / "run"), "--init-from", str(tmp_path / "w.npz"), *bad])
     assert exc.value.code == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: ") and ("explore" in err or "threads" in err or "steps" in err or "init-from" in err)
+    assert err.startswith("error: ") and any(w in err for w in ("explore", "threads", "steps", "init-from", "plies"))
     assert not (tmp_path / "run" / "checkpoint.npz").exists()
 
 

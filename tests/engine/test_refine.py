@@ -5,8 +5,10 @@ import pytest
 
 from backgammon import Position
 from backgammon.engine import _distill, encoding
+from backgammon.engine.evaluator import NetEvaluator, default_weights_path
 from backgammon.engine.network import Net, NetPair
 from backgammon.engine.refine import RefineConfig, RefineState, run
+from backgammon.engine.search import evaluate_boards_ply
 from backgammon.engine.train import BEST, CHECKPOINT, LOG
 from backgammon.errors import EngineError, InvalidInputError
 from backgammon.position import Phase
@@ -21,7 +23,8 @@ def small_weights(tmp_path):
 
 
 def _cfg(path, **kw) -> RefineConfig:
-    return RefineConfig(init_from=str(path), contact_hidden=8, race_hidden=4, positions=40, buffer=2, **kw)
+    return RefineConfig(init_from=str(path), **{"contact_hidden": 8, "race_hidden": 4, "positions": 40, "buffer": 2,
+                                                **kw})
 
 
 def _one_ply(position: Position, state: RefineState) -> np.ndarray:
@@ -64,6 +67,36 @@ def test_labels_are_the_one_ply_values(small_weights) -> None:
     assert np.array_equal(split, targets)
 
 
+def test_two_ply_labels_are_the_search_values() -> None:
+    """The numba 2-ply labels equal the search module's 2-ply (numpy, batched), on the same raw nets.
+
+    The shipped nets, not random ones: the evaluator makes the chances consistent
+    (gammons no more than wins), which a random net's outputs are not.
+    """
+    state = RefineState.fresh(RefineConfig(init_from=str(default_weights_path())))
+    boards = np.empty((40, 2, 25), dtype=np.int8)
+    _distill.sample_positions(*state.arrays(), 4, 0, 0.3, boards)
+    boards = boards[::5]
+    targets = np.empty((len(boards), 5))
+    _distill.label(boards, *state.arrays(), targets, 2)
+    reference = evaluate_boards_ply(boards, NetEvaluator(state.net_pair(), bearoff=False), 2)
+    assert np.allclose(targets, reference, atol=1e-5)  # the evaluator also clips gammons to wins (tiny here)
+    one = np.empty_like(targets)
+    _distill.label(boards, *state.arrays(), one, 1)
+    assert not np.allclose(one, targets, atol=1e-3)  # a different, deeper value
+    split = np.empty_like(targets)
+    _distill.label_parallel(boards, *state.arrays(), split, 3, 2)
+    assert np.array_equal(split, targets)
+
+
+def test_two_ply_refinement_runs_and_records_its_depth(tmp_path, small_weights) -> None:
+    cfg = _cfg(small_weights, label_ply=2, positions=6)
+    state = run(tmp_path, cfg, 1, eval_pairs=1)
+    assert RefineState.load(tmp_path / CHECKPOINT).config.label_ply == 2
+    assert "2-ply" in state.net_pair().meta["method"]
+    assert RefineConfig.from_json({k: v for k, v in cfg.to_json().items() if k != "label_ply"}).label_ply == 1
+
+
 def test_refine_fits_and_resumes_exactly(tmp_path, small_weights) -> None:
     cfg = _cfg(small_weights)
     a = run(tmp_path / "a", cfg, 3, eval_pairs=2)
@@ -87,5 +120,7 @@ def test_refine_refuses_bad_settings(tmp_path, small_weights) -> None:
         run(tmp_path, _cfg(small_weights, seed=9), 2, eval_pairs=1)
     with pytest.raises(InvalidInputError):
         run(tmp_path / "x", _cfg(small_weights, explore=2.0), 1)
+    with pytest.raises(InvalidInputError, match="1 or 2 plies"):
+        run(tmp_path / "z", _cfg(small_weights, label_ply=3), 1)
     with pytest.raises(EngineError, match="cannot read"):
         run(tmp_path / "y", _cfg(tmp_path / "missing.npz"), 1)

@@ -78,7 +78,8 @@ def refine(
     run_dir: Path = typer.Argument(..., help="directory for the checkpoint, log and best weights (resumed if present)"),
     init_from: Path = typer.Option(..., "--init-from", help="the weights file to refine (e.g. a train run's best.npz)"),
     iterations: int = typer.Option(30, "--iterations", "-n", help="refine until this many iterations in total"),
-    positions: int = typer.Option(30_000, "--positions", help="positions labelled at 1-ply per iteration"),
+    positions: int = typer.Option(30_000, "--positions", help="positions labelled per iteration"),
+    label_ply: int = typer.Option(1, "--label-ply", help="depth of the labels: 1, or 2 (about 25 times slower)"),
     explore: float = typer.Option(0.1, "--explore", help="share of random moves in the sampling games"),
     buffer: int = typer.Option(3, "--buffer", help="iterations of labels fitted each iteration"),
     epochs: int = typer.Option(1, "--epochs", help="passes over those labels each iteration"),
@@ -91,7 +92,7 @@ def refine(
     threads: int = typer.Option(1, "--threads", help="threads for labelling (the run is the same for any count)"),
     export: Path | None = typer.Option(None, "--export", help="write the best weights here when done"),
 ) -> None:
-    """Refine trained nets on their own 1-ply values of self-play positions (resumable)."""
+    """Refine trained nets on their own 1-ply (or 2-ply) values of self-play positions (resumable)."""
     from backgammon.engine.refine import RefineConfig, run
     from backgammon.engine.train import BEST
 
@@ -104,7 +105,8 @@ def refine(
     if not alpha > 0 or eval_pairs <= 0:
         raise InvalidInputError(f"expected a positive --alpha and --eval-pairs, got {alpha!r}, {eval_pairs!r}")
     config = RefineConfig(init_from=str(init_from), seed=seed, contact_hidden=contact_hidden, race_hidden=race_hidden,
-                          positions=positions, explore=explore, buffer=buffer, epochs=epochs, alpha=alpha, alpha_steps=steps)
+                          positions=positions, explore=explore, buffer=buffer, epochs=epochs, alpha=alpha, alpha_steps=steps,
+                          label_ply=label_ply)
 
     def progress(state, info) -> None:
         print(f"iteration {info['iteration']}: {info['games']} games, rms error {info['rms_error']:.4f}, "

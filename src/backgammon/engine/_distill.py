@@ -83,24 +83,64 @@ def one_ply(board, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, 
 
 
 @njit(cache=True, nogil=True)
-def label(boards, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, targets) -> None:
-    """``targets[i]`` = the 1-ply value of ``boards[i]``."""
+def two_ply(board, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, o, best, work, table, cand2, work2,
+            inner, out) -> None:
+    """``out`` = the 2-ply value of ``board`` for its side on roll, as :mod:`backgammon.engine.search` defines it.
+
+    For each of the 21 rolls the best play is chosen at 0-ply and its result
+    valued at 1-ply (the opponent's 21 replies, each best at 0-ply); a play
+    that bears off the last checker counts its exact result. ``cand2`` and
+    ``work2`` are a second candidate array and move-generator workspace for the
+    replies; ``inner`` (5 floats) receives each reply's 1-ply value.
+    """
+    for j in range(NUM_OUTPUTS):
+        out[j] = 0.0
+    for d1 in range(1, 7):
+        for d2 in range(d1, 7):
+            w = (1.0 if d1 == d2 else 2.0) / 36.0
+            c = choose_net(board, d1, d2, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, o, best, work,
+                           table)
+            if side_done(cand[c, 1]):
+                for j in range(NUM_OUTPUTS):
+                    out[j] += w * best[j]
+                continue
+            one_ply(cand[c], cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand2, idx, val, hid, o, best, work2, table,
+                    inner)
+            # inner is the opponent's view: turn it round to the mover's
+            out[0] += w * (1.0 - inner[0])
+            out[1] += w * inner[3]
+            out[2] += w * inner[4]
+            out[3] += w * inner[1]
+            out[4] += w * inner[2]
+
+
+@njit(cache=True, nogil=True)
+def _label_range(boards, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, targets, plies, lo, hi) -> None:
     cand, idx, val, hid, o, best, work, table = choice_scratch(cb1, rb1)
-    for i in range(boards.shape[0]):
-        one_ply(boards[i], cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, o, best, work, table,
-                targets[i])
+    cand2, _, _, _, inner, _, work2, _ = choice_scratch(cb1, rb1)
+    for i in range(lo, hi):
+        if plies == 2:
+            two_ply(boards[i], cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, o, best, work, table,
+                    cand2, work2, inner, targets[i])
+        else:
+            one_ply(boards[i], cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, o, best, work, table,
+                    targets[i])
+
+
+@njit(cache=True, nogil=True)
+def label(boards, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, targets, plies=1) -> None:
+    """``targets[i]`` = the ``plies``-ply value (1 or 2) of ``boards[i]``."""
+    _label_range(boards, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, targets, plies, 0, boards.shape[0])
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def label_parallel(boards, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, targets, threads) -> None:
+def label_parallel(boards, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, targets, threads, plies=1) -> None:
     """:func:`label` split over ``threads`` threads (same labels: each is a function of its board alone)."""
     n = boards.shape[0]
     size = (n + threads - 1) // threads
     for t in prange(threads):
-        cand, idx, val, hid, o, best, work, table = choice_scratch(cb1, rb1)
-        for i in range(t * size, min(n, (t + 1) * size)):
-            one_ply(boards[i], cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, o, best, work, table,
-                    targets[i])
+        _label_range(boards, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, targets, plies, t * size,
+                     min(n, (t + 1) * size))
 
 
 @njit(cache=True, nogil=True, fastmath=True)
@@ -122,4 +162,4 @@ def fit(boards, targets, order, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, alpha, s
         stats[1 if ph == CONTACT else 2] += 1.0
 
 
-__all__ = ["fit", "label", "label_parallel", "mover_won_result", "one_ply", "sample_positions"]
+__all__ = ["fit", "label", "label_parallel", "mover_won_result", "one_ply", "sample_positions", "two_ply"]

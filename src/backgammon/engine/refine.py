@@ -1,13 +1,14 @@
-"""Refining trained nets on 1-ply targets.
+"""Refining trained nets on 1- or 2-ply targets.
 
 Each *iteration* plays self-play games with the current nets (a share of the
 moves random, to see positions the nets would avoid), labels their positions
 with the nets' own 1-ply value (the average over the 21 rolls of the value
-after each roll's best play), and fits both nets to the labels of the last few
-iterations by stochastic gradient steps. The 1-ply value is free of the dice's
-noise that self-play TD learns through, and one ply deeper than the nets, so
-the nets learn to see what their lookahead sees. The kernels are in
-:mod:`backgammon.engine._distill`.
+after each roll's best play) or, with ``label_ply=2``, their 2-ply value (each
+roll's best play valued at 1-ply, as :mod:`backgammon.engine.search` does),
+and fits both nets to the labels of the last few iterations by stochastic
+gradient steps. The lookahead value is free of the dice's noise that self-play
+TD learns through, and deeper than the nets, so the nets learn to see what
+their lookahead sees. The kernels are in :mod:`backgammon.engine._distill`.
 
 A run lives in a directory like a TD run (:mod:`backgammon.engine.train`):
 ``checkpoint.npz`` after every iteration (nets, labelled buffer and history;
@@ -58,6 +59,7 @@ class RefineConfig:
     epochs: int = 1  # passes over the buffer each iteration
     alpha: float = 0.01
     alpha_steps: tuple[int, ...] = (20, 40)  # iterations at which the rate halves
+    label_ply: int = 1  # depth of the labels: 1 or 2 (about 25 times slower)
 
     def alpha_at(self, iteration: int) -> float:
         return halved(self.alpha, self.alpha_steps, iteration)
@@ -67,7 +69,7 @@ class RefineConfig:
 
     @classmethod
     def from_json(cls, d: dict) -> RefineConfig:
-        return config_from_json(cls, {"epochs": 1, **d})
+        return config_from_json(cls, {"epochs": 1, "label_ply": 1, **d})
 
 
 @dataclass(slots=True)
@@ -117,7 +119,7 @@ class RefineState:
     def net_pair(self, extra: dict | None = None) -> NetPair:
         meta = {"iterations": self.iteration, "refine_games": self.games, "seconds": round(self.seconds, 1),
                 "config": self.config.to_json(),
-                "method": "refined on 1-ply targets of self-play positions (backgammon train --refine)"}
+                "method": f"refined on {self.config.label_ply}-ply targets of self-play positions (backgammon refine)"}
         if extra:
             meta.update(extra)
         return NetPair(self.contact.copy(), self.race.copy(), meta)
@@ -132,9 +134,9 @@ def iterate(state: RefineState, threads: int = 1) -> dict:
     t1 = time.perf_counter()
     targets = np.empty((cfg.positions, 5))
     if threads > 1:
-        _distill.label_parallel(boards, *state.arrays(), targets, threads)
+        _distill.label_parallel(boards, *state.arrays(), targets, threads, cfg.label_ply)
     else:
-        _distill.label(boards, *state.arrays(), targets)
+        _distill.label(boards, *state.arrays(), targets, cfg.label_ply)
     t2 = time.perf_counter()
     state.boards.append(boards)
     state.targets.append(targets)
@@ -169,6 +171,8 @@ def run(run_dir: str | Path, config: RefineConfig, iterations: int, eval_pairs: 
     if iterations < 0 or min(config.positions, config.buffer, config.epochs) <= 0 or not 0 <= config.explore <= 1:
         raise InvalidInputError(f"expected iterations >= 0, positive sizes and 0 <= explore <= 1, got "
                                 f"{iterations!r}, {config.positions!r}, {config.buffer!r}, {config.explore!r}")
+    if config.label_ply not in (1, 2):
+        raise InvalidInputError(f"expected labels at 1 or 2 plies, got {config.label_ply!r}")
     run_dir = Path(run_dir)
     state = open_run(run_dir, config, RefineState)
     ckpt = run_dir / CHECKPOINT
