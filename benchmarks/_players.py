@@ -199,8 +199,11 @@ def play_game(first: Player, second: Player, dice: np.random.Generator, check: b
         d1, d2 = (int(x) for x in dice.integers(1, 7, 2))
 
 
-def duel(a: Player, b: Player, pairs: int, seed: int) -> dict:
-    """``pairs`` dice sequences, each played twice with sides swapped; ``a``'s points per game."""
+def duel(a: Player, b: Player, pairs: int, seed: int, per_pair_out: list | None = None) -> dict:
+    """``pairs`` dice sequences, each played twice with sides swapped; ``a``'s points per game.
+
+    ``per_pair_out``, if given, receives ``a``'s mean result on each dice sequence (for paired comparisons).
+    """
     per_pair = np.empty(pairs)
     wins = 0
     for k in range(pairs):
@@ -209,4 +212,6 @@ def duel(a: Player, b: Player, pairs: int, seed: int) -> dict:
         per_pair[k] = (g1 + g2) / 2
         wins += (g1 > 0) + (g2 > 0)
     se = float(per_pair.std(ddof=1) / math.sqrt(pairs)) if pairs > 1 else float("nan")
+    if per_pair_out is not None:
+        per_pair_out.extend(per_pair.tolist())
     return {"games": 2 * pairs, "ppg": float(per_pair.mean()), "se": se, "win_rate": wins / (2 * pairs)}

@@ -69,3 +69,27 @@ def test_benchmark_players_make_legal_plays() -> None:
         pts = play_game(gnubg_player(0), pubeval_player(), np.random.default_rng([9, k]), check=True)
         assert pts in (-3, -2, -1, 1, 2, 3)
     assert play_game(engine_player(0), gnubg_player(0), np.random.default_rng(4), check=True) != 0
+
+
+def test_strength_compare_is_paired(tmp_path) -> None:
+    """Same weights on both sides of --compare: the same games, so every paired difference is exactly 0;
+    other weights: a difference equal to the two duels' own points per game apart."""
+    import json
+    import subprocess
+
+    from backgammon.engine.evaluator import default_weights_path
+    from backgammon.engine.network import Net, NetPair
+
+    rng = np.random.default_rng(3)
+    NetPair(Net.random(6, rng, 0.3), Net.random(3, rng, 0.3), {"games": 0}).save(tmp_path / "rand.npz")
+    for other in (default_weights_path(), tmp_path / "rand.npz"):
+        out = tmp_path / "s.json"
+        subprocess.run([sys.executable, str(BENCH / "strength.py"), "--pairs", "3", "--gnubg-pairs", "0",
+                        "--compare", str(other), "--json", str(out)], check=True, capture_output=True, timeout=600)
+        results = json.loads(out.read_text())["results"]
+        for name in ("random", "pubeval"):
+            r = results[name]
+            c = r["compare"]
+            assert c["difference"] == pytest.approx(r["ppg"] - c["ppg"], abs=1e-12)
+            if other == default_weights_path():
+                assert c["difference"] == 0 and c["difference_se"] == 0
