@@ -97,6 +97,17 @@ def test_two_ply_refinement_runs_and_records_its_depth(tmp_path, small_weights) 
     assert RefineConfig.from_json({k: v for k, v in cfg.to_json().items() if k != "label_ply"}).label_ply == 1
 
 
+def test_sampling_keeps_a_share_of_positions(small_weights) -> None:
+    state = RefineState.fresh(_cfg(small_weights))
+    every, default, sparse = (np.empty((200, 2, 25), dtype=np.int8) for _ in range(3))
+    games_all = _distill.sample_positions(*state.arrays(), 3, 0, 0.1, every, 1.0)
+    assert _distill.sample_positions(*state.arrays(), 3, 0, 0.1, default) == games_all
+    assert np.array_equal(every, default)  # keep=1 draws nothing more: older runs sample as before
+    games_sparse = _distill.sample_positions(*state.arrays(), 3, 0, 0.1, sparse, 0.1)
+    assert games_sparse > 4 * games_all  # about ten times as many games for the same sample
+    assert {b.tobytes() for b in sparse} - {b.tobytes() for b in every}
+
+
 def test_refine_fits_and_resumes_exactly(tmp_path, small_weights) -> None:
     cfg = _cfg(small_weights)
     a = run(tmp_path / "a", cfg, 3, eval_pairs=2)
@@ -120,6 +131,8 @@ def test_refine_refuses_bad_settings(tmp_path, small_weights) -> None:
         run(tmp_path, _cfg(small_weights, seed=9), 2, eval_pairs=1)
     with pytest.raises(InvalidInputError):
         run(tmp_path / "x", _cfg(small_weights, explore=2.0), 1)
+    with pytest.raises(InvalidInputError, match="kept"):
+        run(tmp_path / "k", _cfg(small_weights, keep=0.0), 1)
     with pytest.raises(InvalidInputError, match="1 or 2 plies"):
         run(tmp_path / "z", _cfg(small_weights, label_ply=3), 1)
     with pytest.raises(EngineError, match="cannot read"):

@@ -32,12 +32,14 @@ from backgammon.engine.network import NUM_OUTPUTS
 
 
 @njit(cache=True, nogil=True)
-def sample_positions(cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, seed, game0, explore, out) -> int:
+def sample_positions(cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, seed, game0, explore, out, keep=1.0) -> int:
     """Fill ``out`` (``(n, 2, 25)`` int8) with positions, side on roll first, from 0-ply self-play games.
 
     With probability ``explore`` a move is a random legal one instead of the best,
-    so the sample strays from the nets' own lines. Games are numbered from
-    ``game0`` (their dice seeded by ``game_seed(seed, g)``); returns the games used.
+    so the sample strays from the nets' own lines. Each position met is kept with
+    probability ``keep`` (below 1, a sample of the same size spans more games).
+    Games are numbered from ``game0`` (their dice seeded by ``game_seed(seed, g)``);
+    returns the games used.
     """
     n = out.shape[0]
     cand, idx, val, hid, o, best, work, table = choice_scratch(cb1, rb1)
@@ -54,8 +56,9 @@ def sample_positions(cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, seed, game0, explor
             if ply > 0:
                 d1 = np.random.randint(1, 7)
                 d2 = np.random.randint(1, 7)
-                out[k] = board
-                k += 1
+                if keep >= 1.0 or np.random.random() < keep:
+                    out[k] = board
+                    k += 1
             if np.random.random() < explore:
                 m = successors_ws(board, d1, d2, cand, work, table)
                 c = np.random.randint(0, m)

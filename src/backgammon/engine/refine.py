@@ -60,6 +60,7 @@ class RefineConfig:
     alpha: float = 0.01
     alpha_steps: tuple[int, ...] = (20, 40)  # iterations at which the rate halves
     label_ply: int = 1  # depth of the labels: 1 or 2 (about 25 times slower)
+    keep: float = 1.0  # share of the sampling games' positions that are labelled
 
     def alpha_at(self, iteration: int) -> float:
         return halved(self.alpha, self.alpha_steps, iteration)
@@ -69,7 +70,7 @@ class RefineConfig:
 
     @classmethod
     def from_json(cls, d: dict) -> RefineConfig:
-        return config_from_json(cls, {"epochs": 1, "label_ply": 1, **d})
+        return config_from_json(cls, {"epochs": 1, "label_ply": 1, "keep": 1.0, **d})
 
 
 @dataclass(slots=True)
@@ -130,7 +131,7 @@ def iterate(state: RefineState, threads: int = 1) -> dict:
     cfg = state.config
     t0 = time.perf_counter()
     boards = np.empty((cfg.positions, 2, 25), dtype=np.int8)
-    used = _distill.sample_positions(*state.arrays(), cfg.seed, state.games, cfg.explore, boards)
+    used = _distill.sample_positions(*state.arrays(), cfg.seed, state.games, cfg.explore, boards, cfg.keep)
     t1 = time.perf_counter()
     targets = np.empty((cfg.positions, 5))
     if threads > 1:
@@ -171,6 +172,8 @@ def run(run_dir: str | Path, config: RefineConfig, iterations: int, eval_pairs: 
     if iterations < 0 or min(config.positions, config.buffer, config.epochs) <= 0 or not 0 <= config.explore <= 1:
         raise InvalidInputError(f"expected iterations >= 0, positive sizes and 0 <= explore <= 1, got "
                                 f"{iterations!r}, {config.positions!r}, {config.buffer!r}, {config.explore!r}")
+    if not 0 < config.keep <= 1:
+        raise InvalidInputError(f"expected a share of positions kept in (0, 1], got {config.keep!r}")
     if config.label_ply not in (1, 2):
         raise InvalidInputError(f"expected labels at 1 or 2 plies, got {config.label_ply!r}")
     run_dir = Path(run_dir)
