@@ -24,6 +24,7 @@ from backgammon.engine._selfplay import (
     choose_net,
     fit_board,
     fit_scratch,
+    flip_outputs,
     game_seed,
     mover_won_result,
     side_done,
@@ -94,7 +95,7 @@ def two_ply(board, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, 
     valued at 1-ply (the opponent's 21 replies, each best at 0-ply); a play
     that bears off the last checker counts its exact result. ``cand2`` and
     ``work2`` are a second candidate array and move-generator workspace for the
-    replies; ``inner`` (5 floats) receives each reply's 1-ply value.
+    replies; ``inner`` (5 floats) receives each reply's 1-ply value (``best`` is overwritten).
     """
     for j in range(NUM_OUTPUTS):
         out[j] = 0.0
@@ -103,18 +104,12 @@ def two_ply(board, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, 
             w = (1.0 if d1 == d2 else 2.0) / 36.0
             c = choose_net(board, d1, d2, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, o, best, work,
                            table)
-            if side_done(cand[c, 1]):
-                for j in range(NUM_OUTPUTS):
-                    out[j] += w * best[j]
-                continue
-            one_ply(cand[c], cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand2, idx, val, hid, o, best, work2, table,
-                    inner)
-            # inner is the opponent's view: turn it round to the mover's
-            out[0] += w * (1.0 - inner[0])
-            out[1] += w * inner[3]
-            out[2] += w * inner[4]
-            out[3] += w * inner[1]
-            out[4] += w * inner[2]
+            if not side_done(cand[c, 1]):  # else best holds the finished game's result
+                one_ply(cand[c], cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand2, idx, val, hid, o, best, work2, table,
+                        inner)
+                flip_outputs(inner, best)  # the reply's 1-ply value, from the mover's view
+            for j in range(NUM_OUTPUTS):
+                out[j] += w * best[j]
 
 
 @njit(cache=True, nogil=True)

@@ -81,6 +81,16 @@ def net_eval(board, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, idx, val, hid, out) 
 
 
 @njit(cache=True, nogil=True)
+def flip_outputs(src: np.ndarray, dst: np.ndarray) -> None:
+    """``dst`` = the five outputs ``src`` of one side, seen from the other side."""
+    dst[0] = 1.0 - src[0]
+    dst[1] = src[3]
+    dst[2] = src[4]
+    dst[3] = src[1]
+    dst[4] = src[2]
+
+
+@njit(cache=True, nogil=True)
 def choose_net(board, d1, d2, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, out, best_out, work,
                table) -> int:
     """0-ply choice: index in ``cand`` of the best result; ``best_out`` gets the target (mover's view)."""
@@ -94,12 +104,7 @@ def choose_net(board, d1, d2, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx,
             eq += 10.0  # always take a win
         else:
             net_eval(cand[c], cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, idx, val, hid, out)
-            # flip the opponent's outputs to the mover's view
-            tmp[0] = 1.0 - out[0]
-            tmp[1] = out[3]
-            tmp[2] = out[4]
-            tmp[3] = out[1]
-            tmp[4] = out[2]
+            flip_outputs(out, tmp)
             eq = equity5(tmp)
         if eq > best_eq:
             best_eq = eq
