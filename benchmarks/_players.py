@@ -10,6 +10,7 @@ dependencies only: the product never imports them.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable
 
 import numpy as np
@@ -27,6 +28,19 @@ def engine_player(plies: int = 0, evaluator=None) -> Player:
 
     ev = evaluator or NetEvaluator.default()
     return lambda b, d1, d2: best_board(b, d1, d2, ev, plies)
+
+
+def load_evaluator(path: str | None):
+    """Our network from a weights file (the shipped one for ``None``); a bad file ends the benchmark
+    with a one-line error naming it (exit status 2), not a traceback."""
+    from backgammon.engine.evaluator import NetEvaluator
+    from backgammon.errors import BackgammonError
+
+    try:
+        return NetEvaluator(path) if path else NetEvaluator.default()
+    except BackgammonError as e:
+        print(f"error: {e}", file=sys.stderr)
+        raise SystemExit(2) from None
 
 
 def pubeval_player() -> Player:

@@ -40,9 +40,9 @@ def main(argv: list[str] | None = None) -> int:
         evaluator = GnubgEvaluator()
         label = "gnubg_nn 0-ply"
     else:
-        from backgammon.engine.evaluator import NetEvaluator
+        from _players import load_evaluator
 
-        evaluator = NetEvaluator(args.weights) if args.weights else NetEvaluator.default()
+        evaluator = load_evaluator(args.weights)
         label = f"our network ({args.weights or 'shipped weights'})"
     table = Table(title=f"gnubg's decisions judged by {label}, {args.plies}-ply")
     for col in ("file", "unforced", "error/decision", "PR", "seconds"):

@@ -24,7 +24,7 @@ import json
 import time
 
 import numpy as np
-from _players import bgsage_player, duel, engine_player, gnubg_player, pubeval_player, random_player
+from _players import bgsage_player, duel, engine_player, gnubg_player, load_evaluator, pubeval_player, random_player
 from rich.console import Console
 from rich.table import Table
 
@@ -43,9 +43,8 @@ def main() -> None:
     ap.add_argument("--json", default=None, help="also write the results here")
     args = ap.parse_args()
 
-    from backgammon.engine.evaluator import NetEvaluator
-
-    ev = NetEvaluator(args.weights) if args.weights else NetEvaluator.default()
+    ev = load_evaluator(args.weights)
+    other_ev = load_evaluator(args.compare) if args.compare else None
     me = engine_player(args.plies, ev)
     ours = f"ours {args.plies}-ply"
     duels = []
@@ -66,7 +65,7 @@ def main() -> None:
     table = Table(title=f"engine {args.plies}-ply (weights: {ev.meta.get('games')} training games), cubeless money")
     for col in ("player", "opponent", "games", "points/game", "std. error", "win rate", "seconds"):
         table.add_column(col, justify="right")
-    other = engine_player(args.plies, NetEvaluator(args.compare)) if args.compare else None
+    other = engine_player(args.plies, other_ev) if other_ev else None
     results = {}
     paired = []
     for label, player, name, opponent, pairs in duels:

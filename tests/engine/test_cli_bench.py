@@ -93,3 +93,21 @@ def test_strength_compare_is_paired(tmp_path) -> None:
             assert c["difference"] == pytest.approx(r["ppg"] - c["ppg"], abs=1e-12)
             if other == default_weights_path():
                 assert c["difference"] == 0 and c["difference_se"] == 0
+
+
+@pytest.mark.parametrize("script,flag", [("strength.py", "--weights"), ("strength.py", "--compare"),
+                                         ("analysis.py", "--weights")])
+def test_benchmark_bad_weights_file_is_one_line_error(tmp_path, script, flag) -> None:
+    """A missing or corrupt weights file ends a benchmark with exit status 2 and an error naming the file."""
+    import subprocess
+
+    corrupt = tmp_path / "corrupt.npz"
+    corrupt.write_bytes(b"not a weights file")
+    for path in (tmp_path / "missing.npz", corrupt):
+        args = [sys.executable, str(BENCH / script), flag, str(path)]
+        if script == "strength.py":
+            args += ["--pairs", "1", "--gnubg-pairs", "0"]
+        r = subprocess.run(args, capture_output=True, text=True, timeout=300)
+        assert r.returncode == 2, r.stderr
+        assert r.stderr.startswith("error: ") and path.name in r.stderr
+        assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
