@@ -201,3 +201,55 @@ def test_one_ply_rollout_same_result_in_worker_processes(net_evaluator) -> None:
     here = rollout_position(MIDGAME, net_evaluator, settings)
     assert rollout_position(MIDGAME, net_evaluator, replace(settings, workers=2)) == here
     assert rollout_position(MIDGAME, net_evaluator, replace(settings, ply=0)) != here
+
+
+# ------------------------------------------------------------- the compiled 0-ply trials
+class _Proxy:
+    """The network behind a plain ``evaluate_boards``: rollouts take the Python trial loop with it."""
+
+    def __init__(self, evaluator) -> None:
+        self._ev = evaluator
+
+    def evaluate_boards(self, boards: np.ndarray) -> np.ndarray:
+        return self._ev.evaluate_boards(boards)
+
+
+@pytest.mark.parametrize("settings", [
+    RolloutSettings(trials=40, seed=3),
+    RolloutSettings(trials=30, seed=4, truncate=9, stratify=False),
+    RolloutSettings(trials=5, truncate=0),
+])
+def test_compiled_trials_equal_the_python_loop(net_evaluator, settings) -> None:
+    """Cubeless 0-ply rollouts with the network run compiled; every trial (outputs, equity) is the
+    Python loop's, for played-out, truncated and unstratified trials, over several roots."""
+    from backgammon.engine import rollout as R
+
+    roots = [position_to_board(Position.initial()), position_to_board(MIDGAME)]
+    compiled = R._run_chunk((net_evaluator, roots, settings, 0, settings.trials))
+    python = R._run_chunk((_Proxy(net_evaluator), roots, settings, 0, settings.trials))
+    assert np.array_equal(compiled[..., :6], python[..., :6])
+    assert np.isnan(compiled[..., 6]).all()
+    assert rollout_position(MIDGAME, net_evaluator, settings) == rollout_position(MIDGAME, _Proxy(net_evaluator), settings)
+
+
+def test_compiled_trial_asks_for_more_dice() -> None:
+    """A trial longer than its dice array stops and resumes where it was, with the same result."""
+    from backgammon.engine import rollout as R
+    from backgammon.engine.evaluator import NetEvaluator
+
+    ev = NetEvaluator.default()
+    dice, _ = R._dice_of_trial(5, 7, True, 400)
+    cand = np.empty((R.MAX_PLAYS, 2, 25), dtype=np.int8)
+    work, table = R.new_workspace()
+    whole, parts = np.empty(5), np.empty(5)
+    state = np.zeros(2, dtype=np.int64)
+    board = position_to_board(MIDGAME).copy()
+    assert R._trial_kernel(board, state, dice, -1, *ev.kernel_args(), cand, work, table, whole)
+    plies = int(state[0])
+    assert plies > 4
+    state[:] = 0
+    board = position_to_board(MIDGAME).copy()
+    assert not R._trial_kernel(board, state, dice[:3], -1, *ev.kernel_args(), cand, work, table, parts)
+    assert state[0] == 3 and state[1] == 1
+    assert R._trial_kernel(board, state, dice, -1, *ev.kernel_args(), cand, work, table, parts)
+    assert state[0] == plies and np.array_equal(whole, parts)

@@ -184,26 +184,35 @@ def sanitize(out: np.ndarray) -> None:
 
 
 @njit(cache=True, nogil=True)
+def net_evaluate_one(b, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, first, ways, use_bearoff, idx, val, hid, o) -> None:
+    """One board into ``o``: exact if over, database if both sides home, else the phase's net.
+
+    ``idx``/``val`` (:data:`MAX_NONZERO`) and ``hid`` (the larger hidden layer) are scratch.
+    """
+    ph = phase(b)
+    if ph == OVER:
+        terminal_probs(b, o)
+    elif ph == BEAROFF and use_bearoff:
+        bearoff_probs(b, dist, first, ways, o)
+    else:
+        k = encode_sparse(b, idx, val)
+        if ph == CONTACT:
+            forward_sparse(idx, val, k, cw1, cb1, cw2, cb2, hid, o)
+        else:
+            forward_sparse(idx, val, k, rw1, rb1, rw2, rb2, hid, o)
+        sanitize(o)
+
+
+@njit(cache=True, nogil=True)
 def net_evaluate_batch(boards, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, first, ways, use_bearoff, out) -> None:
-    """Evaluate each board: exact if over, database if both sides home, else the phase's net."""
+    """Evaluate each board (see :func:`net_evaluate_one`) into the rows of ``out``."""
     idx = np.empty(MAX_NONZERO, dtype=np.int64)
     val = np.empty(MAX_NONZERO, dtype=np.float64)
     hid = np.empty(max(cb1.shape[0], rb1.shape[0]))
     o = np.empty(NUM_OUTPUTS)
     for i in range(boards.shape[0]):
-        b = boards[i]
-        ph = phase(b)
-        if ph == OVER:
-            terminal_probs(b, o)
-        elif ph == BEAROFF and use_bearoff:
-            bearoff_probs(b, dist, first, ways, o)
-        else:
-            k = encode_sparse(b, idx, val)
-            if ph == CONTACT:
-                forward_sparse(idx, val, k, cw1, cb1, cw2, cb2, hid, o)
-            else:
-                forward_sparse(idx, val, k, rw1, rb1, rw2, rb2, hid, o)
-            sanitize(o)
+        net_evaluate_one(boards[i], cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, first, ways, use_bearoff,
+                         idx, val, hid, o)
         for j in range(NUM_OUTPUTS):
             out[i, j] = o[j]
 
@@ -278,6 +287,11 @@ class NetEvaluator(_BoardEvaluator):
         out = np.empty((b.shape[0], NUM_OUTPUTS))
         net_evaluate_batch(b, *self._arrays, self._dist, self._first, WAYS, self.use_bearoff, out)
         return out
+
+    def kernel_args(self) -> tuple:
+        """The arrays and flags the compiled kernels take after a board: the eight net arrays,
+        the bear-off database (``dist``, ``first``, ``ways``) and whether to use it."""
+        return (*self._arrays, self._dist, self._first, WAYS, self.use_bearoff)
 
 
 class RandomEvaluator(_BoardEvaluator):
