@@ -224,3 +224,21 @@ def test_double_shots_moment_and_bar_entry() -> None:
     r = Position.from_points({"bar": 2, 6: 13}, {1: 2, 2: 2, 3: 2, 4: 2, 12: 7})
     assert plan(r, 0)[8] == pytest.approx(1 - (2 / 6) ** 2)
     assert plan(Position.from_points({"bar": 1, 6: 14}, {1: 2, 2: 2, 3: 2, 4: 2, 12: 7}), 0)[8] == 0
+
+
+def test_inputs_hold_each_sides_features_on_random_positions() -> None:
+    """The encoder shares the blot-hitting rolls between exposure and double shots; its feature blocks
+    must equal the standalone side_features and plan_features of both sides."""
+    from backgammon._movegen import board_of
+
+    f, g = np.empty(encoding.EXTRA), np.empty(encoding.PLAN)
+    for p in _random_positions(300, seed=21):
+        board = board_of(p)
+        x = encoding.encode(p)
+        for s in range(2):
+            encoding.side_features(board[s], board[1 - s], f)
+            encoding.plan_features(board[s], board[1 - s], g)
+            lo = encoding.V1_INPUTS + s * encoding.EXTRA
+            assert np.array_equal(x[lo: lo + encoding.EXTRA], f)
+            lo = encoding.V2_INPUTS + s * encoding.PLAN
+            assert np.array_equal(x[lo: lo + encoding.PLAN], g)

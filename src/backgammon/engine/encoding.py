@@ -168,6 +168,12 @@ def _blot_rolls(own: np.ndarray, opp: np.ndarray, b: int, hit: np.ndarray) -> No
 @njit(cache=True, nogil=True)
 def side_features(own: np.ndarray, opp: np.ndarray, out: np.ndarray) -> None:
     """The :data:`EXTRA` tactical features of the side ``own`` against ``opp`` (each in its own numbering)."""
+    _side_features(own, opp, out, np.zeros(21, dtype=np.int64))
+
+
+@njit(cache=True, nogil=True)
+def _side_features(own: np.ndarray, opp: np.ndarray, out: np.ndarray, reach: np.ndarray) -> None:
+    """:func:`side_features`; also adds to ``reach[r]`` the number of own's blots opp can hit with roll ``r``."""
     # exposure and pip loss: opp hits own's blots; own's blot at index b sits at opp index 23 - b
     hits = 0
     loss = 0
@@ -179,9 +185,11 @@ def side_features(own: np.ndarray, opp: np.ndarray, out: np.ndarray) -> None:
             continue
         _blot_rolls(own, opp, b, hit)
         for r in range(21):
-            if hit[r] and best[r] < 24 - b:
-                best[r] = 24 - b
-                any_hit = True
+            if hit[r]:
+                reach[r] += 1
+                if best[r] < 24 - b:
+                    best[r] = 24 - b
+                    any_hit = True
     if any_hit:
         for r in range(21):
             if best[r] >= 0:
@@ -260,6 +268,23 @@ _ESCAPES = _escape_table()
 @njit(cache=True, nogil=True)
 def plan_features(own: np.ndarray, opp: np.ndarray, out: np.ndarray) -> None:
     """The :data:`PLAN` game-plan features of the side ``own`` against ``opp`` (each in its own numbering)."""
+    reach = np.zeros(21, dtype=np.int64)
+    hit = np.empty(21, dtype=np.bool_)
+    blots = 0
+    for b in range(24):
+        if own[b] == 1:
+            blots += 1
+    for b in range(24 if blots >= 2 else 0):
+        if own[b] == 1:
+            _blot_rolls(own, opp, b, hit)
+            for r in range(21):
+                reach[r] += hit[r]
+    _plan_features(own, opp, out, reach)
+
+
+@njit(cache=True, nogil=True)
+def _plan_features(own: np.ndarray, opp: np.ndarray, out: np.ndarray, reach: np.ndarray) -> None:
+    """:func:`plan_features` given ``reach[r]``: how many of own's blots opp can hit with roll ``r``."""
     # escapes from every point (the bar too), by the mask of opp's made points in the 12 in front
     esc = np.empty(25, dtype=np.int64)
     mask = 0
@@ -297,17 +322,6 @@ def plan_features(own: np.ndarray, opp: np.ndarray, out: np.ndarray) -> None:
             free += (own[i] - 2) * i
     out[5] = free / 100.0
     # double shots: rolls on which opp can reach two or more of own's blots (each one on its own)
-    reach = np.zeros(21, dtype=np.int64)
-    hit = np.empty(21, dtype=np.bool_)
-    blots = 0
-    for b in range(24):
-        if own[b] == 1:
-            blots += 1
-    for b in range(24 if blots >= 2 else 0):
-        if own[b] == 1:
-            _blot_rolls(own, opp, b, hit)
-            for r in range(21):
-                reach[r] += hit[r]
     double = 0
     for r in range(21):
         if reach[r] >= 2:
@@ -406,8 +420,9 @@ def encode_sparse(board: np.ndarray, idx: np.ndarray, val: np.ndarray) -> int:
             val[k] = home / 6.0
             k += 1
     feats = np.empty(EXTRA)
+    reach = np.zeros((2, 21), dtype=np.int64)  # per side: its blots the other side hits with each roll
     for s in range(2):
-        side_features(board[s], board[1 - s], feats)
+        _side_features(board[s], board[1 - s], feats, reach[s])
         for f in range(EXTRA):
             if feats[f] != 0.0:
                 idx[k] = V1_INPUTS + s * EXTRA + f
@@ -415,7 +430,7 @@ def encode_sparse(board: np.ndarray, idx: np.ndarray, val: np.ndarray) -> int:
                 k += 1
     plan = np.empty(PLAN)
     for s in range(2):
-        plan_features(board[s], board[1 - s], plan)
+        _plan_features(board[s], board[1 - s], plan, reach[s])
         for f in range(PLAN):
             if plan[f] != 0.0:
                 idx[k] = V2_INPUTS + s * PLAN + f
