@@ -64,3 +64,24 @@ def test_shipped_weights_have_a_record() -> None:
     pair = NetPair.load(default_weights_path())
     record = json.loads(default_weights_path().with_suffix(".json").read_text())
     assert pair.meta["games"] == record["games"] > 0
+
+
+def test_sparse_forward_pass_equals_the_dense_one() -> None:
+    """The compiled forward pass on the sparse inputs gives the dense numpy pass's outputs and hidden layer."""
+    from backgammon._movegen import board_of
+    from backgammon.engine.network import NUM_OUTPUTS, forward_sparse
+
+    from ._helpers import random_positions
+
+    rng = np.random.default_rng(8)
+    net = Net.random(16, rng, 0.5)
+    idx = np.empty(encoding.MAX_NONZERO, dtype=np.int64)
+    val = np.empty(encoding.MAX_NONZERO)
+    hidden, out = np.empty(16), np.empty(NUM_OUTPUTS)
+    for p in random_positions(100, seed=8):
+        k = encoding.encode_sparse(board_of(p), idx, val)
+        forward_sparse(idx, val, k, net.w1, net.b1, net.w2, net.b2, hidden, out)
+        x = encoding.encode(p)
+        h = 1.0 / (1.0 + np.exp(-(x @ net.w1 + net.b1)))
+        assert np.allclose(hidden, h, rtol=0, atol=1e-12)
+        assert np.allclose(out, net.forward(x[None])[0], rtol=0, atol=1e-12)

@@ -40,13 +40,21 @@ def forward_sparse(
         v = val[j]
         for h in range(nh):
             hidden[h] += w1[row, h] * v
+    # the output sums run alongside the hidden activations (one pass over w2's rows, each sum in order h)
+    z0, z1, z2, z3, z4 = b2[0], b2[1], b2[2], b2[3], b2[4]
     for h in range(nh):
-        hidden[h] = 1.0 / (1.0 + np.exp(-hidden[h]))
-    for o in range(NUM_OUTPUTS):
-        z = b2[o]
-        for h in range(nh):
-            z += w2[h, o] * hidden[h]
-        out[o] = 1.0 / (1.0 + np.exp(-z))
+        a = 1.0 / (1.0 + np.exp(-hidden[h]))
+        hidden[h] = a
+        z0 += w2[h, 0] * a
+        z1 += w2[h, 1] * a
+        z2 += w2[h, 2] * a
+        z3 += w2[h, 3] * a
+        z4 += w2[h, 4] * a
+    out[0] = 1.0 / (1.0 + np.exp(-z0))
+    out[1] = 1.0 / (1.0 + np.exp(-z1))
+    out[2] = 1.0 / (1.0 + np.exp(-z2))
+    out[3] = 1.0 / (1.0 + np.exp(-z3))
+    out[4] = 1.0 / (1.0 + np.exp(-z4))
 
 
 @dataclass(frozen=True, slots=True)
