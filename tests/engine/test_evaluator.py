@@ -54,10 +54,20 @@ def test_bad_boards_are_refused() -> None:
     ev = NetEvaluator.default()
     with pytest.raises(InvalidInputError, match="shape"):
         ev.evaluate_boards(np.zeros((3, 25), dtype=np.int8))
-    bad = np.zeros((1, 2, 25), dtype=np.int8)
-    bad[0, 0, 3] = 16
-    with pytest.raises(InvalidInputError):
-        ev.evaluate_boards(bad)
+    good = np.zeros((2, 2, 25), dtype=np.int8)
+    good[:, :, 5] = 15
+    for where, n in (((1, 0, 3), 16), ((1, 1, 24), -1), ((0, 1, 0), 1)):  # too many, negative, 16 in all
+        for layout in ("int8", "int64", "strided"):
+            bad = good.copy()
+            bad[where] = n
+            if layout == "int64":
+                bad = bad.astype(np.int64)
+            elif layout == "strided":
+                bad = np.repeat(bad, 2, axis=0)[::2]
+            with pytest.raises(InvalidInputError, match="0..15 checkers"):
+                ev.evaluate_boards(bad)
+    assert ev.evaluate_boards(good).shape == (2, 5)
+    assert np.array_equal(ev.evaluate_boards(good.astype(np.int64)), ev.evaluate_boards(good))
 
 
 def test_missing_weights_file() -> None:

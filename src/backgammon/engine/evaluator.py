@@ -130,9 +130,29 @@ def check_boards(boards: np.ndarray) -> np.ndarray:
     a = np.asarray(boards)
     if a.ndim != 3 or a.shape[1:] != (2, 25):
         raise InvalidInputError(f"expected boards of shape (n, 2, 25), got {a.shape!r}")
+    if a.dtype == np.int8 and a.flags.c_contiguous:  # the engine's own boards: one compiled pass
+        if not _counts_ok(a):
+            raise InvalidInputError("expected 0..15 checkers per side on every board")
+        return a
     if a.size and (a.min() < 0 or a.sum(axis=2).max() > 15):
         raise InvalidInputError("expected 0..15 checkers per side on every board")
     return np.ascontiguousarray(a, dtype=np.int8)
+
+
+@njit(cache=True, nogil=True)
+def _counts_ok(boards: np.ndarray) -> bool:
+    """Whether every side of every board has 0..15 checkers and no negative count."""
+    for i in range(boards.shape[0]):
+        for s in range(2):
+            total = 0
+            for j in range(25):
+                n = boards[i, s, j]
+                if n < 0:
+                    return False
+                total += n
+            if total > 15:
+                return False
+    return True
 
 
 @njit(cache=True, nogil=True)
