@@ -92,3 +92,32 @@ def test_pubeval_through_search_plays_like_pubeval() -> None:
         assert best_play(p, d1, d2, pe).position == pe.choose(p, d1, d2).position
         checked += 1
     assert checked > 50
+
+
+def test_best_board_at_0_ply_is_rank_boards_first() -> None:
+    """best_board's 0-ply shortcut (argmax) takes the play rank_boards ranks first, ties included
+    (bear-offs scored from the database often tie)."""
+    from backgammon._movegen import board_of, successors_py
+    from backgammon.engine.search import best_board, rank_boards
+
+    from ._helpers import random_positions
+
+    ev = NetEvaluator.default()
+    # 2-1 from {2: 1, 1: 2} leaves one or two checkers on the ace point: both sure wins, a tie
+    bearoffs = [Position.from_points({2: 1, 1: 2}, {6: 5}), Position.from_points({1: 3, 2: 2, 3: 2, 5: 1}, {6: 2, 4: 2, 1: 4})]
+    ties = 0
+    for p in random_positions(60, seed=13) + bearoffs:
+        if p.is_game_over():
+            continue
+        board = board_of(p)
+        for d1, d2 in ((2, 1), (6, 5), (4, 4), (3, 1)):
+            cands = successors_py(board, d1, d2)
+            chosen = best_board(board, d1, d2, ev)
+            if len(cands) == 1:
+                assert np.array_equal(chosen, cands[0])
+                continue
+            order, vals, _ = rank_boards(cands, ev, 0)
+            assert np.array_equal(chosen, cands[order[0]])
+            eq = 2 * vals[:, 0] - 1 + vals[:, 1] - vals[:, 3] + vals[:, 2] - vals[:, 4]
+            ties += int((eq == eq.max()).sum() > 1)
+    assert ties > 0  # the tie-break was exercised

@@ -223,6 +223,8 @@ def best_board(
     cands = successors_py(board, die1, die2)
     if len(cands) == 1:
         return cands[0]
+    if plies == 0:  # rank_boards' first: the first of the highest equities
+        return cands[int(np.argmax(equities(flip_array(evaluator.evaluate_boards(cands)))))]
     order, _, _ = rank_boards(cands, evaluator, plies, move_filter)
     return cands[order[0]]
 
