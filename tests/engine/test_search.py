@@ -121,3 +121,32 @@ def test_best_board_at_0_ply_is_rank_boards_first() -> None:
             eq = 2 * vals[:, 0] - 1 + vals[:, 1] - vals[:, 3] + vals[:, 2] - vals[:, 4]
             ties += int((eq == eq.max()).sum() > 1)
     assert ties > 0  # the tie-break was exercised
+
+
+class _Proxy:
+    """The network behind a plain evaluate_boards: n-ply search takes its Python path with it."""
+
+    def __init__(self, evaluator) -> None:
+        self._ev = evaluator
+
+    def evaluate_boards(self, boards: np.ndarray) -> np.ndarray:
+        return self._ev.evaluate_boards(boards)
+
+
+def test_compiled_one_ply_equals_the_python_path() -> None:
+    """1-ply (and so 2-ply) with the network runs compiled; its values are the Python path's (the same
+    plays, the sums in another order), finished games included."""
+    from backgammon._movegen import board_of
+    from backgammon.engine.search import evaluate_boards_ply
+
+    from ._helpers import random_positions
+
+    ev = NetEvaluator.default()
+    positions = random_positions(40, seed=17)
+    boards = np.stack([board_of(p) for p in positions] + [board_of(Position.from_points({}, {6: 3}))])
+    fast = evaluate_boards_ply(boards, ev, 1)
+    slow = evaluate_boards_ply(boards, _Proxy(ev), 1)
+    assert np.allclose(fast, slow, rtol=0, atol=1e-12)
+    assert np.array_equal(fast[-1], ev.evaluate_boards(boards[-1:])[0])  # over: exact, not looked ahead
+    assert np.allclose(evaluate_boards_ply(boards[:2], ev, 2), evaluate_boards_ply(boards[:2], _Proxy(ev), 2),
+                       rtol=0, atol=1e-12)

@@ -27,7 +27,17 @@ import numpy as np
 from numba import njit
 
 from backgammon._movegen import MAX_PLAYS, OVER, new_workspace, phase, successors_py, successors_ws
-from backgammon.engine.evaluator import Evaluator, Probabilities, board_of, equities, flip_array
+from backgammon.engine.encoding import MAX_NONZERO
+from backgammon.engine.evaluator import (
+    Evaluator,
+    NetEvaluator,
+    Probabilities,
+    board_of,
+    check_boards,
+    equities,
+    flip_array,
+    net_evaluate_one,
+)
 from backgammon.errors import InvalidInputError
 from backgammon.moves import Play
 from backgammon.position import Position
@@ -99,6 +109,45 @@ def _roll_successors(board: np.ndarray, rolls: np.ndarray, starts: np.ndarray) -
     return out[:total]
 
 
+@njit(cache=True, nogil=True)
+def _one_ply_net(boards, rolls, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, first, ways, use_bearoff, out) -> None:
+    """1-ply outputs of each board with the network evaluator, compiled: what :func:`evaluate_boards_ply`
+    computes in Python for other evaluators (the same plays; sums in another order, so equal to ~1e-16)."""
+    cand = np.empty((MAX_PLAYS, 2, 25), dtype=np.int8)
+    work, table = new_workspace()
+    idx = np.empty(MAX_NONZERO, dtype=np.int64)
+    val = np.empty(MAX_NONZERO, dtype=np.float64)
+    hid = np.empty(max(cb1.shape[0], rb1.shape[0]))
+    o = np.empty(5)
+    best = np.empty(5)
+    for i in range(boards.shape[0]):
+        b = boards[i]
+        if phase(b) == OVER:
+            net_evaluate_one(b, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, first, ways, use_bearoff,
+                             idx, val, hid, o)
+            out[i, :] = o
+            continue
+        acc = np.zeros(5)
+        for r in range(rolls.shape[0]):
+            n = successors_ws(b, rolls[r, 0], rolls[r, 1], cand, work, table)
+            best_eq = np.inf
+            for c in range(n):
+                net_evaluate_one(cand[c], cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, first, ways, use_bearoff,
+                                 idx, val, hid, o)
+                eq = 2.0 * o[0] - 1.0 + o[1] - o[3] + o[2] - o[4]  # the opponent's: the first lowest is the best play
+                if eq < best_eq:
+                    best_eq = eq
+                    best[:] = o
+            w = rolls[r, 2]  # out of 36: summed whole, divided once, so sure results stay exact
+            acc[0] += w * (1.0 - best[0])
+            acc[1] += w * best[3]
+            acc[2] += w * best[4]
+            acc[3] += w * best[1]
+            acc[4] += w * best[2]
+        for k in range(5):
+            out[i, k] = acc[k] / 36.0
+
+
 def evaluate_boards_ply(boards: np.ndarray, evaluator: Evaluator, plies: int) -> np.ndarray:
     """n-ply outputs ``(n, 5)`` for raw boards ``(n, 2, 25)`` (each from its side on roll's view).
 
@@ -111,6 +160,9 @@ def evaluate_boards_ply(boards: np.ndarray, evaluator: Evaluator, plies: int) ->
     if plies == 0:
         return evaluator.evaluate_boards(boards)
     out = np.empty((boards.shape[0], 5))
+    if plies == 1 and type(evaluator) is NetEvaluator:
+        _one_ply_net(check_boards(boards), _ROLL_ARRAY, *evaluator.kernel_args(), out)
+        return out
     starts = np.empty(len(ROLLS) + 1, dtype=np.int64)
     weights = _ROLL_ARRAY[:, 2] / 36.0
     for i in range(boards.shape[0]):
