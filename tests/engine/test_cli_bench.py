@@ -111,3 +111,16 @@ def test_benchmark_bad_weights_file_is_one_line_error(tmp_path, script, flag) ->
         assert r.returncode == 2, r.stderr
         assert r.stderr.startswith("error: ") and path.name in r.stderr
         assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_where_lost_prints_errors_by_kind_of_position() -> None:
+    pytest.importorskip("gnubg_nn")
+    import subprocess
+
+    r = subprocess.run([sys.executable, str(BENCH / "where_lost.py"), "--pairs", "1"], capture_output=True,
+                       text=True, timeout=300, env={**__import__("os").environ, "COLUMNS": "160"})
+    assert r.returncode == 0, r.stderr
+    assert "class=contact" in r.stdout and "error/decision" in r.stdout
+    row = next(line for line in r.stdout.splitlines() if " all " in line)
+    cells = [c.strip() for c in row.split("│") if c.strip()]
+    assert int(cells[1]) > 5 and float(cells[2]) >= 0.0  # decisions counted; errors are never negative
