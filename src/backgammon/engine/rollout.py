@@ -31,8 +31,8 @@ root cube, or the root player's match-winning chance.
 
 Cubeless trials with 0-ply plays and the network evaluator run compiled
 (:func:`_trial_kernel`: the same dice, plays and results as the Python loop,
-about twice as fast); cubeful and 1-ply trials, and other evaluators, run in
-Python.
+1.4 to 2.1 times as fast in ``benchmarks/rollout.py`` and ``speed.py``);
+cubeful and 1-ply trials, and other evaluators, run in Python.
 
 Trials are spread over processes (``multiprocessing``, ``workers`` of them) or,
 given a cluster address, over a Ray cluster (``pip install backgammon[cluster]``;
