@@ -29,11 +29,7 @@ from rich.console import Console
 from rich.table import Table
 
 from backgammon._movegen import successors_py
-
-
-def _equity(p: np.ndarray) -> np.ndarray:
-    p = np.asarray(p, dtype=float)
-    return 2 * p[..., 0] - 1 + p[..., 1] - p[..., 3] + p[..., 2] - p[..., 4]
+from backgammon.engine.evaluator import equities
 
 
 def tags(board: np.ndarray, g) -> list[str]:
@@ -74,10 +70,10 @@ def main() -> int:
         cands = successors_py(board, d1, d2)
         if len(cands) == 1:
             return cands[0]
-        mine = -_equity(ev.evaluate_boards(cands))
+        mine = -equities(ev.evaluate_boards(cands))
         k = int(np.argmax(mine))
-        judged = -np.array([_equity(g.probabilities([c[1].tolist(), c[0].tolist()], args.judge_plies))
-                            for c in cands])
+        judged = -equities(np.array([g.probabilities([c[1].tolist(), c[0].tolist()], args.judge_plies)
+                                     for c in cands]))
         err, bias = float(judged.max() - judged[k]), float(mine[k] - judged[k])
         for t in ["all", *tags(board, g)]:
             s = stats[t]

@@ -24,12 +24,11 @@ from backgammon.engine._selfplay import (
     choose_net,
     fit_board,
     fit_scratch,
-    flip_outputs,
     game_seed,
     mover_won_result,
     side_done,
 )
-from backgammon.engine.network import NUM_OUTPUTS
+from backgammon.engine.network import NUM_OUTPUTS, flip_outputs
 
 
 @njit(cache=True, nogil=True)

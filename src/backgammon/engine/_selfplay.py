@@ -16,7 +16,7 @@ from numba import njit
 
 from backgammon._movegen import CONTACT, MAX_PLAYS, new_workspace, phase, successors_ws
 from backgammon.engine.encoding import MAX_NONZERO, encode_sparse
-from backgammon.engine.network import NUM_OUTPUTS, forward_sparse
+from backgammon.engine.network import NUM_OUTPUTS, flip_outputs, forward_sparse
 from backgammon.engine.pubeval import pubeval_score
 
 INITIAL = np.zeros((2, 25), dtype=np.int8)
@@ -78,16 +78,6 @@ def net_eval(board, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, idx, val, hid, out) 
     else:
         forward_sparse(idx, val, k, rw1, rb1, rw2, rb2, hid, out)
     return ph
-
-
-@njit(cache=True, nogil=True)
-def flip_outputs(src: np.ndarray, dst: np.ndarray) -> None:
-    """``dst`` = the five outputs ``src`` of one side, seen from the other side."""
-    dst[0] = 1.0 - src[0]
-    dst[1] = src[3]
-    dst[2] = src[4]
-    dst[3] = src[1]
-    dst[4] = src[2]
 
 
 @njit(cache=True, nogil=True)

@@ -224,6 +224,25 @@ def net_evaluate_one(b, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, first, way
 
 
 @njit(cache=True, nogil=True)
+def net_choose(cand, n, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, first, ways, use_bearoff, idx, val, hid, o,
+               best) -> int:
+    """The 0-ply play among the results ``cand[:n]`` (each with the opponent on roll): the index of the
+    first one of lowest equity for the opponent, as ``argmax`` of the mover's equity takes it; its five
+    outputs (the opponent's view) into ``best``. ``o`` is scratch, as in :func:`net_evaluate_one`."""
+    chosen = 0
+    best_eq = np.inf
+    for c in range(n):
+        net_evaluate_one(cand[c], cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, first, ways, use_bearoff,
+                         idx, val, hid, o)
+        eq = 2.0 * o[0] - 1.0 + o[1] - o[3] + o[2] - o[4]
+        if eq < best_eq:
+            best_eq = eq
+            chosen = c
+            best[:] = o
+    return chosen
+
+
+@njit(cache=True, nogil=True)
 def net_evaluate_batch(boards, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, first, ways, use_bearoff, out) -> None:
     """Evaluate each board (see :func:`net_evaluate_one`) into the rows of ``out``."""
     idx = np.empty(MAX_NONZERO, dtype=np.int64)

@@ -26,6 +26,16 @@ FORMAT = "backgammon-mlp"
 FORMAT_VERSION = 1
 
 
+@njit(cache=True, nogil=True)
+def flip_outputs(src: np.ndarray, dst: np.ndarray) -> None:
+    """``dst`` = the five outputs ``src`` of one side, seen from the other side."""
+    dst[0] = 1.0 - src[0]
+    dst[1] = src[3]
+    dst[2] = src[4]
+    dst[3] = src[1]
+    dst[4] = src[2]
+
+
 @njit(cache=True, nogil=True, fastmath=True)
 def forward_sparse(
     idx: np.ndarray, val: np.ndarray, k: int, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray, b2: np.ndarray,

@@ -52,12 +52,13 @@ from typing import Any, Protocol
 import numpy as np
 from numba import njit
 
-from backgammon._movegen import MAX_PLAYS, new_workspace, successors_ws
+from backgammon._movegen import MAX_PLAYS, OVER, new_workspace, phase, successors_ws
 from backgammon._movegen import board_of as position_to_board
 from backgammon._movegen import successors_py as successor_boards
 from backgammon.engine.cube import CubeInfo, CubeOwner, clip_outputs, cube_decision, cube_efficiency
 from backgammon.engine.encoding import MAX_NONZERO
-from backgammon.engine.evaluator import NetEvaluator, net_evaluate_one
+from backgammon.engine.evaluator import NetEvaluator, net_choose, net_evaluate_one, terminal_probs
+from backgammon.engine.network import flip_outputs as flip_outputs_into
 from backgammon.engine.search import rank_boards
 from backgammon.errors import EngineError, InvalidInputError
 from backgammon.moves import Play
@@ -198,17 +199,38 @@ def _choose(evaluator: BoardEvaluator, board: np.ndarray, d1: int, d2: int, ply:
 
 
 def _trial_dice(seed: int, trial: int, stratify: bool = True) -> Callable[[int], tuple[int, int]]:
-    rng = np.random.default_rng([seed, trial])
+    """The roll of each ply of trial ``trial`` (the rolls :func:`_dice_of_trial` lists, drawn as needed)."""
+    dice, rng = _dice_of_trial(seed, trial, stratify, 64)
 
     def roll(ply: int) -> tuple[int, int]:
-        if ply == 0 and stratify:
-            return ORDERED_ROLLS[trial % 36]
-        if ply == 1 and stratify:
-            return ORDERED_ROLLS[(trial // 36) % 36]
-        a, b = rng.integers(1, 7, size=2)
-        return int(a), int(b)
+        nonlocal dice
+        while ply >= len(dice):
+            dice = _more_dice(dice, rng)
+        return int(dice[ply, 0]), int(dice[ply, 1])
 
     return roll
+
+
+def _dice_of_trial(seed: int, trial: int, stratify: bool, plies: int) -> tuple[np.ndarray, np.random.Generator]:
+    """The first ``plies`` rolls of trial ``trial`` as an array ``(plies, 2)``, and its generator, to draw more.
+
+    Each trial has its own generator, seeded with ``(seed, trial)``; with ``stratify`` the first two
+    rolls are the ordered rolls ``trial mod 36`` and ``(trial div 36) mod 36`` instead of draws.
+    """
+    rng = np.random.default_rng([seed, trial])
+    dice = np.empty((plies, 2), dtype=np.int64)
+    first = 0
+    if stratify:
+        dice[0] = ORDERED_ROLLS[trial % 36]
+        dice[1] = ORDERED_ROLLS[(trial // 36) % 36]
+        first = 2
+    dice[first:] = rng.integers(1, 7, size=(plies - first, 2))
+    return dice, rng
+
+
+def _more_dice(dice: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """``dice`` and the generator's next rolls (its stream is the same drawn in bulk or one roll at a time)."""
+    return np.concatenate([dice, rng.integers(1, 7, size=(len(dice), 2))])
 
 
 def _points(outputs: np.ndarray) -> int:
@@ -273,20 +295,6 @@ def _play_trial(
             return outputs, cubeful_value
 
 
-def _dice_of_trial(seed: int, trial: int, stratify: bool, plies: int) -> tuple[np.ndarray, np.random.Generator]:
-    """The first ``plies`` rolls of trial ``trial`` as an array ``(plies, 2)``: the rolls ``_trial_dice`` makes
-    (its generator draws the same stream in bulk), and the generator, to draw more."""
-    rng = np.random.default_rng([seed, trial])
-    dice = np.empty((plies, 2), dtype=np.int64)
-    first = 0
-    if stratify:
-        dice[0] = ORDERED_ROLLS[trial % 36]
-        dice[1] = ORDERED_ROLLS[(trial // 36) % 36]
-        first = 2
-    dice[first:] = rng.integers(1, 7, size=(plies - first, 2))
-    return dice, rng
-
-
 @njit(cache=True, nogil=True)
 def _trial_kernel(board, state, dice, truncate, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, first, ways,
                   use_bearoff, cand, work, table, out) -> bool:
@@ -301,63 +309,31 @@ def _trial_kernel(board, state, dice, truncate, cw1, cb1, cw2, cb2, rw1, rb1, rw
     val = np.empty(MAX_NONZERO, dtype=np.float64)
     hid = np.empty(max(cb1.shape[0], rb1.shape[0]))
     o = np.empty(5)
-    ply = state[0]
-    sign = state[1]
-    done = False
-    while not done:
-        if truncate >= 0 and ply >= truncate:
+    best = np.empty(5)
+    while True:
+        if truncate >= 0 and state[0] >= truncate:
             net_evaluate_one(board, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, first, ways, use_bearoff,
                              idx, val, hid, o)
-            done = True
             break
-        if ply >= dice.shape[0]:
-            break
+        if state[0] >= dice.shape[0]:
+            return False
+        ply = state[0]
         n = successors_ws(board, dice[ply, 0], dice[ply, 1], cand, work, table)
-        best = 0
+        c = 0
         if n > 1:
-            best_eq = np.inf
-            for c in range(n):
-                net_evaluate_one(cand[c], cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, first, ways, use_bearoff,
-                                 idx, val, hid, o)
-                eq = 2 * o[0] - 1 + o[1] - o[3] + o[2] - o[4]
-                if eq < best_eq:  # the first of equal plays, as argmin takes
-                    best_eq = eq
-                    best = c
-        for i in range(2):
-            for j in range(25):
-                board[i, j] = cand[best, i, j]
-        ply += 1
-        sign ^= 1
-        left = 0
-        for j in range(25):
-            left += board[1, j]
-        if left == 0:  # the side that just moved is off: the loser (on roll) lost 1, 2 or 3
-            for k in range(5):
-                o[k] = 0.0
-            mine = 0
-            back = 0
-            for j in range(25):
-                mine += board[0, j]
-                if j >= 18:
-                    back += board[0, j]
-            if mine == 15:
-                o[3] = 1.0
-                if back > 0:
-                    o[4] = 1.0
-            done = True
-    state[0] = ply
-    state[1] = sign
-    if done:
-        if sign == 0:
-            for k in range(5):
-                out[k] = o[k]
-        else:
-            out[0] = 1.0 - o[0]
-            out[1] = o[3]
-            out[2] = o[4]
-            out[3] = o[1]
-            out[4] = o[2]
-    return done
+            c = net_choose(cand, n, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, first, ways, use_bearoff,
+                           idx, val, hid, o, best)
+        board[:, :] = cand[c]
+        state[0] += 1
+        state[1] ^= 1
+        if phase(board) == OVER:  # the side that just moved is off: the result of the side on roll
+            terminal_probs(board, o)
+            break
+    if state[1] == 0:
+        out[:] = o
+    else:
+        flip_outputs_into(o, out)
+    return True
 
 
 def _run_chunk_compiled(
@@ -377,7 +353,7 @@ def _run_chunk_compiled(
             board = np.array(root, dtype=np.int8)
             state[:] = 0
             while not _trial_kernel(board, state, dice, truncate, *args, cand, work, table, res):
-                dice = np.concatenate([dice, rng.integers(1, 7, size=(256, 2))])
+                dice = _more_dice(dice, rng)
             out[r, t - start, :5] = res
             out[r, t - start, 5] = outputs_equity(res)
             out[r, t - start, 6] = np.nan

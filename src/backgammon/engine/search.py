@@ -36,8 +36,10 @@ from backgammon.engine.evaluator import (
     check_boards,
     equities,
     flip_array,
+    net_choose,
     net_evaluate_one,
 )
+from backgammon.engine.network import flip_outputs
 from backgammon.errors import InvalidInputError
 from backgammon.moves import Play
 from backgammon.position import Position
@@ -130,20 +132,11 @@ def _one_ply_net(boards, rolls, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, fi
         acc = np.zeros(5)
         for r in range(rolls.shape[0]):
             n = successors_ws(b, rolls[r, 0], rolls[r, 1], cand, work, table)
-            best_eq = np.inf
-            for c in range(n):
-                net_evaluate_one(cand[c], cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, first, ways, use_bearoff,
-                                 idx, val, hid, o)
-                eq = 2.0 * o[0] - 1.0 + o[1] - o[3] + o[2] - o[4]  # the opponent's: the first lowest is the best play
-                if eq < best_eq:
-                    best_eq = eq
-                    best[:] = o
-            w = rolls[r, 2]  # out of 36: summed whole, divided once, so sure results stay exact
-            acc[0] += w * (1.0 - best[0])
-            acc[1] += w * best[3]
-            acc[2] += w * best[4]
-            acc[3] += w * best[1]
-            acc[4] += w * best[2]
+            net_choose(cand, n, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, first, ways, use_bearoff,
+                       idx, val, hid, o, best)
+            flip_outputs(best, o)  # the mover's view
+            for k in range(5):  # weights out of 36: summed whole, divided once, so sure results stay exact
+                acc[k] += rolls[r, 2] * o[k]
         for k in range(5):
             out[i, k] = acc[k] / 36.0
 
@@ -259,7 +252,7 @@ def rank_boards(
         vals[alive] = flip_array(evaluate_boards_ply(boards[alive], evaluator, ply))
         depth[alive] = ply
     eq = equities(vals)
-    order = sorted(range(len(boards)), key=lambda j: (-depth[j], -eq[j]))
+    order: list[int] = np.lexsort((-eq, -depth)).tolist()  # deepest first, then best; stable on ties
     return order, vals, depth
 
 
@@ -275,8 +268,6 @@ def best_board(
     cands = successors_py(board, die1, die2)
     if len(cands) == 1:
         return cands[0]
-    if plies == 0:  # rank_boards' first: the first of the highest equities
-        return cands[int(np.argmax(equities(flip_array(evaluator.evaluate_boards(cands)))))]
     order, _, _ = rank_boards(cands, evaluator, plies, move_filter)
     return cands[order[0]]
 
