@@ -43,13 +43,13 @@ def tags(board: np.ndarray, g) -> list[str]:
         pips = np.arange(1, 26)
         d = int(pips @ me - pips @ op)
         out += [
-            "myback=%d" % min(int(me[18:].sum()), 4), "opback=%d" % min(int(op[18:].sum()), 4),
-            "myanchor=%d" % int((me[18:24] >= 2).any()),
+            f"myback={min(int(me[18:].sum()), 4)}", f"opback={min(int(op[18:].sum()), 4)}",
+            f"myanchor={int((me[18:24] >= 2).any())}",
             "pipdiff=" + ("<-40" if d < -40 else "-40..-11" if d < -10 else "-10..9" if d < 10
                           else "10..39" if d < 40 else ">=40"),
-            "mybar=%d" % min(int(me[24]), 2), "opbar=%d" % min(int(op[24]), 2),
-            "myoff=%d" % int(me.sum() < 15), "opoff=%d" % int(op.sum() < 15),
-            "myhome=%d" % int((me[:6] >= 2).sum()), "ophome=%d" % int((op[:6] >= 2).sum()),
+            f"mybar={min(int(me[24]), 2)}", f"opbar={min(int(op[24]), 2)}",
+            f"myoff={int(me.sum() < 15)}", f"opoff={int(op.sum() < 15)}",
+            f"myhome={int((me[:6] >= 2).sum())}", f"ophome={int((op[:6] >= 2).sum())}",
         ]
     return out
 
