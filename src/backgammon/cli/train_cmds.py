@@ -81,6 +81,8 @@ def refine(
     positions: int = typer.Option(30_000, "--positions", help="positions labelled per iteration"),
     label_ply: int = typer.Option(1, "--label-ply", help="depth of the labels: 1, or 2 (about 25 times slower)"),
     keep: float = typer.Option(1.0, "--keep", help="share of the sampling games' positions labelled (0 < keep <= 1)"),
+    lam: float = typer.Option(0.0, "--lambda", help="0: fit the labels; 0 < lambda <= 1: fit lambda-returns of whole "
+                              "self-play games built on them, the dice's luck taken out"),
     explore: float = typer.Option(0.1, "--explore", help="share of random moves in the sampling games"),
     buffer: int = typer.Option(3, "--buffer", help="iterations of labels fitted each iteration"),
     epochs: int = typer.Option(1, "--epochs", help="passes over those labels each iteration"),
@@ -107,7 +109,7 @@ def refine(
         raise InvalidInputError(f"expected a positive --alpha and --eval-pairs, got {alpha!r}, {eval_pairs!r}")
     config = RefineConfig(init_from=str(init_from), seed=seed, contact_hidden=contact_hidden, race_hidden=race_hidden,
                           positions=positions, explore=explore, buffer=buffer, epochs=epochs, alpha=alpha, alpha_steps=steps,
-                          label_ply=label_ply, keep=keep)
+                          label_ply=label_ply, keep=keep, lam=lam)
 
     def progress(state, info) -> None:
         print(f"iteration {info['iteration']}: {info['games']} games, rms error {info['rms_error']:.4f}, "

@@ -73,6 +73,80 @@ def sample_positions(cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, seed, game0, explor
 
 
 @njit(cache=True, nogil=True)
+def sample_games(cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, seed, game0, explore, out, random_move, last):
+    """Fill ``out`` with the positions of whole 0-ply self-play games, in order, side on roll first.
+
+    Every position after the opening move is kept. ``random_move[i]`` says whether the move played from
+    ``out[i]`` was a random one (probability ``explore``); ``last[i]`` whether that move ended the game.
+    Games are numbered from ``game0``; a game that does not fit in ``out`` is dropped. Returns the number of
+    positions filled (those of complete games end at the last ``last``; any after it belong to the dropped
+    game) and how far the caller advances its game numbers: the complete games plus one.
+    """
+    n = out.shape[0]
+    cand, idx, val, hid, o, best, work, table = choice_scratch(cb1, rb1)
+    board = np.empty((2, 25), dtype=np.int8)
+    k = 0
+    g = game0
+    while True:
+        np.random.seed(game_seed(seed, g))
+        board[:, :] = INITIAL
+        d1, d2 = _opening_roll()
+        ply = 0
+        while True:
+            if ply > 0:
+                d1 = np.random.randint(1, 7)
+                d2 = np.random.randint(1, 7)
+                if k >= n:
+                    return k, g - game0 + 1
+                out[k] = board
+                random_move[k] = False
+                last[k] = False
+            c = choose_net(board, d1, d2, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, o, best,
+                           work, table)
+            if np.random.random() < explore:
+                m = successors_ws(board, d1, d2, cand, work, table)
+                c = np.random.randint(0, m)
+                if ply > 0:
+                    random_move[k] = True
+            if side_done(cand[c, 1]):
+                if ply > 0:
+                    last[k] = True
+                    k += 1
+                break
+            board[:, :] = cand[c]
+            if ply > 0:
+                k += 1
+            ply += 1
+        g += 1
+        if k >= n:
+            return k, g - game0 + 1
+
+
+@njit(cache=True, nogil=True)
+def lambda_returns(v1, v0, random_move, last, lam, out) -> None:
+    """Targets that carry the games' own course back into the 1-ply labels, without the dice's luck.
+
+    For consecutive positions ``s_t`` of a game (as :func:`sample_games` lays them out), with ``v1`` their
+    1-ply values and ``v0`` their 0-ply values (each for its side on roll):
+    ``G_t = v1_t + lam * (flip(G_{t+1}) - flip(v0_{t+1}))``, and ``G_t = v1_t`` where the move from
+    ``s_t`` ended the game or was random (the game's course is then not the nets' own). Since ``v1_t`` is
+    the mean of ``flip(v0_{t+1})`` over the rolls, the luck of each roll cancels: what is left is the sum of
+    the later positions' differences between their 1- and 0-ply values, weighted ``lam ** k``. With
+    ``lam = 1`` its mean is the result of the game played on; with ``lam = 0`` it is the 1-ply label.
+    """
+    a = np.empty(NUM_OUTPUTS)
+    b = np.empty(NUM_OUTPUTS)
+    for i in range(v1.shape[0] - 1, -1, -1):
+        if last[i] or random_move[i]:
+            out[i] = v1[i]
+        else:
+            flip_outputs(out[i + 1], a)
+            flip_outputs(v0[i + 1], b)
+            for j in range(NUM_OUTPUTS):
+                out[i, j] = v1[i, j] + lam * (a[j] - b[j])
+
+
+@njit(cache=True, nogil=True)
 def one_ply(board, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, o, best, work, table, out) -> None:
     """``out`` = the 1-ply value of ``board`` for its side on roll (best play per roll at 0-ply)."""
     for j in range(NUM_OUTPUTS):
@@ -159,4 +233,5 @@ def fit(boards, targets, order, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, alpha, s
         stats[1 if ph == CONTACT else 2] += 1.0
 
 
-__all__ = ["fit", "label", "label_parallel", "mover_won_result", "one_ply", "sample_positions", "two_ply"]
+__all__ = ["fit", "label", "label_parallel", "lambda_returns", "mover_won_result", "one_ply", "sample_games",
+           "sample_positions", "two_ply"]

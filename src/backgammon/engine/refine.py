@@ -6,7 +6,12 @@ with the nets' own 1-ply value (the average over the 21 rolls of the value
 after each roll's best play) or, with ``label_ply=2``, their 2-ply value (each
 roll's best play valued at 1-ply, as :mod:`backgammon.engine.search` does),
 and fits both nets to the labels of the last few iterations by stochastic
-gradient steps. The lookahead value is free of the dice's noise that self-play
+gradient steps. With ``lam`` above 0 the sample is whole games and each
+position's target is a lambda-return built on the labels: the 1-ply value plus
+the later positions' differences between their 1-ply and 0-ply values, which
+the game's own course brings back (:func:`_distill.lambda_returns`), so the
+nets learn what their own play goes on to score, not only what one more ply
+sees. The lookahead value is free of the dice's noise that self-play
 TD learns through, and deeper than the nets, so the nets learn to see what
 their lookahead sees. The kernels are in :mod:`backgammon.engine._distill`.
 
@@ -30,6 +35,8 @@ from pathlib import Path
 import numpy as np
 
 from backgammon.engine import _distill, encoding
+from backgammon.engine.bearoff import WAYS
+from backgammon.engine.evaluator import net_evaluate_batch
 from backgammon.engine.network import Net, NetPair, arrays_of, nets_of, read_npz, write_npz
 from backgammon.engine.train import (
     BEST,
@@ -43,6 +50,9 @@ from backgammon.engine.train import (
     warm_start,
 )
 from backgammon.errors import EngineError, InvalidInputError
+
+
+_NO_DB = np.zeros((1, 1))  # no bear-off database: the labels and their 0-ply values are the nets' own
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +71,7 @@ class RefineConfig:
     alpha_steps: tuple[int, ...] = (20, 40)  # iterations at which the rate halves
     label_ply: int = 1  # depth of the labels: 1 or 2 (about 25 times slower)
     keep: float = 1.0  # share of the sampling games' positions that are labelled
+    lam: float = 0.0  # above 0: fit lambda-returns of whole games (see _distill.lambda_returns)
 
     def alpha_at(self, iteration: int) -> float:
         return halved(self.alpha, self.alpha_steps, iteration)
@@ -70,7 +81,7 @@ class RefineConfig:
 
     @classmethod
     def from_json(cls, d: dict) -> RefineConfig:
-        return config_from_json(cls, {"epochs": 1, "label_ply": 1, "keep": 1.0, **d})
+        return config_from_json(cls, {"epochs": 1, "label_ply": 1, "keep": 1.0, "lam": 0.0, **d})
 
 
 @dataclass(slots=True)
@@ -120,7 +131,9 @@ class RefineState:
     def net_pair(self, extra: dict | None = None) -> NetPair:
         meta = {"iterations": self.iteration, "refine_games": self.games, "seconds": round(self.seconds, 1),
                 "config": self.config.to_json(),
-                "method": f"refined on {self.config.label_ply}-ply targets of self-play positions (backgammon refine)"}
+                "method": f"refined on {self.config.label_ply}-ply targets of self-play positions"
+                          + (f", as lambda-returns of whole games (lambda {self.config.lam})" if self.config.lam else "")
+                          + " (backgammon refine)"}
         if extra:
             meta.update(extra)
         return NetPair(self.contact.copy(), self.race.copy(), meta)
@@ -131,13 +144,27 @@ def iterate(state: RefineState, threads: int = 1) -> dict:
     cfg = state.config
     t0 = time.perf_counter()
     boards = np.empty((cfg.positions, 2, 25), dtype=np.int8)
-    used = _distill.sample_positions(*state.arrays(), cfg.seed, state.games, cfg.explore, boards, cfg.keep)
+    if cfg.lam > 0:
+        random_move = np.zeros(cfg.positions, dtype=np.bool_)
+        last = np.zeros(cfg.positions, dtype=np.bool_)
+        _, used = _distill.sample_games(*state.arrays(), cfg.seed, state.games, cfg.explore, boards, random_move,
+                                        last)
+        end = int(np.flatnonzero(last)[-1]) + 1 if last.any() else 0
+        boards, random_move, last = boards[:end], random_move[:end], last[:end]
+    else:
+        used = _distill.sample_positions(*state.arrays(), cfg.seed, state.games, cfg.explore, boards, cfg.keep)
     t1 = time.perf_counter()
-    targets = np.empty((cfg.positions, 5))
+    targets = np.empty((len(boards), 5))
     if threads > 1:
         _distill.label_parallel(boards, *state.arrays(), targets, threads, cfg.label_ply)
     else:
         _distill.label(boards, *state.arrays(), targets, cfg.label_ply)
+    if cfg.lam > 0:
+        v0 = np.empty_like(targets)
+        net_evaluate_batch(boards, *state.arrays(), _NO_DB, _NO_DB, WAYS, False, v0)
+        returns = np.empty_like(targets)
+        _distill.lambda_returns(targets, v0, random_move, last, cfg.lam, returns)
+        targets = returns
     t2 = time.perf_counter()
     state.boards.append(boards)
     state.targets.append(targets)
@@ -154,7 +181,7 @@ def iterate(state: RefineState, threads: int = 1) -> dict:
     state.iteration += 1
     state.seconds += t3 - t0
     steps = max(stats[1] + stats[2], 1.0)
-    return {"iteration": state.iteration, "games": used, "positions": cfg.positions,
+    return {"iteration": state.iteration, "games": used, "positions": len(boards),
             "fitted": int(stats[1] + stats[2]), "rms_error": float(np.sqrt(stats[0] / steps)),
             "sample_s": round(t1 - t0, 1), "label_s": round(t2 - t1, 1), "fit_s": round(t3 - t2, 1)}
 
@@ -174,6 +201,9 @@ def run(run_dir: str | Path, config: RefineConfig, iterations: int, eval_pairs: 
                                 f"{iterations!r}, {config.positions!r}, {config.buffer!r}, {config.explore!r}")
     if not 0 < config.keep <= 1:
         raise InvalidInputError(f"expected a share of positions kept in (0, 1], got {config.keep!r}")
+    if not 0 <= config.lam <= 1 or (config.lam > 0 and config.keep != 1):
+        raise InvalidInputError(f"expected 0 <= lambda <= 1, with every position kept when above 0, got "
+                                f"{config.lam!r} (keep {config.keep!r})")
     if config.label_ply not in (1, 2):
         raise InvalidInputError(f"expected labels at 1 or 2 plies, got {config.label_ply!r}")
     run_dir = Path(run_dir)
