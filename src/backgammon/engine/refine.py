@@ -51,7 +51,6 @@ from backgammon.engine.train import (
 )
 from backgammon.errors import EngineError, InvalidInputError
 
-
 _NO_DB = np.zeros((1, 1))  # no bear-off database: the labels and their 0-ply values are the nets' own
 
 
