@@ -44,7 +44,8 @@ def test_train_init_from_then_refine(tmp_path, capsys) -> None:
 
 
 @pytest.mark.parametrize("bad", [["--explore", "2"], ["--threads", "0"], ["--alpha-steps", "x"],
-                                 ["--init-from", "/nonexistent.npz"], ["--label-ply", "3"]])
+                                 ["--init-from", "/nonexistent.npz"], ["--label-ply", "3"], ["--lambda", "1.5"],
+                                 ["--lambda", "0.5", "--keep", "0.5"]])
 def test_refine_command_bad_input(tmp_path, capsys, bad) -> None:
     from backgammon.engine.network import Net, NetPair
 
@@ -54,7 +55,7 @@ def test_refine_command_bad_input(tmp_path, capsys, bad) -> None:
         main(["refine", str(tmp_path / "run"), "--init-from", str(tmp_path / "w.npz"), *bad])
     assert exc.value.code == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: ") and any(w in err for w in ("explore", "threads", "steps", "init-from", "plies"))
+    assert err.startswith("error: ") and any(w in err for w in ("explore", "threads", "steps", "init-from", "plies", "lambda"))
     assert not (tmp_path / "run" / "checkpoint.npz").exists()
 
 
@@ -96,7 +97,7 @@ def test_strength_compare_is_paired(tmp_path) -> None:
 
 
 @pytest.mark.parametrize("script,flag", [("strength.py", "--weights"), ("strength.py", "--compare"),
-                                         ("analysis.py", "--weights")])
+                                         ("analysis.py", "--weights"), ("calibration.py", "--weights")])
 def test_benchmark_bad_weights_file_is_one_line_error(tmp_path, script, flag) -> None:
     """A missing or corrupt weights file ends a benchmark with exit status 2 and an error naming the file."""
     import subprocess
@@ -124,3 +125,24 @@ def test_where_lost_prints_errors_by_kind_of_position() -> None:
     row = next(line for line in r.stdout.splitlines() if " all " in line)
     cells = [c.strip() for c in row.split("│") if c.strip()]
     assert int(cells[1]) > 5 and float(cells[2]) >= 0.0  # decisions counted; errors are never negative
+
+
+def test_calibration_prints_bias_by_kind_of_position() -> None:
+    import subprocess
+
+    r = subprocess.run([sys.executable, str(BENCH / "calibration.py"), "--positions", "3000"], capture_output=True,
+                       text=True, timeout=300, check=False, env={**__import__("os").environ, "COLUMNS": "200"})
+    assert r.returncode == 0, r.stderr
+    rows = {}
+    for line in r.stdout.splitlines():
+        cells = [c.strip() for c in line.split("│") if c.strip()]
+        if len(cells) == 7:
+            rows[cells[0]] = cells[1:]
+    assert {"all", "contact", "race", "contact, checkers back 1-2"} <= set(rows)
+    positions, share, equity, result, bias, se = rows["all"]
+    assert int(positions) >= 3000 and float(share) == 1.0
+    assert float(result) - float(equity) == pytest.approx(float(bias), abs=2e-3)  # the bias is result minus equity
+    assert abs(float(bias)) < 0.3 and 0 < float(se) < 0.3  # about 50 games: near 0, not exactly
+    r = subprocess.run([sys.executable, str(BENCH / "calibration.py"), "--positions", "0"], capture_output=True,
+                       text=True, timeout=300, check=False)
+    assert r.returncode == 2 and r.stderr.startswith("error: ")

@@ -1,0 +1,109 @@
+"""How well the nets' 0-ply values predict what their own play goes on to score, by kind of position.
+
+    python benchmarks/calibration.py [--positions N] [--seed S] [--weights W.npz]
+
+Plays 0-ply self-play games with the nets (cubeless; the same kernel as ``backgammon refine
+--lambda`` samples with) and keeps every position after the opening move. For each one, the
+*bias* is the cubeless points the side on roll went on to score in that game minus the
+evaluator's 0-ply equity of the position. A well-calibrated evaluator has a bias near 0 in every
+row; a positive bias means the positions turn out better than the nets think. The standard error
+treats each game as one sample (a game's positions share its result). Rows: the phase, then
+contact positions by checkers on the bar, checkers back (in the other home board or on the bar),
+pip lead (theirs minus mine) and the evaluator's own equity.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import numpy as np
+from _players import load_evaluator
+from rich.console import Console
+from rich.table import Table
+
+from backgammon._movegen import BEAROFF, CONTACT, RACE, phase
+from backgammon.engine import _distill
+from backgammon.engine.evaluator import equities
+
+
+def outcomes(boards: np.ndarray, last: np.ndarray, final: np.ndarray) -> np.ndarray:
+    """Cubeless points each position's side on roll scored: ``final[i]`` where the move from ``boards[i]``
+    ended the game (the mover's points), the sign turning back along the game."""
+    out = np.empty(len(boards))
+    cur = 0.0
+    for i in range(len(boards) - 1, -1, -1):
+        cur = final[i] if last[i] else -cur
+        out[i] = cur
+    return out
+
+
+def final_points(loser: np.ndarray) -> float:
+    """Points won against ``loser``'s checkers (its own numbering) when the other side bears off its last."""
+    if loser.sum() < 15:
+        return 1.0
+    return 3.0 if loser[18:].sum() > 0 else 2.0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--positions", type=int, default=200_000, help="positions sampled (whole games)")
+    ap.add_argument("--seed", type=int, default=4242)
+    ap.add_argument("--weights", default=None, help="weights file (default: the shipped one)")
+    args = ap.parse_args()
+    if args.positions < 1:
+        print("error: --positions must be at least 1", file=sys.stderr)
+        return 2
+    ev = load_evaluator(args.weights)
+    arrays = ev.kernel_args()[:8]
+    n = args.positions + 400  # room for the last game, dropped if it does not fit
+    boards = np.empty((n, 2, 25), dtype=np.int8)
+    random_move, last = np.zeros(n, dtype=np.bool_), np.zeros(n, dtype=np.bool_)
+    _distill.sample_games(*arrays, args.seed, 0, 0.0, boards, random_move, last)
+    end = int(np.flatnonzero(last)[-1]) + 1
+    boards, last = boards[:end], last[:end]
+    game = np.concatenate([[0], np.cumsum(last)[:-1]])
+    # the mover at a game's last position wins; the loser's checkers are as they stand before that move
+    # (a finishing double that also hits is not seen: it would turn a gammon into a backgammon)
+    final = np.array([final_points(b[1]) if e else 0.0 for b, e in zip(boards, last)])
+    scored = outcomes(boards, last, final)
+    value = equities(ev.evaluate_boards(boards))
+    bias = scored - value
+    ph = np.array([phase(b) for b in boards])
+    me_back = boards[:, 0, 18:].sum(axis=1)
+    pips = np.arange(1, 26)
+    lead = boards[:, 1] @ pips - boards[:, 0] @ pips
+    games = int(last.sum())
+    table = Table(title=f"0-ply values against the results of the nets' own play: {games} games, {end} positions")
+    for col in ("positions", "share", "equity", "result", "bias", "s.e."):
+        table.add_column(col, justify="right")
+
+    def row(name: str, mask: np.ndarray) -> None:
+        k = int(mask.sum())
+        if k == 0:
+            return
+        mean = bias[mask].mean()
+        per_game = np.bincount(game[mask], bias[mask] - mean, minlength=games)
+        se = float(np.sqrt((per_game ** 2).sum())) / k
+        table.add_row(name, str(k), f"{k / end:.3f}", f"{value[mask].mean():+.3f}", f"{scored[mask].mean():+.3f}",
+                      f"{mean:+.4f}", f"{se:.4f}")
+
+    contact = ph == CONTACT
+    row("all", np.ones(end, dtype=bool))
+    row("contact", contact)
+    row("race", ph == RACE)
+    row("bear-off", ph == BEAROFF)
+    row("contact, on roll on the bar", contact & (boards[:, 0, 24] > 0))
+    row("contact, opponent on the bar", contact & (boards[:, 1, 24] > 0) & (boards[:, 0, 24] == 0))
+    for lo, hi in ((0, 0), (1, 2), (3, 4), (5, 15)):
+        row(f"contact, checkers back {lo}-{hi}", contact & (me_back >= lo) & (me_back <= hi))
+    for lo, hi in ((-200, -40), (-40, -15), (-15, 15), (15, 40), (40, 200)):
+        row(f"contact, pip lead {lo}..{hi - 1}", contact & (lead >= lo) & (lead < hi))
+    for lo, hi in ((-3.0, -1.0), (-1.0, -0.6), (-0.6, -0.2), (-0.2, 0.2), (0.2, 0.6), (0.6, 1.0), (1.0, 3.0)):
+        row(f"contact, equity {lo:+.1f}..{hi:+.1f}", contact & (value >= lo) & (value < hi))
+    Console().print(table)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
