@@ -75,6 +75,7 @@ def main() -> int:
     lead = boards[:, 1] @ pips - boards[:, 0] @ pips
     games = int(last.sum())
     table = Table(title=f"0-ply values against the results of the nets' own play: {games} games, {end} positions")
+    table.add_column("positions of", justify="left")
     for col in ("positions", "share", "equity", "result", "bias", "s.e."):
         table.add_column(col, justify="right")
 

@@ -18,14 +18,13 @@ from numba import njit, prange
 
 from backgammon._movegen import CONTACT, OVER, phase, successors_ws
 from backgammon.engine._selfplay import (
-    INITIAL,
-    _opening_roll,
     choice_scratch,
     choose_net,
     fit_board,
     fit_scratch,
-    game_seed,
     mover_won_result,
+    new_game,
+    roll,
     side_done,
 )
 from backgammon.engine.network import NUM_OUTPUTS, flip_outputs
@@ -47,15 +46,12 @@ def sample_positions(cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, seed, game0, explor
     k = 0
     g = game0
     while k < n:
-        np.random.seed(game_seed(seed, g))
+        d1, d2 = new_game(seed, g, board)
         g += 1
-        board[:, :] = INITIAL
-        d1, d2 = _opening_roll()
         ply = 0
         while k < n:
             if ply > 0:
-                d1 = np.random.randint(1, 7)
-                d2 = np.random.randint(1, 7)
+                d1, d2 = roll()
                 if keep >= 1.0 or np.random.random() < keep:
                     out[k] = board
                     k += 1
@@ -88,14 +84,11 @@ def sample_games(cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, seed, game0, explore, o
     k = 0
     g = game0
     while True:
-        np.random.seed(game_seed(seed, g))
-        board[:, :] = INITIAL
-        d1, d2 = _opening_roll()
+        d1, d2 = new_game(seed, g, board)
         ply = 0
         while True:
             if ply > 0:
-                d1 = np.random.randint(1, 7)
-                d2 = np.random.randint(1, 7)
+                d1, d2 = roll()
                 if k >= n:
                     return k, g - game0 + 1
                 out[k] = board

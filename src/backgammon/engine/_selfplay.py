@@ -118,12 +118,26 @@ def choose_pubeval(board, d1, d2, wc, wr, cand, work, table) -> int:
 
 
 @njit(cache=True, nogil=True)
+def roll() -> tuple:
+    """Two dice from numba's generator."""
+    return np.random.randint(1, 7), np.random.randint(1, 7)
+
+
+@njit(cache=True, nogil=True)
 def _opening_roll() -> tuple:
     while True:
-        d1 = np.random.randint(1, 7)
-        d2 = np.random.randint(1, 7)
+        d1, d2 = roll()
         if d1 != d2:
             return d1, d2
+
+
+@njit(cache=True, nogil=True)
+def new_game(seed: int, game: int, board: np.ndarray) -> tuple:
+    """Start game ``game`` of a run: seed the dice with ``game_seed(seed, game)``, set ``board`` to the
+    starting position and return the opening roll."""
+    np.random.seed(game_seed(seed, game))
+    board[:, :] = INITIAL
+    return _opening_roll()
 
 
 @njit(cache=True, nogil=True, fastmath=True)
@@ -150,9 +164,7 @@ def td_train_games(cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, seed, game0, ngames, 
     delta = np.empty(NUM_OUTPUTS)
     board = np.empty((2, 25), dtype=np.int8)
     for g in range(game0, game0 + ngames):
-        np.random.seed(game_seed(seed, g))
-        board[:, :] = INITIAL
-        d1, d2 = _opening_roll()
+        d1, d2 = new_game(seed, g, board)
         ply = 0
         while True:
             # current evaluation with hidden activations kept for the gradient
@@ -164,8 +176,7 @@ def td_train_games(cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, seed, game0, ngames, 
             else:
                 forward_sparse(cidx, cval, k, rw1, rb1, rw2, rb2, hid_r, cur)
             if ply > 0:
-                d1 = np.random.randint(1, 7)
-                d2 = np.random.randint(1, 7)
+                d1, d2 = roll()
             c = choose_net(board, d1, d2, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, out, target,
                            work, table)
             over = side_done(cand[c, 1])
@@ -215,14 +226,11 @@ def td_lambda_games(cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, seed, game0, ngames,
     targets = np.empty((MAX_PLIES, NUM_OUTPUTS))
     board = np.empty((2, 25), dtype=np.int8)
     for g in range(game0, game0 + ngames):
-        np.random.seed(game_seed(seed, g))
-        board[:, :] = INITIAL
-        d1, d2 = _opening_roll()
+        d1, d2 = new_game(seed, g, board)
         ply = 0
         while True:
             if ply > 0:
-                d1 = np.random.randint(1, 7)
-                d2 = np.random.randint(1, 7)
+                d1, d2 = roll()
             boards[ply] = board
             c = choose_net(board, d1, d2, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, out,
                            targets[ply], work, table)
@@ -342,8 +350,7 @@ def duel_pubeval(cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, wc, wr, seed, npairs, r
             ply = 0
             while True:
                 if ply > 0:
-                    d1 = np.random.randint(1, 7)
-                    d2 = np.random.randint(1, 7)
+                    d1, d2 = roll()
                 net_to_move = (ply % 2 == 0) != (swap == 1)
                 if net_to_move:
                     c = choose_net(board, d1, d2, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, out,
