@@ -65,7 +65,9 @@ def main() -> int:
     game = np.concatenate([[0], np.cumsum(last)[:-1]])
     # the mover at a game's last position wins; the loser's checkers are as they stand before that move
     # (a finishing double that also hits is not seen: it would turn a gammon into a backgammon)
-    final = np.array([final_points(b[1]) if e else 0.0 for b, e in zip(boards, last)])
+    final = np.zeros(end)
+    for i in np.flatnonzero(last):
+        final[i] = final_points(boards[i, 1])
     scored = outcomes(boards, last, final)
     value = equities(ev.evaluate_boards(boards))
     bias = scored - value

@@ -94,13 +94,14 @@ def sample_games(cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, seed, game0, explore, o
                 out[k] = board
                 random_move[k] = False
                 last[k] = False
-            c = choose_net(board, d1, d2, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, o, best,
-                           work, table)
             if np.random.random() < explore:
                 m = successors_ws(board, d1, d2, cand, work, table)
                 c = np.random.randint(0, m)
                 if ply > 0:
                     random_move[k] = True
+            else:
+                c = choose_net(board, d1, d2, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, o, best,
+                               work, table)
             if side_done(cand[c, 1]):
                 if ply > 0:
                     last[k] = True
