@@ -93,6 +93,8 @@ def refine(
     race_hidden: int = typer.Option(64, "--race-hidden", help="hidden units of the race net (>= the file's)"),
     eval_pairs: int = typer.Option(500, "--eval-pairs", help="dice sequences per pubeval check (each played twice)"),
     threads: int = typer.Option(1, "--threads", help="threads for labelling (the run is the same for any count)"),
+    cluster: str = typer.Option(None, "--cluster", help="Ray cluster address: its workers make the labels (the run is "
+                                "the same; needs the 'cluster' extra)"),
     export: Path | None = typer.Option(None, "--export", help="write the best weights here when done"),
 ) -> None:
     """Refine trained nets on their own 1-ply (or 2-ply) values of self-play positions (resumable)."""
@@ -118,7 +120,7 @@ def refine(
 
     if threads < 1:
         raise InvalidInputError(f"expected --threads >= 1, got {threads!r}")
-    run(run_dir, config, iterations, eval_pairs, progress, threads)
+    run(run_dir, config, iterations, eval_pairs, progress, threads, cluster)
     if export is not None:
         import shutil
 

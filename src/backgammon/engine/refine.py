@@ -138,8 +138,40 @@ class RefineState:
         return NetPair(self.contact.copy(), self.race.copy(), meta)
 
 
-def iterate(state: RefineState, threads: int = 1) -> dict:
-    """One iteration: sample, label (over ``threads`` threads), fit. Returns its statistics."""
+def _label_chunk(shared: tuple, boards: np.ndarray) -> np.ndarray:
+    """The labels of a chunk of boards (a cluster task): ``shared`` is the eight net arrays and the depth."""
+    *arrays, plies = shared
+    targets = np.empty((len(boards), 5))
+    _distill.label(boards, *arrays, targets, plies)
+    return targets
+
+
+def label_boards(boards: np.ndarray, arrays: tuple[np.ndarray, ...], plies: int, threads: int = 1,
+                 cluster: str | None = None) -> np.ndarray:
+    """The ``plies``-ply labels of ``boards`` (``(n, 5)``), over ``threads`` threads here or, given a
+    Ray address, as tasks on that cluster (chunks of boards, four per CPU of the cluster). Each label
+    is a function of its board and the nets alone, so every way gives the same labels.
+
+    Raises:
+        EngineError: if a cluster is asked for and Ray is missing or the cluster cannot be reached.
+    """
+    if cluster is not None and len(boards):
+        from backgammon.engine._cluster import cluster_cpus, run_tasks
+
+        parts = max(1, min(len(boards), 4 * cluster_cpus(cluster, "refinement labels")))
+        chunks = np.array_split(boards, parts)
+        return np.concatenate(list(run_tasks(_label_chunk, (*arrays, plies), chunks, cluster, "refinement labels")))
+    targets = np.empty((len(boards), 5))
+    if threads > 1:
+        _distill.label_parallel(boards, *arrays, targets, threads, plies)
+    else:
+        _distill.label(boards, *arrays, targets, plies)
+    return targets
+
+
+def iterate(state: RefineState, threads: int = 1, cluster: str | None = None) -> dict:
+    """One iteration: sample, label (over ``threads`` threads, or on the Ray cluster at ``cluster``),
+    fit. Returns its statistics."""
     cfg = state.config
     t0 = time.perf_counter()
     boards = np.empty((cfg.positions, 2, 25), dtype=np.int8)
@@ -153,11 +185,7 @@ def iterate(state: RefineState, threads: int = 1) -> dict:
     else:
         used = _distill.sample_positions(*state.arrays(), cfg.seed, state.games, cfg.explore, boards, cfg.keep)
     t1 = time.perf_counter()
-    targets = np.empty((len(boards), 5))
-    if threads > 1:
-        _distill.label_parallel(boards, *state.arrays(), targets, threads, cfg.label_ply)
-    else:
-        _distill.label(boards, *state.arrays(), targets, cfg.label_ply)
+    targets = label_boards(boards, state.arrays(), cfg.label_ply, threads, cluster)
     if cfg.lam > 0:
         v0 = np.empty_like(targets)
         net_evaluate_batch(boards, *state.arrays(), _NO_DB, _NO_DB, WAYS, False, v0)
@@ -186,14 +214,17 @@ def iterate(state: RefineState, threads: int = 1) -> dict:
 
 
 def run(run_dir: str | Path, config: RefineConfig, iterations: int, eval_pairs: int = 500,
-        progress: Callable[[RefineState, dict], None] | None = None, threads: int = 1) -> RefineState:
+        progress: Callable[[RefineState, dict], None] | None = None, threads: int = 1,
+        cluster: str | None = None) -> RefineState:
     """Refine until ``iterations`` iterations, resuming from ``run_dir``'s checkpoint if there is one.
 
-    ``threads`` only changes how fast the labels come: the run is the same.
+    ``threads`` and ``cluster`` (a Ray address: the labels are made by that
+    cluster's workers) only change how fast the labels come: the run is the same.
 
     Raises:
         InvalidInputError: for a negative iteration count or a non-positive sample size.
-        EngineError: if the checkpoint belongs to another configuration.
+        EngineError: if the checkpoint belongs to another configuration, or a cluster is
+            asked for and Ray is missing or the cluster cannot be reached.
     """
     if iterations < 0 or min(config.positions, config.buffer, config.epochs) <= 0 or not 0 <= config.explore <= 1:
         raise InvalidInputError(f"expected iterations >= 0, positive sizes and 0 <= explore <= 1, got "
@@ -205,12 +236,16 @@ def run(run_dir: str | Path, config: RefineConfig, iterations: int, eval_pairs: 
                                 f"{config.lam!r} (keep {config.keep!r})")
     if config.label_ply not in (1, 2):
         raise InvalidInputError(f"expected labels at 1 or 2 plies, got {config.label_ply!r}")
+    if cluster is not None:  # connect first: a cluster that cannot be reached leaves no run behind
+        from backgammon.engine._cluster import cluster_cpus
+
+        cluster_cpus(cluster, "refinement labels")
     run_dir = Path(run_dir)
     state = open_run(run_dir, config, RefineState)
     ckpt = run_dir / CHECKPOINT
     with (run_dir / LOG).open("a", encoding="utf-8") as log:
         while state.iteration < iterations:
-            info = iterate(state, threads)
+            info = iterate(state, threads, cluster)
             score, se, n = versus_pubeval(state.contact, state.race, eval_pairs)
             info.update(vs_pubeval=round(score, 4), vs_pubeval_se=round(se, 4), vs_pubeval_games=n,
                         alpha=config.alpha_at(state.iteration - 1), time=time.strftime("%H:%M:%S", time.gmtime()))

@@ -55,12 +55,13 @@ from numba import njit
 from backgammon._movegen import MAX_PLAYS, OVER, new_workspace, phase, successors_ws
 from backgammon._movegen import board_of as position_to_board
 from backgammon._movegen import successors_py as successor_boards
+from backgammon.engine._cluster import run_tasks
 from backgammon.engine.cube import CubeInfo, CubeOwner, clip_outputs, cube_decision, cube_efficiency
 from backgammon.engine.encoding import MAX_NONZERO
 from backgammon.engine.evaluator import NetEvaluator, net_choose, net_evaluate_one, terminal_probs
 from backgammon.engine.network import flip_outputs as flip_outputs_into
 from backgammon.engine.search import rank_boards
-from backgammon.errors import EngineError, InvalidInputError
+from backgammon.errors import InvalidInputError
 from backgammon.moves import Play
 from backgammon.position import Position
 
@@ -467,27 +468,13 @@ def _rollout_boards(
 def _run_on_ray(tasks: list[Any], address: str) -> Any:
     """Run the chunks as Ray tasks on the cluster at ``address``; yield their results in order.
 
-    Connects this process to the cluster unless it is connected already (it
-    stays connected: ``ray.shutdown()`` disconnects). The evaluator is put in
-    the object store once and shared by every task.
+    The evaluator is put in the object store once and shared by every task
+    (:func:`backgammon.engine._cluster.run_tasks`).
 
     Raises:
         EngineError: if Ray is missing or the cluster cannot be reached.
     """
-    try:
-        import ray  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:
-        raise EngineError("rollouts on a cluster need ray: pip install 'backgammon[cluster]'") from None
-    if not ray.is_initialized():
-        try:
-            ray.init(address=address, log_to_driver=False)
-        except (ConnectionError, RuntimeError, ValueError) as exc:
-            raise EngineError(f"cannot connect to the Ray cluster at {address!r}: {exc}") from None
-    evaluator = ray.put(tasks[0][0])
-    remote = ray.remote(_run_chunk_with)
-    refs = [remote.remote(evaluator, task[1:]) for task in tasks]
-    for ref in refs:
-        yield ray.get(ref)
+    return run_tasks(_run_chunk_with, tasks[0][0], [task[1:] for task in tasks], address, "rollouts")
 
 
 def _run_chunk_with(evaluator: Any, rest: tuple[Any, ...]) -> np.ndarray:

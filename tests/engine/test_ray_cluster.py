@@ -1,8 +1,9 @@
-"""Rollouts on a real (local) Ray cluster give the same results as in this process.
+"""Rollouts and refinement labels on a real (local) Ray cluster give the same results as in this process.
 
 A head node is started with the ``ray`` command (``ray start --head --block``,
-in its own process group), the rollout connects to it by address, exactly as
-``backgammon rollout --cluster ADDRESS`` does. Teardown disconnects and ends
+in its own process group), the rollout and the refinement run connect to it by
+address, exactly as ``backgammon rollout --cluster ADDRESS`` and
+``backgammon refine --cluster ADDRESS`` do. Teardown disconnects and ends
 that head node only, by its process id and process group (``ray stop`` would end
 every Ray process of the user on the machine, other people's clusters included).
 """
@@ -21,9 +22,14 @@ from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from backgammon.engine import refine
+from backgammon.engine.evaluator import default_weights_path
+from backgammon.engine.network import read_npz
 from backgammon.engine.rollout import RolloutSettings, rollout_plays, rollout_position
+from backgammon.engine.train import CHECKPOINT
 from backgammon.position import Position
 
 ray = pytest.importorskip("ray")  # in the test extra; skipped only where it cannot be installed
@@ -106,7 +112,7 @@ def evaluator():
     return NetEvaluator.default()
 
 
-def test_cluster_rollouts_equal_local_rollouts(cluster: str, evaluator) -> None:
+def test_cluster_work_equals_local_work(cluster: str, evaluator, tmp_path: Path) -> None:
     """One test, so that one head node serves it even when the suite runs on several pytest workers."""
     settings = RolloutSettings(trials=24, truncate=6, seed=7, chunk=6, cubeful=True)
     local = rollout_position(MIDGAME, evaluator, settings)
@@ -129,3 +135,33 @@ def test_cluster_rollouts_equal_local_rollouts(cluster: str, evaluator) -> None:
     assert [str(r.play) for r in remote_plays] == [str(r.play) for r in local_plays]
     for a, b in zip(remote_plays, local_plays):
         assert a.result.mean == pytest.approx(b.result.mean, abs=1e-12)
+
+    # refinement: the labels are made by the cluster's workers, in chunks; the run is bit for bit the same
+    config = refine.RefineConfig(init_from=str(default_weights_path()), positions=60, buffer=2, label_ply=1, seed=4)
+    refine.run(tmp_path / "here", config, 2, eval_pairs=5)
+    refine.run(tmp_path / "there", config, 2, eval_pairs=5, cluster=cluster)
+    _, here = read_npz(tmp_path / "here" / CHECKPOINT)
+    _, there = read_npz(tmp_path / "there" / CHECKPOINT)
+    assert sorted(here) == sorted(there)
+    for key in here:
+        assert np.array_equal(here[key], there[key]), key
+    state = refine.RefineState.load(tmp_path / "there" / CHECKPOINT)
+    boards = state.boards[-1][:9]
+    two_ply = refine.label_boards(boards, state.arrays(), 2, cluster=cluster)
+    assert np.array_equal(two_ply, refine.label_boards(boards, state.arrays(), 2))
+    assert not np.array_equal(two_ply, refine.label_boards(boards, state.arrays(), 1))
+
+
+def test_unreachable_cluster_is_a_clear_error(tmp_path: Path) -> None:
+    """In a fresh process (not connected to any cluster): nothing listens at the address, so the
+    command stops at once with a one-line error and leaves no run directory."""
+    run = tmp_path / "run"
+    proc = subprocess.run(
+        [str(Path(sys.executable).with_name("backgammon")), "refine", str(run), "--init-from", str(default_weights_path()),
+         "--positions", "20", "-n", "1", "--cluster", "127.0.0.1:1"],
+        check=False, capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert "cannot connect to the Ray cluster at '127.0.0.1:1'" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not run.exists()
