@@ -161,11 +161,10 @@ def label_boards(boards: np.ndarray, arrays: tuple[np.ndarray, ...], plies: int,
         parts = max(1, min(len(boards), 4 * cluster_cpus(cluster, "refinement labels")))
         chunks = np.array_split(boards, parts)
         return np.concatenate(list(run_tasks(_label_chunk, (*arrays, plies), chunks, cluster, "refinement labels")))
+    if threads <= 1:
+        return _label_chunk((*arrays, plies), boards)
     targets = np.empty((len(boards), 5))
-    if threads > 1:
-        _distill.label_parallel(boards, *arrays, targets, threads, plies)
-    else:
-        _distill.label(boards, *arrays, targets, plies)
+    _distill.label_parallel(boards, *arrays, targets, threads, plies)
     return targets
 
 
