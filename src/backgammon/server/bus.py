@@ -1,0 +1,338 @@
+"""Publish/subscribe between the processes of one site, and room ownership.
+
+A site may run several server processes (on one host or several) over one PostgreSQL
+database. Each room (table) is owned by one process at a time; the others reach it through
+a bus. This module holds the two primitives that design needs, with one in-process
+implementation (SQLite, a single process) and one on PostgreSQL:
+
+- :class:`LocalBus` / :class:`PostgresBus`: ``publish(topic, message)`` delivers a JSON
+  object to every subscriber of ``topic`` in every process. PostgreSQL carries it with
+  ``LISTEN``/``NOTIFY`` on one channel; a message is at most :data:`MAX_PAYLOAD` bytes of
+  JSON, so publish events and versions, not whole states. Delivery is at most once: a
+  subscriber that needs every message (a room's followers) detects a gap by the version
+  numbers in the messages and reloads from the database, which stays the source of truth.
+  After the listening connection is lost and made again, every ``on_reconnect`` callback
+  runs, because messages may have been missed meanwhile.
+- :class:`LocalLeases` / :class:`PostgresLeases`: ``acquire(room)`` makes this process the
+  room's owner if no live process is. PostgreSQL keeps the ownership as session-level
+  advisory locks on one connection per process, so a process that dies (even ``kill -9``)
+  loses its rooms as soon as the server sees its connection close, and another process can
+  take them over. A lost lease connection means every room is lost at once
+  (``on_lost`` runs). The actions table's unique ``(table_id, seq)`` constraint is the last
+  guard: a stale owner can never store a second action at the same place.
+
+No Redis here yet: the PostgreSQL bus is the default and the only one so far.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import uuid
+from collections import defaultdict
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from backgammon.errors import InvalidInputError
+
+log = logging.getLogger("backgammon.server.bus")
+
+CHANNEL = "backgammon"
+MAX_PAYLOAD = 7900  # PostgreSQL's NOTIFY limit is 8000 bytes
+Callback = Callable[[dict[str, Any]], None]
+
+
+class Bus(Protocol):
+    """What the rooms need from a bus (see the module docstring)."""
+
+    async def start(self) -> None: ...
+
+    async def publish(self, topic: str, message: dict[str, Any]) -> None: ...
+
+    def subscribe(self, topic: str, callback: Callback) -> Callable[[], None]: ...
+
+    def on_reconnect(self, callback: Callable[[], None]) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+def _encode(topic: str, message: dict[str, Any]) -> str:
+    text = json.dumps({"t": topic, "m": message}, separators=(",", ":"))
+    if len(text.encode()) > MAX_PAYLOAD:
+        raise InvalidInputError(f"bus message for {topic!r} too large: {len(text.encode())} bytes (at most {MAX_PAYLOAD})")
+    return text
+
+
+class _Subscribers:
+    """Callbacks by topic; each is called on the event loop, never inside ``publish``."""
+
+    def __init__(self) -> None:
+        self.by_topic: dict[str, list[Callback]] = defaultdict(list)
+        self.reconnect: list[Callable[[], None]] = []
+
+    def add(self, topic: str, callback: Callback) -> Callable[[], None]:
+        self.by_topic[topic].append(callback)
+
+        def unsubscribe() -> None:
+            callbacks = self.by_topic.get(topic)
+            if callbacks and callback in callbacks:
+                callbacks.remove(callback)
+                if not callbacks:
+                    del self.by_topic[topic]
+
+        return unsubscribe
+
+    def deliver(self, topic: str, message: dict[str, Any]) -> None:
+        for callback in list(self.by_topic.get(topic, ())):
+            try:
+                callback(message)
+            except Exception:  # noqa: BLE001 - one subscriber's bug must not stop the others
+                log.exception("bus subscriber for %r failed", topic)
+
+
+class LocalBus:
+    """The bus of a single process (the embedded SQLite default)."""
+
+    def __init__(self) -> None:
+        self._subs = _Subscribers()
+
+    async def start(self) -> None:
+        return None
+
+    async def publish(self, topic: str, message: dict[str, Any]) -> None:
+        _encode(topic, message)  # the same size limit as PostgreSQL, so tests catch it here too
+        copy = json.loads(json.dumps(message))
+        asyncio.get_running_loop().call_soon(self._subs.deliver, topic, copy)
+
+    def subscribe(self, topic: str, callback: Callback) -> Callable[[], None]:
+        return self._subs.add(topic, callback)
+
+    def on_reconnect(self, callback: Callable[[], None]) -> None:
+        self._subs.reconnect.append(callback)
+
+    async def close(self) -> None:
+        return None
+
+
+def psycopg_url(url: str) -> str:
+    """A SQLAlchemy PostgreSQL URL as libpq understands it (the driver suffix dropped)."""
+    for prefix in ("postgresql+psycopg://", "postgresql+psycopg2://", "postgresql+asyncpg://"):
+        if url.startswith(prefix):
+            return "postgresql://" + url[len(prefix) :]
+    return url
+
+
+class PostgresBus:
+    """The bus over PostgreSQL ``LISTEN``/``NOTIFY`` (one channel, topics inside the payload)."""
+
+    def __init__(self, url: str, *, retry: float = 0.5) -> None:
+        self.url = psycopg_url(url)
+        self.retry = retry
+        self._subs = _Subscribers()
+        self._send = None
+        self._send_lock = asyncio.Lock()
+        self._listener: asyncio.Task | None = None
+        self._ready = asyncio.Event()
+        self._closed = False
+
+    async def start(self) -> None:
+        """Connect both connections; returns once this process is listening."""
+        import psycopg
+
+        self._send = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
+        self._listener = asyncio.create_task(self._listen(), name="bus-listener")
+        await asyncio.wait_for(self._ready.wait(), timeout=30)
+
+    async def _listen(self) -> None:
+        import psycopg
+
+        first = True
+        while not self._closed:
+            try:
+                conn = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
+                async with conn:
+                    await conn.execute(f"LISTEN {CHANNEL}")
+                    self._ready.set()
+                    if not first:
+                        for callback in list(self._subs.reconnect):
+                            callback()
+                    first = False
+                    async for note in conn.notifies():
+                        try:
+                            doc = json.loads(note.payload)
+                            topic, message = doc["t"], doc["m"]
+                        except (ValueError, KeyError, TypeError):
+                            log.warning("ignored a malformed bus message")
+                            continue
+                        self._subs.deliver(topic, message)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # noqa: BLE001 - a lost connection: connect again
+                if self._closed:
+                    return
+                log.warning("bus connection lost; reconnecting", exc_info=True)
+                await asyncio.sleep(self.retry)
+
+    async def publish(self, topic: str, message: dict[str, Any]) -> None:
+        import psycopg
+
+        payload = _encode(topic, message)
+        async with self._send_lock:
+            try:
+                await self._send.execute("SELECT pg_notify(%s, %s)", (CHANNEL, payload))
+            except psycopg.OperationalError:
+                self._send = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
+                await self._send.execute("SELECT pg_notify(%s, %s)", (CHANNEL, payload))
+
+    def subscribe(self, topic: str, callback: Callback) -> Callable[[], None]:
+        return self._subs.add(topic, callback)
+
+    def on_reconnect(self, callback: Callable[[], None]) -> None:
+        self._subs.reconnect.append(callback)
+
+    async def close(self) -> None:
+        self._closed = True
+        if self._listener is not None:
+            self._listener.cancel()
+            try:
+                await self._listener
+            except (asyncio.CancelledError, Exception):  # noqa: BLE001 - closing anyway
+                pass
+        if self._send is not None:
+            await self._send.close()
+
+
+# ------------------------------------------------------------------ leases
+def lock_key(room: str) -> int:
+    """The signed 64-bit advisory-lock key of a room id."""
+    return int.from_bytes(hashlib.blake2b(f"backgammon-room:{room}".encode(), digest_size=8).digest(), "big", signed=True)
+
+
+class Leases(Protocol):
+    owner: str
+
+    async def start(self) -> None: ...
+
+    async def acquire(self, room: str) -> bool: ...
+
+    async def release(self, room: str) -> None: ...
+
+    def owns(self, room: str) -> bool: ...
+
+    async def close(self) -> None: ...
+
+
+class LocalLeases:
+    """Every room is this process's (a single process)."""
+
+    def __init__(self) -> None:
+        self.owner = uuid.uuid4().hex
+        self._rooms: set[str] = set()
+
+    async def start(self) -> None:
+        return None
+
+    async def acquire(self, room: str) -> bool:
+        self._rooms.add(room)
+        return True
+
+    async def release(self, room: str) -> None:
+        self._rooms.discard(room)
+
+    def owns(self, room: str) -> bool:
+        return room in self._rooms
+
+    async def close(self) -> None:
+        self._rooms.clear()
+
+
+class PostgresLeases:
+    """Room ownership as advisory locks held on one connection of this process.
+
+    ``on_lost`` runs (once per loss) when the lease connection fails: every room is lost,
+    since the database has released the locks for another process to take.
+    """
+
+    def __init__(self, url: str, *, on_lost: Callable[[set[str]], None] | None = None, check_every: float = 1.0) -> None:
+        self.url = psycopg_url(url)
+        self.owner = uuid.uuid4().hex
+        self.on_lost = on_lost
+        self.check_every = check_every
+        self._conn = None
+        self._lock = asyncio.Lock()
+        self._rooms: set[str] = set()
+        self._watch: asyncio.Task | None = None
+        self._closed = False
+
+    async def start(self) -> None:
+        import psycopg
+
+        self._conn = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
+        self._watch = asyncio.create_task(self._watchdog(), name="lease-watchdog")
+
+    async def _watchdog(self) -> None:
+        while not self._closed:
+            await asyncio.sleep(self.check_every)
+            try:
+                async with self._lock:
+                    await self._conn.execute("SELECT 1")
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # noqa: BLE001 - the lease connection is gone
+                await self._lost()
+
+    async def _lost(self) -> None:
+        import psycopg
+
+        lost, self._rooms = self._rooms, set()
+        log.error("lease connection lost: %d room(s) released", len(lost))
+        if self.on_lost is not None and lost:
+            self.on_lost(lost)
+        try:
+            self._conn = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
+        except Exception:  # noqa: BLE001 - try again at the next check
+            await asyncio.sleep(self.check_every)
+
+    async def acquire(self, room: str) -> bool:
+        if room in self._rooms:
+            return True
+        async with self._lock:
+            cur = await self._conn.execute("SELECT pg_try_advisory_lock(%s)", (lock_key(room),))
+            row = await cur.fetchone()
+        if row and row[0]:
+            self._rooms.add(room)
+            return True
+        return False
+
+    async def release(self, room: str) -> None:
+        if room not in self._rooms:
+            return
+        self._rooms.discard(room)
+        async with self._lock:
+            await self._conn.execute("SELECT pg_advisory_unlock(%s)", (lock_key(room),))
+
+    def owns(self, room: str) -> bool:
+        return room in self._rooms
+
+    async def close(self) -> None:
+        self._closed = True
+        if self._watch is not None:
+            self._watch.cancel()
+        self._rooms.clear()
+        if self._conn is not None:
+            await self._conn.close()
+
+
+def bus_for(url: str | None) -> Bus:
+    """The bus for a database URL: PostgreSQL's for a PostgreSQL URL, else in-process."""
+    if url and url.startswith("postgresql"):
+        return PostgresBus(url)
+    return LocalBus()
+
+
+def leases_for(url: str | None, on_lost: Callable[[set[str]], None] | None = None) -> Leases:
+    if url and url.startswith("postgresql"):
+        return PostgresLeases(url, on_lost=on_lost)
+    return LocalLeases()

@@ -1,0 +1,173 @@
+"""The site's bus and room leases: in-process, and on a real PostgreSQL across processes.
+
+The PostgreSQL half runs when BACKGAMMON_TEST_DATABASE_URL names a scratch database (the
+test command, scripts/test.sh, starts one).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from backgammon.errors import InvalidInputError
+from backgammon.server.bus import (
+    MAX_PAYLOAD,
+    LocalBus,
+    LocalLeases,
+    PostgresBus,
+    PostgresLeases,
+    bus_for,
+    lock_key,
+    psycopg_url,
+)
+
+URL = os.environ.get("BACKGAMMON_TEST_DATABASE_URL")
+needs_pg = pytest.mark.skipif(not URL, reason="set BACKGAMMON_TEST_DATABASE_URL to a scratch PostgreSQL database")
+
+
+async def _wait_for(predicate, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out waiting")
+        await asyncio.sleep(0.02)
+
+
+def test_local_bus_delivers_after_publish_returns_and_isolates_failures():
+    async def main():
+        bus = LocalBus()
+        await bus.start()
+        got, other = [], []
+
+        def broken(message):
+            raise RuntimeError("subscriber bug")
+
+        bus.subscribe("room:a", broken)
+        unsubscribe = bus.subscribe("room:a", got.append)
+        bus.subscribe("room:b", other.append)
+        message = {"version": 3, "event": {"kind": "roll", "dice": [3, 1]}}
+        await bus.publish("room:a", message)
+        assert got == []  # never delivered inside publish
+        await _wait_for(lambda: got)
+        assert got == [message] and got[0] is not message and other == []
+        unsubscribe()
+        await bus.publish("room:a", {"version": 4})
+        await asyncio.sleep(0.05)
+        assert got == [message]
+        with pytest.raises(InvalidInputError, match="too large"):
+            await bus.publish("room:a", {"blob": "x" * MAX_PAYLOAD})
+        await bus.close()
+
+    asyncio.run(main())
+
+
+def test_local_leases_and_urls():
+    async def main():
+        leases = LocalLeases()
+        assert await leases.acquire("t1") and leases.owns("t1")
+        await leases.release("t1")
+        assert not leases.owns("t1")
+
+    asyncio.run(main())
+    assert isinstance(bus_for(None), LocalBus) and isinstance(bus_for("sqlite:///x.db"), LocalBus)
+    assert psycopg_url("postgresql+psycopg://u@h:1/db") == "postgresql://u@h:1/db"
+    assert lock_key("abc") == lock_key("abc") != lock_key("abd")
+    assert -(2**63) <= lock_key("abc") < 2**63
+
+
+@needs_pg
+def test_postgres_bus_between_two_processes_survives_a_lost_connection():
+    async def main():
+        a, b = PostgresBus(URL), PostgresBus(URL)
+        await a.start()
+        await b.start()
+        got_a, got_b, reconnects = [], [], []
+        a.subscribe("room:x", got_a.append)
+        b.subscribe("room:x", got_b.append)
+        b.subscribe("room:y", lambda m: pytest.fail("wrong topic delivered"))
+        b.on_reconnect(lambda: reconnects.append(1))
+        for i in range(20):
+            await a.publish("room:x", {"version": i})
+        await _wait_for(lambda: len(got_b) == 20 and len(got_a) == 20)
+        assert [m["version"] for m in got_b] == list(range(20))  # one sender: in order
+
+        # Kill b's listening connection from the server side: b connects again and says so.
+        import psycopg
+
+        async with await psycopg.AsyncConnection.connect(psycopg_url(URL), autocommit=True) as admin:
+            await admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%%' AND pid <> pg_backend_pid()"
+            )
+        await _wait_for(lambda: reconnects, timeout=15)
+        await a.publish("room:x", {"version": 99})
+        await _wait_for(lambda: got_b and got_b[-1] == {"version": 99}, timeout=15)
+        await a.close()
+        await b.close()
+
+    asyncio.run(main())
+
+
+HOLDER = textwrap.dedent(
+    """
+    import asyncio, sys
+    from backgammon.server.bus import PostgresLeases
+
+    async def main():
+        leases = PostgresLeases(sys.argv[1])
+        await leases.start()
+        assert await leases.acquire("room-kill")
+        print("held", flush=True)
+        await asyncio.sleep(120)
+
+    asyncio.run(main())
+    """
+)
+
+
+@needs_pg
+def test_postgres_leases_are_exclusive_and_pass_on_when_the_owner_is_killed():
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, URL], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+
+        async def main():
+            lost = []
+            mine = PostgresLeases(URL, on_lost=lost.append, check_every=0.2)
+            rival = PostgresLeases(URL)
+            await mine.start()
+            await rival.start()
+            assert not await mine.acquire("room-kill")  # the other process owns it
+            assert await mine.acquire("room-1") and mine.owns("room-1")
+            assert not await rival.acquire("room-1")
+            await mine.release("room-1")
+            assert await rival.acquire("room-1")
+
+            holder.kill()  # kill -9 of the owner: its connection closes, the lock is freed
+            holder.wait()
+            deadline = time.monotonic() + 15
+            while not await mine.acquire("room-kill"):
+                assert time.monotonic() < deadline, "the dead owner's room was never released"
+                await asyncio.sleep(0.1)
+
+            # The lease connection itself lost: every room of this process is reported lost.
+            import psycopg
+
+            pid = (await (await mine._conn.execute("SELECT pg_backend_pid()")).fetchone())[0]
+            async with await psycopg.AsyncConnection.connect(psycopg_url(URL), autocommit=True) as admin:
+                await admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+            await _wait_for(lambda: lost, timeout=10)
+            assert lost == [{"room-kill"}] and not mine.owns("room-kill")
+            await _wait_for(lambda: mine._conn is not None and not mine._conn.closed, timeout=10)
+            assert await rival.acquire("room-kill") or await mine.acquire("room-kill")
+            await mine.close()
+            await rival.close()
+
+        asyncio.run(main())
+    finally:
+        holder.kill()
