@@ -490,7 +490,7 @@ class Game:
         """
         rules = _check_rules(rules)
         score = _check_score(rules, score)
-        crawford_game = _check_crawford(rules, crawford_game)
+        crawford_game = _check_crawford(rules, crawford_game, score)
         if rules.casual:
             phase, on_roll = GamePhase.ROLL, Player.WHITE
         else:
@@ -542,7 +542,7 @@ class Game:
         """
         rules = _check_rules(rules)
         score = _check_score(rules, score)
-        crawford_game = _check_crawford(rules, crawford_game)
+        crawford_game = _check_crawford(rules, crawford_game, score)
         if not isinstance(position, Position):
             raise InvalidInputError(f"invalid position {position!r}: expected a Position")
         if position.is_game_over():
@@ -587,6 +587,16 @@ class Game:
         return game
 
     # ----------------------------------------------------------------- queries
+    @property
+    def rolled_dice(self) -> tuple[int, int] | None:
+        """The dice rolled and not yet played: in the move, and while a resignation or draw
+        offered after rolling waits for its answer (Match ID and XGID keep them then)."""
+        if self.phase is GamePhase.MOVE:
+            return self.dice
+        if self.phase in (GamePhase.RESIGNATION, GamePhase.DRAW_OFFERED) and self.resume_phase is GamePhase.MOVE:
+            return self.dice
+        return None
+
     @property
     def position(self) -> Position:
         """The board seen from the side on roll (WHITE before the opening roll)."""
@@ -1013,7 +1023,7 @@ def _check_score(rules: Rules, score: object) -> tuple[int, int]:
     return (score[0], score[1])
 
 
-def _check_crawford(rules: Rules, crawford_game: object) -> bool:
+def _check_crawford(rules: Rules, crawford_game: object, score: tuple[int, int]) -> bool:
     if not isinstance(crawford_game, bool):
         raise InvalidInputError(f"invalid crawford_game {crawford_game!r}: expected True or False")
     if crawford_game and rules.is_money:
@@ -1022,4 +1032,22 @@ def _check_crawford(rules: Rules, crawford_game: object) -> bool:
         raise InvalidInputError(
             "invalid crawford_game True: these rules have no crawford game (crawford off, no cube or casual)"
         )
+    if crawford_game and crawford_problem(rules.match_length, score):
+        raise InvalidInputError(f"invalid crawford_game True: {crawford_problem(rules.match_length, score)}")
     return crawford_game
+
+
+def crawford_problem(match_length: int, score: tuple[int, int]) -> str | None:
+    """Why a Crawford game cannot be played at this score, or None.
+
+    The Crawford game is the one game after a side first reaches 1-away, so it needs a match of
+    at least 2 points and exactly one side at match length - 1.
+    """
+    if match_length < 2:
+        return f"a {match_length}-point match has no crawford game"
+    at_one_away = [s == match_length - 1 for s in score]
+    if not any(at_one_away):
+        return f"at score {score[0]}-{score[1]} neither side is 1-away from {match_length}"
+    if all(at_one_away):
+        return f"at score {score[0]}-{score[1]} both sides are 1-away (double match point)"
+    return None

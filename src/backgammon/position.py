@@ -121,11 +121,17 @@ class Position:
         if side != 2:
             raise InvalidInputError(f"invalid position id {position_id!r}: it does not describe two complete sides")
         try:
-            return cls(tuple(sides[1]), tuple(sides[0]))
+            position = cls(tuple(sides[1]), tuple(sides[0]))
         except InvalidPositionError as exc:
             raise InvalidPositionError(
                 f"invalid position id {position_id!r}: " + "; ".join(exc.problems), exc.problems
             ) from None
+        canonical = position.position_id()
+        if canonical != position_id.strip():
+            raise InvalidInputError(
+                f"invalid position id {position_id!r}: bits set past the two sides; the canonical id is {canonical!r}"
+            )
+        return position
 
     # ------------------------------------------------------------------ queries
     def position_id(self) -> str:

@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from backgammon.errors import BackgammonError, InvalidInputError
+from backgammon.game import crawford_problem
 from backgammon.formats.mat import read_mat, replay, write_mat
 from backgammon.formats.match_id import MatchState, parse_gnubg_id
 from backgammon.formats.xgid import Xgid
@@ -233,17 +234,18 @@ def xgids(draw: st.DrawFn) -> Xgid:
     position = Position.from_position_id(draw(st.sampled_from(_IDS)))
     length = draw(st.sampled_from([0, 1, 3, 5, 7, 11, 25, 64]))
     score = (draw(st.integers(0, max(0, length - 1))), draw(st.integers(0, max(0, length - 1)))) if length else (0, 0)
-    cube_action = draw(st.sampled_from([None, None, "D", "B", "R"]))
+    crawford = bool(length) and crawford_problem(length, score) is None and draw(st.booleans())
+    cube_action = None if crawford else draw(st.sampled_from([None, None, "D", "B", "R"]))
     dice = None if cube_action else draw(st.one_of(st.none(), st.tuples(st.integers(1, 6), st.integers(1, 6))))
     return Xgid(
         position=position,
         turn=draw(st.sampled_from([1, -1])),
-        cube_exponent=draw(st.integers(0, 15)),
-        cube_owner=draw(st.sampled_from([-1, 0, 1])),
+        cube_exponent=0 if crawford else draw(st.integers(0, 15)),
+        cube_owner=0 if crawford else draw(st.sampled_from([-1, 0, 1])),
         dice=dice,
         cube_action=cube_action,
         score=score,
-        crawford=bool(length) and draw(st.booleans()),
+        crawford=crawford,
         jacoby=not length and draw(st.booleans()),
         beaver=not length and draw(st.booleans()),
         match_length=length,

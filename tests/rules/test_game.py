@@ -633,7 +633,9 @@ def test_from_position_validation() -> None:
     with pytest.raises(InvalidInputError, match="not in use"):
         Game.from_position(p, cube_value=2, cube_owner=B, rules=Rules(casual=True))
     with pytest.raises(InvalidInputError, match="not in use"):
-        Game.from_position(p, cube_value=2, cube_owner=B, rules=Rules(match_length=5), crawford_game=True)
+        Game.from_position(
+            p, cube_value=2, cube_owner=B, rules=Rules(match_length=5), score=(4, 2), crawford_game=True
+        )
     with pytest.raises(InvalidInputError, match="crawford"):
         Game.from_position(p, crawford_game=True)
     with pytest.raises(InvalidInputError, match="crawford"):

@@ -731,7 +731,8 @@ def write_mat(
             raise InvalidInputError(f"game {number} has automatic doubles, which a .mat file cannot hold")
         out.append(f" Game {number}")
         left = f"{black} : {game.score[1]}"
-        out.append(f" {left:<31}{white} : {game.score[0]}")
+        # the right column starts at 32, or 3 blanks after a long left name (gnubg needs the gap)
+        out.append(f" {left.ljust(max(31, len(left) + 3))}{white} : {game.score[0]}")
         out.extend(_game_lines(game))
         out.append("")
     return "\n".join(out) + "\n"

@@ -149,6 +149,16 @@ class MatchState:
             raise InvalidInputError(f"invalid score {score!r}: {problem}")
         if self.crawford and length == 0:
             raise InvalidInputError("invalid crawford flag: there is no crawford game in money play")
+        if self.crawford and self.game_state in (GameState.NONE, GameState.PLAYING):
+            from backgammon.game import crawford_problem
+
+            problem = crawford_problem(length, score)
+            if problem:
+                raise InvalidInputError(f"invalid crawford flag: {problem}")
+            if cube > 1 or self.cube_owner is not None:
+                raise InvalidInputError(
+                    f"invalid cube {cube} (owner {self.cube_owner}): the cube stays centred at 1 in the crawford game"
+                )
         if not _is_int(self.extra_bits) or not 0 <= self.extra_bits < 64:
             raise InvalidInputError(f"invalid extra bits {self.extra_bits!r}: expected 0..63")
 
@@ -215,7 +225,7 @@ class MatchState:
             turn=turn,
             doubled=phase is GamePhase.DOUBLED,
             resignation=resignation,
-            dice=game.dice if phase is GamePhase.MOVE else None,
+            dice=game.rolled_dice,
             match_length=game.rules.match_length,
             score=(black, white),
         )
@@ -322,7 +332,7 @@ def _score_problem(length: int, score: tuple[int, int], state: GameState) -> str
         return None
     if min(score) >= length:
         return f"both sides at or above the match length {length}"
-    if max(score) > length and state in (GameState.NONE, GameState.PLAYING):
+    if max(score) >= length and state in (GameState.NONE, GameState.PLAYING):
         return f"above the match length {length} while the match goes on"
     return None
 

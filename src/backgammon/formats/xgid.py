@@ -116,6 +116,14 @@ class Xgid:
                 raise InvalidInputError(f"invalid xgid {name} flag {getattr(self, name)!r}: expected True or False")
         if self.crawford and not self.match_length:
             raise InvalidInputError("invalid xgid: a crawford game in money play")
+        if self.crawford:
+            from backgammon.game import crawford_problem
+
+            problem = crawford_problem(self.match_length, score)
+            if problem:
+                raise InvalidInputError(f"invalid xgid crawford flag: {problem}")
+            if self.cube_exponent or self.cube_owner or self.cube_action:
+                raise InvalidInputError("invalid xgid cube: the cube stays centred at 1 in the crawford game")
         if (self.jacoby or self.beaver) and self.match_length:
             raise InvalidInputError("invalid xgid: jacoby and beaver flags apply to money play only")
         if not _is_int(self.max_cube_exponent) or not 0 <= self.max_cube_exponent <= 15:
@@ -308,7 +316,7 @@ class Xgid:
             turn=1 if on_roll is Player.WHITE else -1,
             cube_exponent=game.cube_value.bit_length() - 1,
             cube_owner=0 if owner is None else (1 if owner is Player.WHITE else -1),
-            dice=game.dice if game.phase is GamePhase.MOVE else None,
+            dice=game.rolled_dice,
             cube_action="D" if game.phase is GamePhase.DOUBLED else None,
             score=game.score,
             crawford=game.crawford_game,

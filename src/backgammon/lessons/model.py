@@ -263,7 +263,8 @@ class _Reader:
             raise self.fail(field, f"not a legal play: {exc}") from None
 
     def exercise(self, value: object, field: str) -> Exercise:
-        if not isinstance(value, Mapping) or value.get("task") not in {t.value for t in Task}:
+        task_name = value.get("task") if isinstance(value, Mapping) else None
+        if not isinstance(task_name, str) or task_name not in {t.value for t in Task}:
             got = value.get("task") if isinstance(value, Mapping) else value
             raise self.fail(f"{field}.task", f"expected one of 'legal', 'best', 'choice', got {got!r}")
         task = Task(value["task"])
