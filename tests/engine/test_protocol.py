@@ -19,7 +19,7 @@ START = "4HPwATDgc/ABMA"
 
 def test_play_request(fake_evaluator) -> None:
     reply = answer(json.dumps({"position_id": START, "dice": [3, 1], "level": "expert"}), fake_evaluator)
-    assert set(reply) == {"play", "position_id"}
+    assert set(reply) == {"play", "position_id", "plies"} and reply["plies"] == 0
     plays = {str(p): p.position.position_id() for p in Position.initial().legal_plays(3, 1)}
     assert reply["position_id"] == plays[reply["play"]]
 
@@ -86,7 +86,7 @@ def test_engine_subprocess() -> None:
     replies = [json.loads(x) for x in proc.stdout.splitlines()]
     assert len(replies) == 4
     after = {str(p): p.position.position_id() for p in Position.initial().legal_plays(6, 5)}
-    assert replies[0] == {"play": "24/13", "position_id": after["24/13"]}
+    assert replies[0] == {"play": "24/13", "position_id": after["24/13"], "plies": 0}
     assert "error" in replies[1] and "error" in replies[2]
     assert replies[3]["action"] == "no double"
 
@@ -127,3 +127,103 @@ def test_match_id_dice_are_played_and_xgid_works(fake_evaluator) -> None:
     assert list(bad) == ["error"]
     both = answer(json.dumps({"xgid": xg, "position_id": START}), fake_evaluator)
     assert "either" in both["error"]
+
+
+def test_plies_override_the_level_depth(fake_evaluator) -> None:
+    reply = answer(json.dumps({"position_id": START, "dice": [3, 1], "level": "expert", "plies": 1}), fake_evaluator)
+    assert reply["plies"] == 1 and "play" in reply
+    assert answer(json.dumps({"position_id": START, "plies": 1}), fake_evaluator)["plies"] == 1
+    for bad in (-1, 3, "2", True, 1.0):
+        reply = answer(json.dumps({"position_id": START, "plies": bad}), fake_evaluator)
+        assert reply["error"].startswith("invalid plies"), reply
+
+
+def _hostile_lines(seed: int, count: int) -> list[str | bytes]:
+    """Bad requests of many kinds: broken syntax, hostile numbers, nesting, wrong types, huge values."""
+    import random
+
+    rng = random.Random(seed)
+    huge = "x" * 100_000
+    fixed: list[str | bytes] = [
+        "1" * 5000,
+        '{"position_id": ' + "9" * 5000 + "}",
+        "[" * 10_000 + "]" * 10_000,
+        '{"a":' * 3000 + "1" + "}" * 3000,
+        '{"position_id": "\\ud800", "dice": [3, 1]}',
+        '{"\\udfff": 1}',
+        '{"position_id": "4HPwATDgc/ABMA", "dice": [NaN, 1]}',
+        '{"position_id": "4HPwATDgc/ABMA", "dice": [1e999, 1]}',
+        '{"position_id": "4HPwATDgc/ABMA", "seed": Infinity}',
+        json.dumps({"position_id": huge}),
+        json.dumps({"xgid": huge}),
+        json.dumps({"position_id": START, "level": huge}),
+        json.dumps({"position_id": START, "level": ["expert"]}),
+        json.dumps({"position_id": START, "dice": [3, 1], "match_id": {"a": 1}}),
+        json.dumps({"position_id": START, "match_id": "AAAAAAAAAAAA" * 3}),
+        json.dumps({"position_id": START, "xgid": "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:3:0:10"}),
+        b"\xff\xfe{}",
+        b'{"position_id": "\xc3\x28"}',
+        "null",
+        "true",
+        '"a string"',
+        "{}",
+    ]
+    atoms = ["null", "true", "-1", "0", "7", "99999999999999999999", '"x"', "[]", "{}", '[3, 1]', '"4HPwATDgc/ABMA"']
+    keys = ["position_id", "dice", "level", "plies", "match_id", "xgid", "seed", "jacoby", "other"]
+    lines = list(fixed)
+    while len(lines) < count:
+        kind = rng.random()
+        if kind < 0.5:
+            fields = rng.sample(keys, rng.randint(1, 4))
+            lines.append("{" + ", ".join(f'"{k}": {rng.choice(atoms)}' for k in fields) + "}")
+        elif kind < 0.8:
+            good = json.dumps({"position_id": START, "dice": [3, 1]})
+            cut = rng.randrange(len(good))
+            lines.append(good[:cut] + rng.choice(["", "}", "]", ",", ":", '"', "\\", "\x00"]) + good[cut + 1 :])
+        else:
+            lines.append(bytes(rng.randrange(256) for _ in range(rng.randint(1, 40))))
+    return lines
+
+
+def test_fuzzed_requests_never_stop_the_engine_nor_leak_exception_text(fake_evaluator) -> None:
+    lines = _hostile_lines(2026, 500)
+    for line in lines:
+        reply = answer(line, fake_evaluator)
+        assert isinstance(reply, dict) and reply
+        text = json.dumps(reply)
+        assert len(text) < 400, text[:200]  # a bad request is never echoed back whole
+        if "error" in reply:
+            for leak in ("Traceback", "internal error", "RecursionError", "ValueError", "KeyError", "TypeError"):
+                assert leak not in reply["error"], (line[:80], reply)
+
+
+def test_engine_subprocess_survives_hostile_bytes_under_a_strict_locale() -> None:
+    here = Path(__file__).parent
+    env = dict(os.environ, BACKGAMMON_EVALUATOR="fake_evaluator:FakeEvaluator", LC_ALL="C", LANG="C")
+    env["PYTHONIOENCODING"] = "ascii:strict"
+    env["PYTHONPATH"] = os.pathsep.join([str(here), env.get("PYTHONPATH", "")])
+    good = json.dumps({"position_id": START, "dice": [6, 5], "level": "expert"}).encode()
+    stdin = b"\n".join(
+        [
+            b"\xff\xfe not utf-8",
+            b'{"position_id": "\xe3\x81\x82"}',
+            b"x" * 200_000,  # longer than a request line may be
+            b"[" * 10_000,
+            good,
+        ]
+    ) + b"\n"
+    proc = subprocess.run(
+        [sys.executable, "-c", "from backgammon.cli import main; main(['engine'])"],
+        input=stdin,
+        check=False,
+        capture_output=True,
+        env=env,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr.decode(errors="replace")[-2000:]
+    replies = [json.loads(x) for x in proc.stdout.decode("ascii").splitlines()]
+    assert len(replies) == 5
+    assert "not UTF-8" in replies[0]["error"]
+    assert "error" in replies[1] and "longer than" in replies[2]["error"] and "nested" in replies[3]["error"]
+    assert replies[4]["play"] == "24/13"
+    assert b"Traceback" not in proc.stderr

@@ -322,9 +322,10 @@ def analyze(
 
 def engine() -> None:
     """Line protocol on stdin/stdout: one JSON request per line, one JSON answer per line."""
-    from backgammon.engine.protocol import serve
+    from backgammon.engine.protocol import request_lines, serve
 
-    serve(sys.stdin, sys.stdout, load_evaluator)
+    # bytes in, ASCII out: no locale can make a request line undecodable or an answer unprintable
+    serve(request_lines(sys.stdin.buffer), sys.stdout, load_evaluator)
 
 
 def register_play(app: typer.Typer) -> None:

@@ -7,9 +7,11 @@ one answer object and never raises for bad input: errors become
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import logging
 import random
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any
 
 import numpy as np
@@ -19,6 +21,12 @@ from backgammon.engine.levels import STRONGEST, choose_play, get_level
 from backgammon.engine.rollout import position_to_board
 from backgammon.errors import BackgammonError, InvalidInputError
 from backgammon.position import Position
+from backgammon.safejson import loads, shorten
+
+log = logging.getLogger("backgammon.engine.protocol")
+MAX_LINE = 16_384  # bytes in one request line
+MAX_ERROR = 200  # characters of an error message
+MAX_PLIES = 2
 
 
 def cube_info_from_match_state(state: Any, on_roll: int, jacoby: bool = False) -> CubeInfo:
@@ -89,30 +97,55 @@ def _dice(value: Any) -> tuple[int, int]:
         or len(value) != 2
         or not all(isinstance(d, int) and not isinstance(d, bool) and 1 <= d <= 6 for d in value)
     ):
-        raise InvalidInputError(f"invalid dice {value!r}: expected two integers from 1 to 6, as in [3, 1]")
+        raise InvalidInputError(f"invalid dice {shorten(value)}: expected two integers from 1 to 6, as in [3, 1]")
     return int(value[0]), int(value[1])
 
 
-KNOWN_FIELDS = frozenset({"position_id", "dice", "level", "match_id", "xgid", "seed", "jacoby"})
+KNOWN_FIELDS = frozenset({"position_id", "dice", "level", "plies", "match_id", "xgid", "seed", "jacoby"})
 
 
-def answer(line: str, evaluator: Any, rng: random.Random | None = None) -> dict[str, Any]:
-    """The answer to one request line (a dict ready for ``json.dumps``); errors as ``{"error": ...}``."""
+def error_answer(message: str) -> dict[str, Any]:
+    """``{"error": message}`` on one line, cut to :data:`MAX_ERROR` characters."""
+    message = " ".join(message.split())
+    if len(message) > MAX_ERROR:
+        message = message[: MAX_ERROR - 1] + "…"
+    return {"error": message}
+
+
+def answer(line: str | bytes, evaluator: Any, rng: random.Random | None = None) -> dict[str, Any]:
+    """The answer to one request line (a dict ready for ``json.dumps``); errors as ``{"error": ...}``.
+
+    An error names what is wrong without echoing a large input; an unexpected failure (a bug)
+    is logged and answered ``{"error": "internal error"}`` without the exception's text.
+    """
     try:
-        try:
-            request = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InvalidInputError(f"invalid json: {exc.msg} at column {exc.colno}") from None
+        request = loads(line, max_length=MAX_LINE)
         if not isinstance(request, dict):
-            raise InvalidInputError(f"invalid request {request!r}: expected a json object")
+            raise InvalidInputError(f"invalid request {shorten(request)}: expected a json object")
         unknown = sorted(set(request) - KNOWN_FIELDS)
         if unknown:
-            raise InvalidInputError(f"unknown field {unknown[0]!r}: expected {', '.join(sorted(KNOWN_FIELDS))}")
+            raise InvalidInputError(
+                f"unknown field {shorten(unknown[0])}: expected {', '.join(sorted(KNOWN_FIELDS))}"
+            )
         return _answer(request, evaluator, rng)
     except BackgammonError as exc:
-        return {"error": str(exc).replace("\n", " ")}
-    except Exception as exc:  # noqa: BLE001 - a bug must not stop the engine: report it and keep serving
-        return {"error": f"internal error: {type(exc).__name__}: {exc}"}
+        return error_answer(str(exc))
+    except Exception:  # noqa: BLE001 - a bug must not stop the engine: log it and keep serving
+        log.exception("engine request failed")
+        return {"error": "internal error (the engine logged it; the request was not answered)"}
+
+
+def _level_for(request: dict[str, Any]) -> Any:
+    """The request's level, with its depth replaced by ``plies`` when given."""
+    level = get_level(request.get("level", STRONGEST)) if isinstance(request.get("level", STRONGEST), str) else None
+    if level is None:
+        raise InvalidInputError(f"invalid level {shorten(request['level'])}: expected a level name")
+    if "plies" in request:
+        plies = request["plies"]
+        if not isinstance(plies, int) or isinstance(plies, bool) or not 0 <= plies <= MAX_PLIES:
+            raise InvalidInputError(f"invalid plies {shorten(plies)}: expected an integer from 0 to {MAX_PLIES}")
+        level = dataclasses.replace(level, plies=plies)
+    return level
 
 
 def _answer(request: dict[str, Any], evaluator: Any, rng: random.Random | None) -> dict[str, Any]:
@@ -121,31 +154,31 @@ def _answer(request: dict[str, Any], evaluator: Any, rng: random.Random | None) 
         if "position_id" in request or "match_id" in request:
             raise InvalidInputError("give either 'xgid' or 'position_id' (with an optional 'match_id'), not both")
         if not isinstance(request["xgid"], str):
-            raise InvalidInputError(f"invalid xgid {request['xgid']!r}: expected a string")
+            raise InvalidInputError(f"invalid xgid {shorten(request['xgid'])}: expected a string")
         position, state = parse_xgid(request["xgid"])
     else:
         pid = request.get("position_id")
         if not isinstance(pid, str):
-            raise InvalidInputError(f"invalid position_id {pid!r}: expected a gnubg position id string")
+            raise InvalidInputError(f"invalid position_id {shorten(pid)}: expected a gnubg position id string")
         position = Position.from_position_id(pid)
         if "match_id" in request:
             if not isinstance(request["match_id"], str):
-                raise InvalidInputError(f"invalid match_id {request['match_id']!r}: expected a string")
+                raise InvalidInputError(f"invalid match_id {shorten(request['match_id'])}: expected a string")
             state = parse_match_id(request["match_id"])
     if position.is_game_over():
         raise InvalidInputError(f"the game is over in position {position.position_id()!r}")
-    level = get_level(request.get("level", STRONGEST))
+    level = _level_for(request)
     if "seed" in request:
         seed = request["seed"]
         if not isinstance(seed, int) or isinstance(seed, bool):
-            raise InvalidInputError(f"invalid seed {seed!r}: expected an integer")
+            raise InvalidInputError(f"invalid seed {shorten(seed)}: expected an integer")
         rng = random.Random(seed)
     dice_value = request.get("dice")
     if dice_value is None and state is not None and getattr(state, "dice", None):
         dice_value = list(state.dice)
     jacoby = request.get("jacoby", False)
     if not isinstance(jacoby, bool):
-        raise InvalidInputError(f"invalid jacoby flag {jacoby!r}: expected true or false")
+        raise InvalidInputError(f"invalid jacoby flag {shorten(jacoby)}: expected true or false")
     info = (
         CubeInfo.money(jacoby=jacoby) if state is None else cube_info_from_match_state(state, state.dice_owner, jacoby)
     )
@@ -153,9 +186,9 @@ def _answer(request: dict[str, Any], evaluator: Any, rng: random.Random | None) 
         dice = _dice(dice_value)
         # in a match, plays are ranked by match-winning chances (gammons worth what the score makes them)
         play = choose_play(position, dice, level, rng, evaluator, info if state is not None else None)
-        return {"play": str(play), "position_id": play.position.position_id()}
+        return {"play": str(play), "position_id": play.position.position_id(), "plies": level.plies}
     decision = cube_decision(_evaluate(evaluator, position, level.plies), info, cube_efficiency(position))
-    return decision_json(decision)
+    return {**decision_json(decision), "plies": level.plies}
 
 
 def decision_json(decision: Any) -> dict[str, Any]:
@@ -181,34 +214,68 @@ def decision_json(decision: Any) -> dict[str, Any]:
     return out
 
 
+def request_lines(stream: IO[bytes], limit: int = MAX_LINE) -> Iterator[bytes | None]:
+    """The lines of a binary stream, each at most ``limit`` bytes; ``None`` for a longer line
+    (read past and dropped without being held in memory)."""
+    while True:
+        line = stream.readline(limit + 1)
+        if not line:
+            return
+        if len(line) > limit and not line.endswith(b"\n"):
+            while True:  # skip the rest of the long line
+                rest = stream.readline(65_536)
+                if not rest or rest.endswith(b"\n"):
+                    break
+            yield None
+            continue
+        yield line
+
+
 def serve(
-    lines: Iterable[str],
+    lines: Iterable[str | bytes | None],
     output: IO[str],
     evaluator_factory: Callable[[], Any],
     rng: random.Random | None = None,
 ) -> int:
     """Answer every non-blank line; returns the number of requests answered.
 
-    The evaluator is created on the first request (so a broken engine shows
-    up as an error answer, and the loop keeps going).
+    ``lines`` may be text or bytes (bytes that are not UTF-8 get an error answer; ``None``
+    stands for a line over :data:`MAX_LINE` bytes, see :func:`request_lines`). The evaluator
+    is created on the first request (so a broken engine shows up as an error answer, and the
+    loop keeps going).
     """
     evaluator: Any = None
     count = 0
+
+    def reply(doc: dict[str, Any]) -> None:
+        output.write(json.dumps(doc, ensure_ascii=True) + "\n")
+        output.flush()
+
     for line in lines:
+        if line is None:
+            reply(error_answer(f"invalid request: a line longer than {MAX_LINE} bytes"))
+            count += 1
+            continue
         if not line.strip():
             continue
         if evaluator is None:
             try:
                 evaluator = evaluator_factory()
             except BackgammonError as exc:
-                output.write(json.dumps({"error": str(exc)}) + "\n")
-                output.flush()
+                reply(error_answer(str(exc)))
                 count += 1
                 continue
-        output.write(json.dumps(answer(line, evaluator, rng)) + "\n")
-        output.flush()
+        reply(answer(line, evaluator, rng))
         count += 1
     return count
 
 
-__all__ = ["answer", "cube_info_from_match_state", "decision_json", "parse_match_id", "parse_xgid", "serve"]
+__all__ = [
+    "answer",
+    "cube_info_from_match_state",
+    "decision_json",
+    "parse_match_id",
+    "parse_xgid",
+    "request_lines",
+    "serve",
+]
