@@ -8,8 +8,10 @@ all documented):
 
 - **Team doubles need unanimity.** When the captain doubles, every other
   active member must :class:`Consent`; one :class:`Refuse` withdraws the
-  double and the captain goes on to roll. Then the box takes or passes
-  against the whole team (passing pays each active member its cube value).
+  double and the captain goes on to roll: the team may not offer it again
+  before its next turn (:meth:`Chouette.may_double`). Once every member
+  consents, the box takes or passes against the whole team (passing pays each
+  active member its cube value).
 - **Box doubles are answered one by one.** Each active member takes or
   passes on its own, in any order. A member who passes pays the box its
   current cube value at once and is out of the game. Those who take hold
@@ -140,7 +142,8 @@ class Chouette:
     each member's cube in the current game (same order as ``team``).
     ``pending`` names who still has to answer in TEAM_CONSENT or
     BOX_DOUBLED. ``score_list`` holds the running scores (see :attr:`scores`).
-    Build it with :meth:`new`.
+    ``double_refused`` is True from a refused team double until the captain
+    rolls: the team may not double again in that turn. Build it with :meth:`new`.
     """
 
     rules: Rules
@@ -154,6 +157,7 @@ class Chouette:
     settled: tuple[tuple[str, int], ...]  # member settlements already made in this game (passes)
     score_list: tuple[tuple[str, int], ...]
     games: tuple[ChouetteGame, ...]
+    double_refused: bool = False
 
     @classmethod
     def new(cls, players: Sequence[str], rules: Rules | None = None) -> Chouette:
@@ -258,6 +262,55 @@ class Chouette:
             return (self.captain,)
         return ()
 
+    def may_double(self, name: str) -> bool:
+        """True if ``name`` may double now (the box, or the captain for the team).
+
+        Beyond the board game's own cube rules, the team may not double again in
+        a turn in which one of its members refused the captain's double.
+
+        Raises:
+            InvalidInputError: if ``name`` is not a player.
+        """
+        return self._double_refusal(name) is None
+
+    def legal_actions(self, name: str) -> tuple[Action | Consent | Refuse, ...]:
+        """What ``name`` may do now (empty when it is not theirs to act).
+
+        Like :meth:`Game.legal_actions`, rolls appear as templates (dice None)
+        for the caller to fill in; every legal play appears as a ``Move``.
+
+        Raises:
+            InvalidInputError: if ``name`` is not a player.
+        """
+        side = self.side_of(name)
+        if name not in self.to_act():
+            return ()
+        if self.stage is ChouetteStage.TEAM_CONSENT:
+            return (Consent(), Refuse())
+        if self.stage is ChouetteStage.BOX_DOUBLED:
+            return (Take(TEAM_SIDE), Pass(TEAM_SIDE))
+        if self.game.phase is GamePhase.OPENING:
+            return (OpeningRoll(),)
+        return tuple(
+            a
+            for a in self.game.legal_actions()
+            if a.player is side and not isinstance(a, Beaver) and (not isinstance(a, Double) or self.may_double(name))
+        )
+
+    def _double_refusal(self, name: str) -> str | None:
+        """Why ``name`` may not double now, or None if they may."""
+        side = self.side_of(name)
+        if self.stage is not ChouetteStage.PLAYING:
+            return f"the chouette waits for {', '.join(self.pending)} to answer a double"
+        if name not in self.to_act():
+            return f"{name} is not to act ({', '.join(self.to_act()) or 'nobody'} to act)"
+        refusal = self.game._cube_refusal(side)
+        if refusal is not None:
+            return refusal
+        if side is TEAM_SIDE and self.double_refused:
+            return "a team member refused the captain's double this turn: the captain must roll"
+        return None
+
     # ------------------------------------------------------------------ apply
     def apply(self, name: str, action: Action | Consent | Refuse) -> Chouette:
         """The chouette after player ``name`` does ``action``.
@@ -287,6 +340,8 @@ class Chouette:
             raise NotYourTurnError(
                 f"{name} cannot act now: {', '.join(self.to_act()) or 'nobody'} to act ({self.game.describe()})"
             )
+        if isinstance(action, Double) and side is TEAM_SIDE and self.double_refused:
+            raise IllegalActionError(f"{name} cannot double: {self._double_refusal(name)}")
         if isinstance(action, Double) and side is TEAM_SIDE and len(self.active_members) > 1:
             self.game.apply(action)  # raises if the team may not double now
             others = tuple(n for n in self.active_members if n != name)
@@ -304,8 +359,8 @@ class Chouette:
             )
         if name not in self.pending:
             raise NotYourTurnError(f"{name} has no say now: waiting for {', '.join(self.pending)} to consent")
-        if isinstance(action, Refuse):
-            return self._replace(stage=ChouetteStage.PLAYING, pending=())
+        if isinstance(action, Refuse):  # the double is withdrawn for this turn: the captain rolls
+            return self._replace(stage=ChouetteStage.PLAYING, pending=(), double_refused=True)
         pending = tuple(n for n in self.pending if n != name)
         if pending:
             return self._replace(pending=pending)
@@ -353,9 +408,14 @@ class Chouette:
         return replace(self, **changes)  # type: ignore[arg-type]
 
     def _after(self, game: Game) -> Chouette:
-        """Carry a board action through: keep the active members' cubes in step, end the game if over."""
+        """Carry a board action through: keep the active members' cubes in step, end the game if over.
+
+        A refused team double stays refused until the team's turn moves on (its roll);
+        a resignation offered and rejected meanwhile does not lift it.
+        """
         members = tuple(replace(m, cube_value=game.cube_value) if m.active else m for m in self.members)
-        state = self._replace(game=game, members=members)
+        refused = self.double_refused and game.phase in (GamePhase.ROLL, GamePhase.RESIGNATION)
+        state = self._replace(game=game, members=members, double_refused=refused)
         if game.is_over:
             return state._finish(game)
         return state

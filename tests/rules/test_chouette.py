@@ -18,6 +18,8 @@ from backgammon.game import (
     OpeningRoll,
     Pass,
     Player,
+    Move,
+    RejectResignation,
     Resign,
     ResignLevel,
     Roll,
@@ -236,6 +238,98 @@ def test_team_double_not_allowed_when_box_owns_cube() -> None:
         c.apply("Bob", Double(B))
 
 
+# ------------------------------------------------- refused team doubles
+def refused(c: Chouette, refuser: str = "Dan") -> Chouette:
+    """The captain (Bob, on roll) doubles and ``refuser`` refuses (the others consent first)."""
+    c = c.apply("Bob", Double(B))
+    for name in c.pending:
+        if name != refuser:
+            c = c.apply(name, Consent())
+    return c.apply(refuser, Refuse())
+
+
+@pytest.mark.parametrize("refuser", ["Cat", "Dan"])
+def test_refused_team_double_returns_to_the_roll_with_no_open_double(refuser: str) -> None:
+    before = box_opens(Chouette.new(NAMES))
+    c = refused(before, refuser)
+    assert c.stage is ChouetteStage.PLAYING and c.pending == ()
+    assert c.game == before.game  # the double never reached the board
+    assert c.game.phase is GamePhase.ROLL and c.game.doubled_by is None
+    assert c.game.cube_value == 1 and c.game.cube_owner is None
+    assert all(c.member(n).cube_value == 1 and c.member(n).active for n in c.team)
+    assert c.to_act() == ("Bob",) and c.double_refused
+    assert not c.may_double("Bob") and before.may_double("Bob")
+    assert c.legal_actions("Bob") == tuple(a for a in before.legal_actions("Bob") if not isinstance(a, Double))
+    assert Roll(B) in c.legal_actions("Bob")
+
+
+def test_refused_team_double_cannot_be_offered_again_that_turn() -> None:
+    c = refused(box_opens(Chouette.new(NAMES)))
+    with pytest.raises(IllegalActionError, match="refused the captain's double this turn"):
+        c.apply("Bob", Double(B))
+    with pytest.raises(IllegalActionError, match="not doubled"):  # the refusal closed the consent round
+        c.apply("Cat", Consent())
+    with pytest.raises(NotYourTurnError):
+        c.apply("Cat", Double(B))
+
+
+def test_three_players_refusal_by_the_only_other_member() -> None:
+    c = box_opens(Chouette.new(["A", "B", "C"]))
+    c = c.apply("B", Double(B)).apply("C", Refuse())
+    assert c.stage is ChouetteStage.PLAYING and c.game.phase is GamePhase.ROLL and not c.may_double("B")
+    with pytest.raises(IllegalActionError, match="must roll"):
+        c.apply("B", Double(B))
+    c = c.apply("B", Roll(B, (6, 5)))
+    assert c.game.phase is GamePhase.MOVE and not c.double_refused
+
+
+def test_rejected_resignation_does_not_lift_the_refusal() -> None:
+    c = refused(box_opens(Chouette.new(NAMES)))
+    c = c.apply("Bob", Resign(B)).apply("Ann", RejectResignation(W))
+    assert c.game.phase is GamePhase.ROLL and c.to_act() == ("Bob",)
+    with pytest.raises(IllegalActionError, match="refused"):
+        c.apply("Bob", Double(B))
+
+
+def test_team_may_double_again_next_turn() -> None:
+    c = refused(box_opens(Chouette.new(NAMES)))
+    c = c.apply("Bob", Roll(B, (3, 1)))
+    c = c.apply("Bob", c.game.move_from_text("8/5 6/5"))
+    assert not c.double_refused
+    c = c.apply("Ann", Roll(W, (2, 1)))
+    c = c.apply("Ann", c.game.legal_actions()[0])
+    assert c.to_act() == ("Bob",) and c.may_double("Bob") and Double(B) in c.legal_actions("Bob")
+    c = c.apply("Bob", Double(B))
+    assert c.stage is ChouetteStage.TEAM_CONSENT and set(c.pending) == {"Cat", "Dan"}
+    c = c.apply("Cat", Consent()).apply("Dan", Consent())
+    assert c.game.phase is GamePhase.DOUBLED and c.to_act() == ("Ann",)
+
+
+def test_box_double_some_take_some_pass_then_no_second_double() -> None:
+    c = team_opens(Chouette.new(NAMES))  # Ann (box) on roll
+    assert c.may_double("Ann") and not c.may_double("Bob")
+    c = c.apply("Ann", Double(W))
+    assert not c.may_double("Ann") and c.legal_actions("Ann") == ()
+    assert c.legal_actions("Cat") == (Take(B), Pass(B))
+    c = c.apply("Dan", Pass(B)).apply("Bob", Take(B)).apply("Cat", Take(B))
+    assert c.stage is ChouetteStage.PLAYING and c.pending == () and c.to_act() == ("Ann",)
+    assert c.game.phase is GamePhase.ROLL and c.game.cube_owner is B
+    assert c.active_members == ("Bob", "Cat") and c.member("Dan").cube_value == 1
+    # the box's double was answered: it cannot be offered again (the team owns the cube now)
+    assert not c.may_double("Ann") and Double(W) not in c.legal_actions("Ann")
+    with pytest.raises(IllegalActionError, match="black owns the cube"):
+        c.apply("Ann", Double(W))
+    assert_zero_sum(c)
+
+
+def test_legal_actions_of_who_is_not_to_act() -> None:
+    c = box_opens(Chouette.new(NAMES))
+    assert c.legal_actions("Ann") == () and c.legal_actions("Cat") == ()
+    assert Chouette.new(NAMES).legal_actions("Bob") == (OpeningRoll(),)
+    with pytest.raises(InvalidInputError):
+        c.legal_actions("Zed")
+
+
 # ------------------------------------------------------------- properties
 def random_chouette_step(c: Chouette, rng: Random) -> Chouette:
     """One random legal step: somebody who may act does something legal."""
@@ -285,3 +379,87 @@ def test_random_chouettes_stay_zero_sum(seed: int, players: int) -> None:
                     amount,
                 )
     assert len(c.games) >= 1
+
+
+def state_key(c: Chouette) -> tuple:
+    """Everything that decides what can happen next (the game's log left out)."""
+    g = c.game
+    return (
+        c.stage,
+        c.pending,
+        c.box,
+        c.team,
+        c.members,
+        c.double_refused,
+        g.phase,
+        g.turn,
+        g.position.position_id(),
+        g.dice,
+        g.cube_value,
+        g.cube_owner,
+    )
+
+
+def concrete(action: object, rng: Random) -> object:
+    """Fill in the dice of a roll template."""
+    if isinstance(action, OpeningRoll):
+        return OpeningRoll(rng.randint(1, 6), rng.randint(1, 6))
+    if isinstance(action, Roll):
+        return Roll(action.player, (rng.randint(1, 6), rng.randint(1, 6)))
+    return action
+
+
+def uniform_step(c: Chouette, rng: Random) -> tuple[str, object]:
+    """Somebody to act picks uniformly among their legal actions (no resignations: in the
+    board game itself a rejected resignation may be offered again, which is not the chouette's rule)."""
+    name = rng.choice(c.to_act())
+    actions = [a for a in c.legal_actions(name) if not isinstance(a, Resign)]
+    return name, concrete(rng.choice(actions), rng)
+
+
+def stubborn_step(c: Chouette, rng: Random) -> tuple[str, object]:
+    """Computers that disagree about the cube: the captain doubles whenever it may, every
+    other member refuses, the box never doubles and takes; plays are random."""
+    name = rng.choice(c.to_act())
+    actions = [a for a in c.legal_actions(name) if not isinstance(a, Resign)]
+    for preferred in (Double(B), Refuse(), Take(W), Take(B)):
+        if preferred in actions:
+            return name, preferred
+    if any(isinstance(a, Move) for a in actions):
+        return name, rng.choice(actions)
+    rolls = [a for a in actions if isinstance(a, (Roll, OpeningRoll))]
+    assert rolls, (name, actions)
+    return name, concrete(rolls[0], rng)
+
+
+TURN_ENDERS = (OpeningRoll, Roll, Move)
+MAX_GAME_TURNS = 2000
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), players=st.integers(3, 6), stubborn=st.booleans())
+def test_games_end_and_no_state_repeats_within_a_turn(seed: int, players: int, stubborn: bool) -> None:
+    rng = Random(seed)
+    c = Chouette.new([f"p{i}" for i in range(players)])
+    step = stubborn_step if stubborn else uniform_step
+    for _game in range(2):
+        games = len(c.games)
+        for _ in range(MAX_GAME_TURNS):
+            seen = {state_key(c)}
+            # one turn: answers and cube actions, until dice are rolled or a play is made
+            for _ in range(players + 3):
+                name, action = step(c, rng)
+                assert action in c.legal_actions(name) or isinstance(action, TURN_ENDERS)
+                c = c.apply(name, action)
+                if isinstance(action, TURN_ENDERS) or len(c.games) > games:
+                    break
+                key = state_key(c)
+                assert key not in seen, f"state repeated within a turn after {name} {action}"
+                seen.add(key)
+            else:
+                raise AssertionError(f"a turn took more than {players + 3} actions")
+            if len(c.games) > games:
+                break
+        else:
+            raise AssertionError(f"a game took more than {MAX_GAME_TURNS} turns")
+        assert sum(c.scores.values()) == 0
