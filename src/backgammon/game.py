@@ -26,7 +26,7 @@ programs: WHITE is gnubg's player 1 (the bottom player, XGID's X, the
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -39,9 +39,9 @@ from backgammon.errors import (
     InvalidPositionError,
     NotYourTurnError,
 )
-from backgammon.moves import Play
-from backgammon.notation import parse_play
+from backgammon.moves import Play, find_play
 from backgammon.position import BAR, CHECKERS, Position
+from backgammon.safejson import shorten
 
 __all__ = [
     "AcceptDraw",
@@ -674,9 +674,21 @@ class Game:
             InvalidInputError / IllegalPlayError / AmbiguousPlayError: see
                 :func:`backgammon.notation.parse_play`.
         """
+        return self.find_play(text)
+
+    def find_play(self, query: str | Position | Sequence[tuple[int, int]]) -> Play:
+        """The legal play of the current roll that ``query`` means: move text, the resulting
+        position or a complete clicked path (see :func:`backgammon.moves.find_play`).
+
+        Raises:
+            IllegalActionError: if no dice are waiting to be played.
+            InvalidInputError / IllegalPlayError / AmbiguousPlayError: see
+                :func:`backgammon.moves.find_play`.
+        """
         if self.phase is not GamePhase.MOVE or self.dice is None:
-            raise IllegalActionError(f"cannot play {text!r} now: {self.describe()}")
-        return parse_play(self.position, self.dice[0], self.dice[1], text)
+            shown = shorten(query) if isinstance(query, str) else "a move"
+            raise IllegalActionError(f"cannot play {shown} now: {self.describe()}")
+        return find_play(self.position, self.dice[0], self.dice[1], query, self.legal_plays)
 
     def move_from_text(self, text: str) -> Move:
         """The :class:`Move` action for move text (see :meth:`play_from_text`)."""

@@ -14,6 +14,7 @@ checker home).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from backgammon.errors import IllegalPlayError, InvalidInputError
@@ -263,6 +264,80 @@ def play_from_position(position: Position, die1: int, die2: int, after: Position
         f"no legal play for roll {die1}-{die2} in position {position.position_id()} "
         f"gives position {after.position_id()}"
     )
+
+
+def find_play(
+    position: Position,
+    die1: int,
+    die2: int,
+    query: str | Position | Sequence[tuple[int, int]],
+    plays: tuple[Play, ...] | None = None,
+) -> Play:
+    """The legal play a user means: the one place that turns what a person or program gives
+    into a :class:`Play` of ``position`` for the roll.
+
+    ``query`` is one of:
+
+    - move text (``"24/18 13/11*"``; :func:`backgammon.notation.parse_play` rules; the text the
+      program prints for a play, ``str(play)``, always finds that play);
+    - the resulting :class:`Position` (seen from the opponent, as ``Play.position``);
+    - a clicked path: the complete list of ``(from, to)`` steps in the mover's numbering
+      (25 = bar, 0 = off), in the order played; ``()`` when the roll cannot be played.
+
+    ``plays`` may pass ``legal_plays(position, die1, die2)`` when the caller has them.
+
+    >>> from backgammon.position import Position
+    >>> str(find_play(Position.initial(), 3, 1, [(8, 5), (6, 5)]))
+    '8/5 6/5'
+
+    Raises:
+        InvalidInputError: for a malformed query.
+        IllegalPlayError: when no legal play matches.
+        AmbiguousPlayError: when move text matches several.
+    """
+    dice = check_dice(die1, die2)
+    if plays is None:
+        plays = legal_plays(position, *dice)
+    if isinstance(query, Position):
+        for play in plays:
+            if play.position == query:
+                return play
+        raise IllegalPlayError(
+            f"illegal move: no legal play for {dice[0]}-{dice[1]} in position {position.position_id()} "
+            f"gives position {query.position_id()}"
+        )
+    if isinstance(query, str):
+        text = query.strip()
+        for play in plays:
+            if str(play) == text:
+                return play
+        from backgammon.notation import parse_play
+
+        return parse_play(position, dice[0], dice[1], text)
+    steps = _check_path(query)
+    if not steps and len(plays) == 1 and not plays[0].steps:
+        return plays[0]
+    for seq, after in all_step_sequences(position, dice[0], dice[1], plays):
+        if tuple((s.source, s.destination) for s in seq) == steps:
+            return next(play for play in plays if play.position == after)
+    text = " ".join(f"{a}/{b}" for a, b in steps) or "(no move)"
+    raise IllegalPlayError(f"illegal move {text!r} for {dice[0]}-{dice[1]}: expected a complete legal play")
+
+
+def _check_path(value: object) -> tuple[tuple[int, int], ...]:
+    if isinstance(value, str | bytes) or not isinstance(value, Sequence) or len(value) > 4:
+        raise InvalidInputError("invalid steps: expected a list of up to 4 [from, to] pairs")
+    steps = []
+    for item in value:
+        if (
+            not isinstance(item, Sequence)
+            or isinstance(item, str | bytes)
+            or len(item) != 2
+            or not all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= 25 for x in item)
+        ):
+            raise InvalidInputError("invalid step: expected [from, to] with points 0..25")
+        steps.append((item[0], item[1]))
+    return tuple(steps)
 
 
 def all_step_sequences(

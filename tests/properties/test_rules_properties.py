@@ -204,3 +204,17 @@ def test_reference_agrees_on_opening_rolls() -> None:
     counts = {d: len(reference_results(Position.initial(), *d)) for d in itertools.product(range(1, 7), repeat=2)}
     assert counts[(3, 1)] == 16 and counts[(1, 3)] == 16
     assert all(counts[d] == len(Position.initial().legal_plays(*d)) for d in counts)
+
+
+@SETTINGS
+@given(any_position, dice_st)
+def test_find_play_finds_every_legal_play_by_text_position_and_path(position: Position, dice) -> None:
+    from backgammon.moves import all_step_sequences, find_play
+
+    plays = position.legal_plays(*dice)
+    for play in plays:
+        assert find_play(position, *dice, str(play)) == play
+        assert find_play(position, *dice, play.position, plays) == play
+        assert find_play(position, *dice, [(s.source, s.destination) for s in play.steps]) == play
+    for seq, after in all_step_sequences(position, *dice, plays):  # every order of every play
+        assert find_play(position, *dice, [(s.source, s.destination) for s in seq]).position == after

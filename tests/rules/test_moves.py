@@ -283,3 +283,26 @@ def test_sequences_along_written_paths() -> None:
     assert {after.position_id() for _, after, _ in found} == {"sGfwATDgc/ABMA"}
     assert all(unmarked == 0 for *_, unmarked in found)
     assert sequences_along(p, 3, 1, (((24, 18), (False, False)),)) == []
+
+
+def test_find_play_queries_and_refusals() -> None:
+    from backgammon.errors import IllegalPlayError
+    from backgammon.moves import find_play
+
+    start = Position.initial()
+    assert str(find_play(start, 3, 1, "8/5 6/5")) == "8/5 6/5"
+    assert str(find_play(start, 3, 1, [(6, 5), (8, 5)])) == "8/5 6/5"  # either order of a path
+    assert str(find_play(start, 3, 1, ((8, 5), (6, 5)))) == "8/5 6/5"
+    after = find_play(start, 6, 4, "24/14").position
+    assert str(find_play(start, 6, 4, after)) == "24/14"
+    with pytest.raises(IllegalPlayError, match="complete legal play"):
+        find_play(start, 3, 1, [(8, 5)])  # not complete
+    with pytest.raises(IllegalPlayError, match="complete legal play"):
+        find_play(start, 3, 1, [(24, 21), (6, 4)])  # 2 is not a die of this roll
+    with pytest.raises(IllegalPlayError, match="gives position"):
+        find_play(start, 3, 1, start)
+    for bad in ([(8, 5, 1)], [(8, "5")], [(30, 5)], "x", [[True, 5]], [(1, 2)] * 5, 7):
+        with pytest.raises((InvalidInputError, IllegalPlayError)):
+            find_play(start, 3, 1, bad)
+    closed = Position.from_points({25: 1}, {1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2})  # on the bar, all shut out
+    assert find_play(closed, 6, 6, []).steps == () and find_play(closed, 6, 6, "").steps == ()

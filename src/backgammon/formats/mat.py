@@ -46,9 +46,9 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING
 
-from backgammon.errors import BackgammonError, InvalidInputError, InvalidPositionError
-from backgammon.moves import Play, legal_plays
-from backgammon.notation import parse_move_text, parse_play
+from backgammon.errors import BackgammonError, IllegalPlayError, InvalidInputError, InvalidPositionError
+from backgammon.moves import Play, find_play, legal_plays
+from backgammon.notation import parse_move_text
 from backgammon.position import Position
 
 if TYPE_CHECKING:
@@ -378,10 +378,11 @@ def play_from_mat(position: Position, dice: tuple[int, int], text: str, plays: t
         plays = legal_plays(position, d1, d2)
     after = _apply_steps(position, text)
     if after is not None:
-        for play in plays:
-            if play.position == after:
-                return play
-    return parse_play(position, d1, d2, _normalise_move(text))
+        try:
+            return find_play(position, d1, d2, after, plays)
+        except IllegalPlayError:
+            pass  # the literal steps reach no legal play: read the text as notation
+    return find_play(position, d1, d2, _normalise_move(text), plays)
 
 
 def _apply_steps(position: Position, text: str) -> Position | None:

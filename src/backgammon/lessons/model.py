@@ -17,8 +17,7 @@ from typing import Any
 from backgammon.errors import BackgammonError, InvalidInputError
 from backgammon.lessons.diagnose import Diagnosis, Rule, describe_play, diagnose
 from backgammon.lessons.text import LANGUAGES, Text
-from backgammon.moves import Play
-from backgammon.notation import parse_play
+from backgammon.moves import Play, find_play
 from backgammon.position import Position
 
 FORMAT_VERSION = 1
@@ -176,15 +175,14 @@ def check_answer(exercise: Exercise, answer: Play | str | int) -> Feedback:
             )
         play = answer
     elif isinstance(answer, str):
-        # fast path: the text exactly as the program writes a legal play
-        exact = [p for p in exercise.position.legal_plays(d1, d2) if str(p) == answer.strip()]
-        if exact:
-            return _judge(exercise, exact[0])
-        found = diagnose(exercise.position, d1, d2, answer)
-        if found is not None:
+        try:
+            play = find_play(exercise.position, d1, d2, answer)
+        except BackgammonError:
+            found = diagnose(exercise.position, d1, d2, answer)
+            if found is None:
+                raise
             verdict = Verdict.UNREADABLE if found.rule in (Rule.NOTATION, Rule.AMBIGUOUS) else Verdict.ILLEGAL
             return Feedback(verdict, exercise.wrong if verdict is Verdict.ILLEGAL else Text("", ""), found)
-        play = parse_play(exercise.position, d1, d2, answer)
     else:
         raise InvalidInputError(f"invalid answer {answer!r}: expected a Play or move text")
     return _judge(exercise, play)
@@ -258,7 +256,7 @@ class _Reader:
         if not isinstance(value, str):
             raise self.fail(field, f"expected move text, got {value!r}")
         try:
-            return parse_play(position, dice[0], dice[1], value)
+            return find_play(position, dice[0], dice[1], value)
         except BackgammonError as exc:
             raise self.fail(field, f"not a legal play: {exc}") from None
 
