@@ -1,0 +1,527 @@
+"""Load on the web server: K concurrent games between two WebSocket clients each.
+
+Method. For each backend the benchmark starts one ``backgammon serve`` (the project's
+``.venv``, on 127.0.0.1 and a free port, a temporary ``--data-dir``, ``--dice-seed 1``)
+and waits until ``/api/health`` answers and the engine's warm-up thread is done (it can
+take a minute of CPU), so that no start-up work falls in a measurement; that backend's
+rows then run one after another on it, each on new tables (the old ones stay in the
+server's memory and database, idle). The load generator runs in this
+process (asyncio, the ``websockets`` client, ``httpx`` for the two POSTs), apart from
+the server's process. It plays K games at once, each a human table: one client creates
+it (``POST /api/tables``, mode human, money session by default), the other joins
+(``POST /api/tables/{id}/join``), and both connect to ``/ws/tables/{id}?token=...``.
+Each client plays its seat from the state messages it receives: it rolls when it may
+(it never doubles), and moves the first legal step sequence the server lists. An
+action's round trip runs from sending it (``{"type": "action", ..., "version": N}``) to
+receiving, on the sender's socket, the broadcast whose state is past version N. When
+a match ends, the game starts a new table, so K stays constant.
+
+Modes:
+
+- ``flat``: each game sends its next action as soon as its last one is confirmed
+  (closed loop: the row's actions/s is the server's capacity for K games).
+- ``paced``: the games together aim at a fixed total rate R actions/s. Each game
+  schedules its actions K/R seconds apart on average (uniform jitter of +-50%,
+  random phase), open loop: a round trip is measured from the *intended* send
+  time, so when the server falls behind, the queueing shows in the latency.
+
+All tables are created and connected before the clock starts; then ``--warmup``
+seconds of play are not counted, and the next ``--seconds`` seconds are: the
+actions confirmed in that window, their round trips (p50, p99), and the errors of
+the whole row (error messages from the server, failed requests or connections,
+actions not confirmed within ``--timeout`` seconds).
+
+Backends: ``sqlite`` (one process), ``postgresql`` (one process) and
+``postgresql-2`` (``serve --workers 2``); the PostgreSQL rows need
+``--database-url postgresql://...`` or ``BACKGAMMON_TEST_DATABASE_URL``. A server that
+refuses to start (as ``--workers 2`` does today) gives a "not supported" row with its
+own message instead of figures.
+
+``--profile PATH`` runs each backend's server under ``cProfile`` (``PATH`` gets the
+backend in its name; the profile covers that backend's rows, and the server's start)
+and prints the top functions by own and by cumulative time. Profile one row at a time,
+e.g. ``--games 50 --mode flat --profile /tmp/web.prof``.
+
+    python benchmarks/web_load.py                        # sqlite, K = 50, 200, 500, flat and paced
+    python benchmarks/web_load.py --quick                # a smoke run: K = 2, 2 s
+    python benchmarks/web_load.py --backends sqlite,postgresql --database-url postgresql://...
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import os
+import random
+import resource
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BACKENDS = {"sqlite": ("sqlite", 1), "postgresql": ("postgresql", 1), "postgresql-2": ("postgresql", 2)}
+DEFAULT_RATES = {50: 250.0, 200: 1000.0, 500: 500.0}  # paced total actions/s by K (5, 5 and 1 per game)
+PREFERRED = ("roll", "move", "take", "accept_resignation", "reject_draw")  # never "double"
+
+
+# ------------------------------------------------------------------ server
+def venv_bin(name: str) -> str:
+    """A program of the project's virtualenv (else the one on PATH)."""
+    path = ROOT / ".venv" / "bin" / name
+    if path.exists():
+        return str(path)
+    found = shutil.which(name)
+    if found is None:
+        raise SystemExit(f"web_load: {name!r} not found in {ROOT / '.venv'} nor on PATH")
+    return found
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """One ``backgammon serve`` on 127.0.0.1 with its own temporary data folder."""
+
+    def __init__(self, database_url: str | None, workers: int, profile: str | None) -> None:
+        self.database_url = database_url
+        self.workers = workers
+        self.profile = profile
+        self.port = free_port()
+        self.dir = Path(tempfile.mkdtemp(prefix="bg-web-load-"))
+        self.log_path = self.dir / "server.log"
+        self.proc: subprocess.Popen | None = None
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, timeout: float = 180.0) -> str | None:
+        """Start and wait until healthy with the engine warmed; None, or why it did not come up."""
+        import httpx
+
+        cmd = [venv_bin("backgammon"), "serve", "--host", "127.0.0.1", "--port", str(self.port)]
+        cmd += ["--data-dir", str(self.dir / "data"), "--dice-seed", "1", "--bot-delay", "0"]
+        if self.database_url:
+            cmd += ["--database-url", self.database_url]
+        if self.workers != 1:
+            cmd += ["--workers", str(self.workers)]
+        if self.profile:
+            cmd = [venv_bin("python"), "-m", "cProfile", "-o", self.profile, *cmd]
+        log = open(self.log_path, "wb")
+        self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                     start_new_session=True)
+        log.close()
+        deadline = time.monotonic() + timeout
+        with httpx.Client(timeout=2.0) as http:
+            while time.monotonic() < deadline:
+                if self.proc.poll() is not None:
+                    return f"server exited with status {self.proc.returncode}: {self.last_line()}"
+                try:
+                    health = http.get(f"{self.base}/api/health").json()
+                    if health.get("ok") and health.get("engine") != "warming":
+                        return None
+                except (httpx.HTTPError, ValueError):
+                    pass
+                time.sleep(0.2)
+        return f"server not healthy after {timeout:.0f} s: {self.last_line()}"
+
+    def last_line(self) -> str:
+        lines = [line for line in self.log_path.read_text(errors="replace").splitlines() if line.strip()]
+        return lines[-1].strip() if lines else "(no output)"
+
+    def stop(self) -> None:
+        """Stop the server (SIGINT: uvicorn shuts down and cProfile writes its file) and clean up."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+# -------------------------------------------------------------------- load
+@dataclass
+class Run:
+    """One row's load: settings, clock and what was measured."""
+
+    base: str
+    games: int
+    mode: str
+    rate: float | None
+    warmup: float
+    seconds: float
+    timeout: float
+    match_length: int
+    go: asyncio.Event = field(default_factory=asyncio.Event)
+    t_start: float = math.inf  # the measurement window
+    t_end: float = math.inf
+    stopping: bool = False
+    ready: int = 0  # games connected and waiting for the start
+    latencies: list[float] = field(default_factory=list)
+    confirmed: int = 0
+    errors: Counter = field(default_factory=Counter)
+
+    def record(self, intended: float, confirmed_at: float) -> None:
+        if self.t_start <= confirmed_at < self.t_end:
+            self.confirmed += 1
+            self.latencies.append(confirmed_at - intended)
+
+
+class Seat:
+    """One client: its socket and the newest state it has received."""
+
+    def __init__(self, ws, name: str) -> None:
+        self.ws = ws
+        self.name = name
+        self.state: dict | None = None
+        self.received_at = 0.0
+        self.errors = 0
+        self.closed = False
+
+
+class GameOver(Exception):
+    """The table's match is over (or a client lost its connection): start another."""
+
+
+async def read(seat: Seat, changed: asyncio.Event, run: Run) -> None:
+    """Keep ``seat.state`` current from its socket."""
+    try:
+        async for raw in seat.ws:
+            now = time.perf_counter()
+            msg = json.loads(raw)
+            if msg.get("type") == "error":
+                seat.errors += 1
+                run.errors[f"server {msg.get('status')}"] += 1
+            elif "state" in msg:
+                seat.state = msg["state"]
+                seat.received_at = now
+            changed.set()
+    except Exception as exc:  # noqa: BLE001 - a broken connection is counted, the game starts again
+        if not run.stopping:
+            run.errors[f"socket {type(exc).__name__}"] += 1
+    finally:
+        seat.closed = True
+        changed.set()
+
+
+def next_action(seats: list[Seat]) -> tuple[Seat, dict] | None:
+    """The seat to act and its message, from the newest state; None while nobody may act."""
+    newest = max(s.state["version"] for s in seats)
+    for seat in seats:
+        state = seat.state
+        if state["version"] != newest or not state["allowed"]:
+            continue
+        allowed = state["allowed"]
+        kind = next((k for k in PREFERRED if k in allowed), None)
+        if kind is None:
+            raise RuntimeError(f"no action to choose among {allowed!r}")
+        message = {"type": "action", "action": kind, "version": newest}
+        if kind == "move":
+            message["steps"] = state["moves"][0] if state["moves"] else []
+        return seat, message
+    if any(s.state["match"]["over"] for s in seats if s.state["version"] == newest):
+        raise GameOver
+    return None
+
+
+async def wait_for(changed: asyncio.Event, test, timeout: float):
+    """Wait until ``test()`` returns something other than None (or raise TimeoutError)."""
+    async with asyncio.timeout(timeout):
+        while True:
+            changed.clear()
+            result = test()
+            if result is not None:
+                return result
+            await changed.wait()
+
+
+async def new_table(run: Run, http) -> tuple[str, dict[str, str]]:
+    rules = {"match_length": run.match_length}
+    made = await http.post(f"{run.base}/api/tables", json={"mode": "human", "rules": rules, "name": "load-a"})
+    made.raise_for_status()
+    doc = made.json()
+    joined = await http.post(f"{run.base}/api/tables/{doc['id']}/join", json={"name": "load-b"})
+    joined.raise_for_status()
+    other = joined.json()
+    return doc["id"], {doc["seat"]: doc["token"], other["seat"]: other["token"]}
+
+
+async def play_game(run: Run, http, index: int) -> None:
+    """One of the K games: tables one after another until the run stops."""
+    from websockets.asyncio.client import connect
+
+    interval = run.games / run.rate if run.mode == "paced" else 0.0
+    next_at: float | None = None
+    counted = False
+    while not run.stopping:
+        try:
+            table_id, tokens = await new_table(run, http)
+            host = run.base.removeprefix("http://")
+            async with (
+                connect(f"ws://{host}/ws/tables/{table_id}?token={tokens['white']}") as ws_w,
+                connect(f"ws://{host}/ws/tables/{table_id}?token={tokens['black']}") as ws_b,
+            ):
+                seats = [Seat(ws_w, "white"), Seat(ws_b, "black")]
+                changed = asyncio.Event()
+                readers = [asyncio.create_task(read(s, changed, run)) for s in seats]
+                try:
+                    await wait_for(changed, lambda: True if all(s.state for s in seats) else None, run.timeout)
+                    if not counted:
+                        counted = True
+                        run.ready += 1
+                    await run.go.wait()
+                    if next_at is None:
+                        next_at = time.perf_counter() + random.uniform(0, interval)
+                    while not run.stopping:
+
+                        def pick():
+                            if any(s.closed for s in seats):
+                                raise GameOver
+                            return next_action(seats)
+
+                        seat, message = await wait_for(changed, pick, run.timeout)
+                        if run.mode == "paced":
+                            delay = next_at - time.perf_counter()
+                            if delay > 0:
+                                await asyncio.sleep(delay)
+                            if run.stopping:
+                                break
+                            intended = next_at
+                            next_at += interval * random.uniform(0.5, 1.5)
+                        else:
+                            intended = time.perf_counter()
+                        version, errors = message["version"], seat.errors
+                        await seat.ws.send(json.dumps(message))
+
+                        def confirmed():
+                            if seat.state["version"] > version:
+                                return True
+                            if seat.errors > errors or seat.closed:
+                                return False
+                            return None
+
+                        if await wait_for(changed, confirmed, run.timeout):
+                            run.record(intended, seat.received_at)
+                finally:
+                    for task in readers:
+                        task.cancel()
+        except GameOver:
+            continue
+        except TimeoutError:
+            if not run.stopping:
+                run.errors["timeout"] += 1
+        except Exception as exc:  # noqa: BLE001 - counted; the game starts a new table
+            if not run.stopping:
+                run.errors[f"client {type(exc).__name__}"] += 1
+                await asyncio.sleep(0.2)
+
+
+async def drive(run: Run) -> None:
+    """Connect the K games, let them play through the warm-up and the window, then stop them."""
+    import httpx
+
+    limits = httpx.Limits(max_connections=32, max_keepalive_connections=32)
+    async with httpx.AsyncClient(timeout=run.timeout, limits=limits) as http:
+        tasks = [asyncio.create_task(play_game(run, http, i)) for i in range(run.games)]
+        deadline = time.perf_counter() + max(60.0, run.games * 0.2)
+        while run.ready < run.games and time.perf_counter() < deadline:
+            await asyncio.sleep(0.05)
+        if run.ready < run.games:
+            run.errors["not connected in time"] += run.games - run.ready
+        now = time.perf_counter()
+        run.t_start = now + run.warmup
+        run.t_end = run.t_start + run.seconds
+        run.go.set()
+        await asyncio.sleep(run.t_end - now)
+        run.stopping = True
+        _, pending = await asyncio.wait(tasks, timeout=5.0)
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+
+
+# ------------------------------------------------------------------- rows
+@dataclass
+class Row:
+    backend: str
+    games: int
+    mode: str
+    rate: float | None
+    actions_per_s: float | None = None
+    p50_ms: float | None = None
+    p99_ms: float | None = None
+    errors: Counter | None = None
+    note: str = ""
+
+
+def percentile(values: list[float], q: float) -> float:
+    """Nearest-rank percentile (q in 0..100) of a non-empty list."""
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(q / 100 * len(ordered)) - 1)]
+
+
+def measure_backend(args, backend: str, plan: list[tuple[int, str, float | None]]) -> list[Row]:
+    """The rows of one backend: one server (started once: its engine warm-up takes up to a minute), each
+    row on new tables."""
+    rows = [Row(backend, games, mode, rate) for games, mode, rate in plan]
+    kind, workers = BACKENDS[backend]
+    url = args.database_url if kind == "postgresql" else None
+    if kind == "postgresql" and not url:
+        for row in rows:
+            row.note = "skipped: needs --database-url postgresql://... (or BACKGAMMON_TEST_DATABASE_URL)"
+        return rows
+    profile = None
+    if args.profile:
+        stem = Path(args.profile)
+        profile = str(stem.with_name(f"{stem.stem}-{backend}{stem.suffix or '.prof'}"))
+    server = Server(url, workers, profile)
+    try:
+        failed = server.start()
+        for row in rows:
+            if failed:
+                row.note = f"not supported: {failed}"
+                continue
+            run = Run(server.base, row.games, row.mode, row.rate, args.warmup, args.seconds, args.timeout,
+                      args.match_length)
+            asyncio.run(drive(run))
+            row.actions_per_s = run.confirmed / run.seconds
+            if run.latencies:
+                row.p50_ms = percentile(run.latencies, 50) * 1000
+                row.p99_ms = percentile(run.latencies, 99) * 1000
+            row.errors = run.errors
+            if server.proc.poll() is not None:
+                failed = f"server exited with status {server.proc.returncode}: {server.last_line()}"
+                row.note = failed
+            print(f"{backend} K={row.games} {row.mode}: {fmt(row.actions_per_s, ',.0f')} actions/s", file=sys.stderr,
+                  flush=True)
+    finally:
+        server.stop()
+    if profile and not failed:
+        rows[-1].note = f"profile: {profile}"
+        print_profile(profile, args.profile_top)
+    return rows
+
+
+def print_profile(path: str, top: int) -> None:
+    import pstats
+
+    if not Path(path).exists():
+        print(f"web_load: no profile written at {path}", file=sys.stderr)
+        return
+    print(f"\n{path}: top {top} by own time", file=sys.stderr)
+    stats = pstats.Stats(path, stream=sys.stderr)
+    stats.sort_stats("tottime").print_stats(top)
+    stats.sort_stats("cumulative").print_stats(top)
+
+
+def fmt(value: float | None, spec: str) -> str:
+    return "-" if value is None else format(value, spec)
+
+
+def print_table(rows: list[Row]) -> None:
+    print("| backend | K | mode | target/s | actions/s | p50 ms | p99 ms | errors | note |")
+    print("|---|---:|---|---:|---:|---:|---:|---:|---|")
+    for r in rows:
+        errors = "-" if r.errors is None else str(sum(r.errors.values()))
+        if r.errors:
+            errors += " (" + ", ".join(f"{k}: {n}" for k, n in r.errors.most_common()) + ")"
+        label = {"sqlite": "sqlite 1 proc", "postgresql": "postgresql 1 proc", "postgresql-2": "postgresql 2 procs"}
+        print(
+            f"| {label[r.backend]} | {r.games} | {r.mode} | {fmt(r.rate, ',.0f')} | {fmt(r.actions_per_s, ',.0f')}"
+            f" | {fmt(r.p50_ms, '.1f')} | {fmt(r.p99_ms, '.1f')} | {errors} | {r.note} |",
+            flush=True,
+        )
+
+
+def int_list(text: str) -> list[int]:
+    try:
+        values = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid list {text!r}: expected integers like 50,200,500") from None
+    if not values or any(v < 1 for v in values):
+        raise argparse.ArgumentTypeError(f"invalid list {text!r}: expected positive integers")
+    return values
+
+
+def choice_list(choices):
+    def parse(text: str) -> list[str]:
+        values = [x.strip() for x in text.split(",") if x.strip()]
+        bad = [v for v in values if v not in choices]
+        if bad or not values:
+            raise argparse.ArgumentTypeError(f"invalid {text!r}: expected a comma list of {', '.join(choices)}")
+        return values
+
+    return parse
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--backends", type=choice_list(tuple(BACKENDS)), default=None,
+                    help="comma list of sqlite, postgresql, postgresql-2 (default: sqlite, plus the "
+                    "PostgreSQL rows when a database URL is given)")
+    ap.add_argument("--games", type=int_list, default=[50, 200, 500], help="K values (default 50,200,500)")
+    ap.add_argument("--mode", type=choice_list(("flat", "paced")), default=["flat", "paced"])
+    ap.add_argument("--rate", type=float, default=None,
+                    help="paced: total actions/s for every K (default 250 at K=50, 1000 at 200, 500 at 500, "
+                    "else 5 per game)")
+    ap.add_argument("--seconds", type=float, default=10.0, help="measurement window per row")
+    ap.add_argument("--warmup", type=float, default=1.0, help="seconds of play before the window")
+    ap.add_argument("--timeout", type=float, default=30.0, help="seconds before an action counts as lost")
+    ap.add_argument("--match-length", type=int, default=0, help="0 = money sessions (default)")
+    ap.add_argument("--database-url", default=os.environ.get("BACKGAMMON_TEST_DATABASE_URL"),
+                    help="postgresql://... for the PostgreSQL rows (default: $BACKGAMMON_TEST_DATABASE_URL)")
+    ap.add_argument("--profile", default=None, metavar="PATH",
+                    help="run each server under cProfile, writing PATH-<backend>-<K>-<mode>.prof")
+    ap.add_argument("--profile-top", type=int, default=25)
+    ap.add_argument("--quick", action="store_true", help="a smoke run: K = 2, 2 s, flat, sqlite")
+    args = ap.parse_args(argv)
+    if args.quick:
+        args.games, args.seconds, args.warmup, args.mode = [2], 2.0, 0.5, ["flat"]
+        args.backends = args.backends or ["sqlite"]
+    if args.backends is None:
+        args.backends = ["sqlite"] + (["postgresql", "postgresql-2"] if args.database_url else [])
+    if args.rate is not None and args.rate <= 0:
+        ap.error(f"invalid --rate {args.rate!r}: expected a positive rate")
+    if args.seconds <= 0 or args.warmup < 0 or args.timeout <= 0:
+        ap.error("invalid --seconds, --warmup or --timeout: expected positive seconds")
+    if args.database_url and not args.database_url.startswith("postgresql"):
+        ap.error(f"invalid --database-url {args.database_url!r}: expected postgresql://...")
+    if not 0 <= args.match_length <= 25:
+        ap.error(f"invalid --match-length {args.match_length!r}: expected 0 to 25")
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)  # 2 sockets per game here and on the server
+    want = max(g for g in args.games) * 4 + 256
+    if soft < want:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(want, hard), hard))
+
+    print(f"web load on 127.0.0.1, {os.cpu_count()} CPU(s), window {args.seconds:g} s after "
+          f"{args.warmup:g} s warm-up, {'money sessions' if not args.match_length else f'{args.match_length}-point matches'}",
+          flush=True)
+    plan = []
+    for games in args.games:
+        for mode in args.mode:
+            rate = (args.rate or DEFAULT_RATES.get(games, 5.0 * games)) if mode == "paced" else None
+            plan.append((games, mode, rate))
+    rows = []
+    for backend in args.backends:
+        rows += measure_backend(args, backend, plan)
+    print()
+    print_table(rows)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,31 @@
+"""Smoke test of benchmarks/web_load.py: a real server, two games of two WebSocket clients, 2 seconds."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.slow
+def test_web_load_quick_prints_a_row_with_confirmed_actions():
+    script = ROOT / "benchmarks" / "web_load.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "--quick"], capture_output=True, text=True, timeout=600, cwd=ROOT
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    rows = [line for line in done.stdout.splitlines() if line.startswith("| sqlite 1 proc |")]
+    assert len(rows) == 1, done.stdout
+    cells = [c.strip() for c in rows[0].strip("|").split("|")]
+    backend, games, mode, target, rate, p50, p99, errors, note = cells
+    assert (games, mode, target) == ("2", "flat", "-")
+    assert float(rate.replace(",", "")) > 0, rows[0]
+    assert 0 < float(p50) <= float(p99), rows[0]
+    assert errors == "0", rows[0]
+    assert not note, rows[0]
+    assert re.search(r"window 2 s after 0\.5 s warm-up", done.stdout)
