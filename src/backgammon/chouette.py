@@ -335,7 +335,8 @@ class Chouette:
         if self.stage is ChouetteStage.BOX_DOUBLED:
             return self._on_answer(name, action)
         if isinstance(action, (Consent, Refuse)):
-            raise IllegalActionError(f"{name} cannot {action}: the captain has not doubled")
+            verb = "consent to" if isinstance(action, Consent) else "refuse"
+            raise IllegalActionError(f"{name} cannot {verb} a double: the captain has not doubled")
         if name not in self.to_act():
             raise NotYourTurnError(
                 f"{name} cannot act now: {', '.join(self.to_act()) or 'nobody'} to act ({self.game.describe()})"

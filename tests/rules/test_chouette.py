@@ -113,7 +113,7 @@ def test_team_double_needs_every_member() -> None:
 
 def test_consent_without_double() -> None:
     c = box_opens(Chouette.new(NAMES))
-    with pytest.raises(IllegalActionError, match="not doubled"):
+    with pytest.raises(IllegalActionError, match="Cat cannot consent to a double: the captain has not doubled"):
         c.apply("Cat", Consent())
 
 
@@ -343,7 +343,7 @@ def random_chouette_step(c: Chouette, rng: Random) -> Chouette:
     if game.phase is GamePhase.OPENING:
         return c.apply(rng.choice(c.to_act()), OpeningRoll(rng.randint(1, 6), rng.randint(1, 6)))
     name = c.to_act()[0]
-    actions = [a for a in game.legal_actions() if not isinstance(a, Resign) or rng.random() < 0.005]
+    actions = [a for a in c.legal_actions(name) if not isinstance(a, Resign) or rng.random() < 0.005]
     if game.phase is GamePhase.ROLL and rng.random() < 0.9:
         actions = [a for a in actions if isinstance(a, Roll)]
     action = rng.choice(actions)

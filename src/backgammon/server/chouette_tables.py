@@ -16,6 +16,13 @@ rotation). This module gives it seats, storage, computer players and a REST API:
 Storage reuses the platform's ``tables`` row (``config["mode"] == "chouette"``; seat tokens are
 kept hashed in the config) and its ``actions`` rows (``{"by": name, "kind": ...}``); a table is
 replayed from them after a restart. Dice are verifiable (:mod:`backgammon.server.fair`).
+
+Computer players decide off the event loop (``asyncio.to_thread``), one action at a time, each
+within :data:`BOT_ACTION_TIMEOUT` seconds (else the quick player's answer stands in). They act
+within the request that woke them until a person is to act or a game ends; the next game goes on
+in one background task per table (``bot_delay`` seconds after the end), which a poll never starts
+twice. A game that runs past :data:`MAX_GAME_ACTIONS` is stuck: it is logged as an error and the
+table's status becomes ``"error"``.
 """
 
 from __future__ import annotations
@@ -46,6 +53,10 @@ log = logging.getLogger("backgammon.server")
 MIN_SEATS, MAX_SEATS = 3, 8
 KINDS = ("roll", "move", "double", "take", "pass", "consent", "refuse", "suggest")
 BOX, TEAM = Player.WHITE, Player.BLACK
+BOT_ACTION_TIMEOUT = 15.0
+"""Seconds a computer player may think about one action before the quick player answers for it."""
+MAX_GAME_ACTIONS = 3000
+"""Actions in one game past which the game is taken to be stuck (real games take a few hundred)."""
 
 
 @dataclass
@@ -60,7 +71,9 @@ class ChouetteRuntime:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     dice: Any = None
     agents: dict[str, Any] = field(default_factory=dict)
-    task: asyncio.Task | None = None
+    task: asyncio.Task | None = None  # the computer players going on in the background
+    bots_running: bool = False  # computer players are acting now (in a request or the task)
+    fallback: Any = None  # the quick player, answering for a computer that takes too long or fails
     game_starts: list[int] = field(default_factory=lambda: [0])  # index in ``actions`` where each game began
 
     @property
@@ -266,6 +279,7 @@ class ChouetteManager:
             )
             table.chouette = replace(table.chouette, game=game)
         table.agents = {s["name"]: make_agent(s["bot"]) for s in table.seats if s["bot"]}
+        table.fallback = make_agent("greedy")
         table.game_starts = [0]
         table.dice = _game_dice(table)
 
@@ -303,6 +317,8 @@ class ChouetteManager:
         async with table.lock:
             if name is None:
                 raise NotYourTurnError("a spectator cannot act: join the table to play")
+            if table.status == "error":
+                raise IllegalActionError("cannot act: the chouette stopped on an error (a game that did not end)")
             if table.status != "playing" or table.chouette is None:
                 raise IllegalActionError(f"cannot act: the chouette is {table.status}")
             version = message.get("version")
@@ -374,41 +390,106 @@ class ChouetteManager:
     async def _bots(self, table: ChouetteRuntime) -> None:
         """Let computer players act (caller holds the lock) until a person is to act or a game ends.
 
-        If computer players still have to act after a game ended, they go on in the
-        background, ``bot_delay`` seconds apart, so that people can follow.
+        Each pass stores one action. If computer players still have to act after a game ended,
+        they go on in the background (:meth:`_schedule`). A game past :data:`MAX_GAME_ACTIONS`
+        actions, or a computer player that fails even with the quick player's help, stops the
+        table (:meth:`_stop`).
         """
+        if table.status != "playing" or table.chouette is None:
+            return
         c = table.chouette
-        if c is not None and c.stage is ChouetteStage.PLAYING and c.game.phase is GamePhase.OPENING:
+        if c.stage is ChouetteStage.PLAYING and c.game.phase is GamePhase.OPENING:
             self._apply_opening(table)
-        games = len(table.chouette.games) if table.chouette else 0
-        for _ in range(1000):
-            c = table.chouette
-            assert c is not None
-            bots = [n for n in c.to_act() if n in table.agents]
-            if not bots:
-                return
-            if len(c.games) > games:
-                self._schedule(table)
-                return
-            name = bots[0]
-            action = await asyncio.to_thread(self._bot_decision, table, c, name)
-            self._apply(table, name, action)
+        games = len(table.chouette.games)
+        next_game = False
+        table.bots_running = True
+        try:
+            while table.status == "playing":
+                c = table.chouette
+                bots = [n for n in c.to_act() if n in table.agents]
+                if not bots:
+                    break
+                if len(c.games) > games:
+                    next_game = True
+                    break
+                played = table.version - table.game_starts[-1]
+                if played >= MAX_GAME_ACTIONS:
+                    self._stop(table, f"game {len(table.game_starts)} has run {played} actions without ending ({c!r})")
+                    break
+                name = bots[0]
+                try:
+                    action = await self._bot_action(table, c, name)
+                    self._apply(table, name, action)
+                except Exception as exc:  # noqa: BLE001 - the quick player failed too: a bug, stop loudly
+                    log.exception("computer player %s failed on chouette %s", name, table.id)
+                    self._stop(table, f"computer player {name} failed: {exc}")
+        finally:
+            table.bots_running = False
+        if next_game:
+            self._schedule(table)
+
+    async def _bot_action(self, table: ChouetteRuntime, c: Chouette, name: str) -> object:
+        """What computer player ``name`` does now, with a Roll's dice drawn.
+
+        The decision is made off the event loop within :data:`BOT_ACTION_TIMEOUT` seconds; the
+        quick player answers instead when it takes longer, fails, or decides on something the
+        rules refuse.
+        """
+        agent = table.agents[name]
+        try:
+            decision = asyncio.to_thread(self._bot_decision, agent, c, name)
+            action = await asyncio.wait_for(decision, timeout=BOT_ACTION_TIMEOUT)
+            c.apply(name, _with_dice(action, (1, 2)))  # raises if the rules refuse it
+        except TimeoutError:
+            log.warning(
+                "computer player %s (%s) took over %s s on chouette %s: the quick player answers",
+                name,
+                agent.name,
+                BOT_ACTION_TIMEOUT,
+                table.id,
+            )
+            action = await asyncio.to_thread(self._bot_decision, table.fallback, c, name)
+        except Exception:  # noqa: BLE001 - an engine bug must not stop the table
+            log.exception(
+                "computer player %s (%s) failed on chouette %s: the quick player answers", name, agent.name, table.id
+            )
+            action = await asyncio.to_thread(self._bot_decision, table.fallback, c, name)
+        return _with_dice(action, table.dice.roll()) if isinstance(action, Roll) else action
+
+    def _stop(self, table: ChouetteRuntime, why: str) -> None:
+        """Something is genuinely stuck: log it as an error and mark the table (status ``"error"``)."""
+        log.error("chouette %s stopped: %s", table.id, why)
+        table.status = "error"
+        with self.sessions() as db:
+            row = db.get(Table, table.id)
+            row.status = "error"
+            db.commit()
 
     def _schedule(self, table: ChouetteRuntime) -> None:
+        """Let the computer players go on in the background, unless they already do (or cannot)."""
+        if table.status != "playing" or table.bots_running:
+            return
         task = table.task
         if task is not None and not task.done():
             return
-        table.task = asyncio.create_task(self._later(table, table.version))
+        table.task = asyncio.create_task(self._later(table))
 
-    async def _later(self, table: ChouetteRuntime, version: int) -> None:
+    async def _later(self, table: ChouetteRuntime) -> None:
+        """The background task: ``bot_delay`` seconds, then the computer players' next game, and so on
+        until a person is to act (one task per table: :meth:`_schedule` sees it running)."""
         try:
-            await asyncio.sleep(self.bot_delay)
-            async with table.lock:
-                table.task = None
-                if table.version == version:
+            while table.status == "playing":
+                await asyncio.sleep(self.bot_delay)
+                async with table.lock:
+                    c = table.chouette
+                    if c is None or not any(n in table.agents for n in c.to_act()):
+                        return
+                    games = len(c.games)
                     await self._bots(table)
+                    if len(table.chouette.games) == games:  # a person is to act, or the table stopped
+                        return
         except Exception:
-            log.exception("computer player failed on chouette %s", table.id)
+            log.exception("computer players failed on chouette %s", table.id)
 
     def _apply_opening(self, table: ChouetteRuntime) -> None:
         c = table.chouette
@@ -421,8 +502,8 @@ class ChouetteManager:
             table.chouette = c
 
     @staticmethod
-    def _bot_decision(table: ChouetteRuntime, c: Chouette, name: str) -> object:
-        agent = table.agents[name]
+    def _bot_decision(agent: Any, c: Chouette, name: str) -> object:
+        """What ``agent`` does for ``name`` (run off the event loop; a Roll comes without dice)."""
         side = c.side_of(name)
         game = c.game
         if c.stage is ChouetteStage.TEAM_CONSENT:
@@ -434,9 +515,14 @@ class ChouetteManager:
             takes = agent.takes(game.board_for(BOX), cube_for(game, BOX, post_crawford=False))
             return Take(TEAM) if takes else Pass(TEAM)
         action = decide(agent, game, side)
-        if isinstance(action, Roll):
-            return Roll(side, table.dice.roll())
+        if isinstance(action, Double) and not c.may_double(name):  # e.g. the team refused it this turn
+            return Roll(side, None)
         return action
+
+
+def _with_dice(action: object, dice: tuple[int, int]) -> object:
+    """A Roll with these dice (anything else unchanged)."""
+    return Roll(action.player, dice) if isinstance(action, Roll) else action
 
 
 # ------------------------------------------------------------------ wire
@@ -534,7 +620,7 @@ def _allowed(c: Chouette, you: str | None) -> list[str]:
     if you in c.to_act():
         if game.phase is GamePhase.ROLL:
             out.append("roll")
-            if game.may_double(side):
+            if c.may_double(you):  # the board's cube rules, and no refused team double this turn
                 out.append("double")
         elif game.phase is GamePhase.MOVE:
             out.append("move")
@@ -581,8 +667,8 @@ def router(state: dict[str, Any], config: Any, body, current_user) -> APIRouter:
     async def get(table_id: str, request: Request) -> dict[str, Any]:
         table = manager().get(table_id)
         c = table.chouette
-        if c is not None and table.task is None and any(n in table.agents for n in c.to_act()):
-            manager()._schedule(table)  # e.g. after a restart: the computer players go on
+        if c is not None and any(n in table.agents for n in c.to_act()):
+            manager()._schedule(table)  # e.g. after a restart: the computer players go on (never twice)
         return state_to_wire(table, table.name_for(request.headers.get("x-seat-token")))
 
     @api.post("/api/chouette/{table_id}/actions")
