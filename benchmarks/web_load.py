@@ -29,7 +29,10 @@ All tables are created and connected before the clock starts; then ``--warmup``
 seconds of play are not counted, and the next ``--seconds`` seconds are: the
 actions confirmed in that window, their round trips (p50, p99), and the errors of
 the whole row (error messages from the server, failed requests or connections,
-actions not confirmed within ``--timeout`` seconds).
+actions not confirmed within ``--timeout`` seconds). The CPU columns are the CPU time
+the server's process and the load generator's process used in the window, in % of one
+core (from /proc; a load generator near 100% means the client, not the server, limits
+a flat row; with ``--workers 2`` only the parent process is counted).
 
 Backends: ``sqlite`` (one process), ``postgresql`` (one process) and
 ``postgresql-2`` (``serve --workers 2``); the PostgreSQL rows need
@@ -174,6 +177,9 @@ class Run:
     latencies: list[float] = field(default_factory=list)
     confirmed: int = 0
     errors: Counter = field(default_factory=Counter)
+    server_pid: int | None = None
+    server_cpu: float | None = None  # CPU seconds the server process used in the window
+    client_cpu: float | None = None  # CPU seconds this process (the load generator) used in the window
 
     def record(self, intended: float, confirmed_at: float) -> None:
         if self.t_start <= confirmed_at < self.t_end:
@@ -261,10 +267,11 @@ async def new_table(run: Run, http) -> tuple[str, dict[str, str]]:
 
 
 async def play_game(run: Run, http, index: int) -> None:
-    """One of the K games: tables one after another until the run stops."""
+    """Game number ``index`` of the K: tables one after another until the run stops (its own seeded jitter)."""
     from websockets.asyncio.client import connect
 
     interval = run.games / run.rate if run.mode == "paced" else 0.0
+    rng = random.Random(index)
     next_at: float | None = None
     counted = False
     while not run.stopping:
@@ -285,7 +292,7 @@ async def play_game(run: Run, http, index: int) -> None:
                         run.ready += 1
                     await run.go.wait()
                     if next_at is None:
-                        next_at = time.perf_counter() + random.uniform(0, interval)
+                        next_at = time.perf_counter() + rng.uniform(0, interval)
                     while not run.stopping:
 
                         def pick():
@@ -301,7 +308,7 @@ async def play_game(run: Run, http, index: int) -> None:
                             if run.stopping:
                                 break
                             intended = next_at
-                            next_at += interval * random.uniform(0.5, 1.5)
+                            next_at += interval * rng.uniform(0.5, 1.5)
                         else:
                             intended = time.perf_counter()
                         version, errors = message["version"], seat.errors
@@ -330,6 +337,15 @@ async def play_game(run: Run, http, index: int) -> None:
                 await asyncio.sleep(0.2)
 
 
+def process_cpu(pid: int | None) -> float | None:
+    """CPU seconds (user + system) a process has used so far, from /proc (None elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError, TypeError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 async def drive(run: Run) -> None:
     """Connect the K games, let them play through the warm-up and the window, then stop them."""
     import httpx
@@ -346,8 +362,14 @@ async def drive(run: Run) -> None:
         run.t_start = now + run.warmup
         run.t_end = run.t_start + run.seconds
         run.go.set()
-        await asyncio.sleep(run.t_end - now)
+        await asyncio.sleep(run.warmup)
+        server0, client0 = process_cpu(run.server_pid), time.process_time()
+        await asyncio.sleep(max(0.0, run.t_end - time.perf_counter()))
+        server1, client1 = process_cpu(run.server_pid), time.process_time()
         run.stopping = True
+        run.client_cpu = client1 - client0
+        if server0 is not None and server1 is not None:
+            run.server_cpu = server1 - server0
         _, pending = await asyncio.wait(tasks, timeout=5.0)
         for task in pending:
             task.cancel()
@@ -365,6 +387,8 @@ class Row:
     p50_ms: float | None = None
     p99_ms: float | None = None
     errors: Counter | None = None
+    server_cpu: float | None = None  # % of one core in the window
+    client_cpu: float | None = None
     note: str = ""
 
 
@@ -397,12 +421,15 @@ def measure_backend(args, backend: str, plan: list[tuple[int, str, float | None]
                 continue
             run = Run(server.base, row.games, row.mode, row.rate, args.warmup, args.seconds, args.timeout,
                       args.match_length)
+            run.server_pid = server.proc.pid
             asyncio.run(drive(run))
             row.actions_per_s = run.confirmed / run.seconds
             if run.latencies:
                 row.p50_ms = percentile(run.latencies, 50) * 1000
                 row.p99_ms = percentile(run.latencies, 99) * 1000
             row.errors = run.errors
+            row.server_cpu = None if run.server_cpu is None else 100 * run.server_cpu / run.seconds
+            row.client_cpu = 100 * run.client_cpu / run.seconds
             if server.proc.poll() is not None:
                 failed = f"server exited with status {server.proc.returncode}: {server.last_line()}"
                 row.note = failed
@@ -433,8 +460,8 @@ def fmt(value: float | None, spec: str) -> str:
 
 
 def print_table(rows: list[Row]) -> None:
-    print("| backend | K | mode | target/s | actions/s | p50 ms | p99 ms | errors | note |")
-    print("|---|---:|---|---:|---:|---:|---:|---:|---|")
+    print("| backend | K | mode | target/s | actions/s | p50 ms | p99 ms | errors | server CPU | client CPU | note |")
+    print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---|")
     for r in rows:
         errors = "-" if r.errors is None else str(sum(r.errors.values()))
         if r.errors:
@@ -442,7 +469,9 @@ def print_table(rows: list[Row]) -> None:
         label = {"sqlite": "sqlite 1 proc", "postgresql": "postgresql 1 proc", "postgresql-2": "postgresql 2 procs"}
         print(
             f"| {label[r.backend]} | {r.games} | {r.mode} | {fmt(r.rate, ',.0f')} | {fmt(r.actions_per_s, ',.0f')}"
-            f" | {fmt(r.p50_ms, '.1f')} | {fmt(r.p99_ms, '.1f')} | {errors} | {r.note} |",
+            f" | {fmt(r.p50_ms, '.1f')} | {fmt(r.p99_ms, '.1f')} | {errors}"
+            f" | {fmt(r.server_cpu, '.0f')}{'%' * (r.server_cpu is not None)}"
+            f" | {fmt(r.client_cpu, '.0f')}{'%' * (r.client_cpu is not None)} | {r.note} |",
             flush=True,
         )
 
@@ -508,9 +537,9 @@ def main(argv: list[str] | None = None) -> None:
     if soft < want:
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(want, hard), hard))
 
+    tables = f"{args.match_length}-point matches" if args.match_length else "money sessions"
     print(f"web load on 127.0.0.1, {os.cpu_count()} CPU(s), window {args.seconds:g} s after "
-          f"{args.warmup:g} s warm-up, {'money sessions' if not args.match_length else f'{args.match_length}-point matches'}",
-          flush=True)
+          f"{args.warmup:g} s warm-up, {tables}", flush=True)
     plan = []
     for games in args.games:
         for mode in args.mode:
