@@ -35,6 +35,7 @@ from backgammon.server.chouette_tables import router as chouette_router
 from backgammon.server.db import Session, Table, User, database_url_for, open_database
 from backgammon.server.dice_stats import router as dice_stats_router
 from backgammon.server.history import export_mat, history_of
+from backgammon.server.security import install_security, origin_allowed
 from backgammon.server.tables import TableManager
 
 log = logging.getLogger("backgammon.server")
@@ -123,6 +124,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
                     task.cancel()
 
     app = FastAPI(title="backgammon", lifespan=lifespan, docs_url=None, redoc_url=None)
+    install_security(app)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     @app.exception_handler(Exception)
@@ -361,6 +363,9 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     @app.websocket("/ws/tables/{table_id}")
     async def table_socket(websocket: WebSocket, table_id: str) -> None:
         manager: TableManager = state["manager"]
+        if not origin_allowed(websocket.headers):  # a page of another site may not act for our user
+            await websocket.close(code=1008)
+            return
         await websocket.accept()
         try:
             table = manager.get(table_id)
