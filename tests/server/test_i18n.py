@@ -28,7 +28,7 @@ def test_same_keys_no_duplicates():
 def test_pages_use_known_keys():
     known = set(_blocks()["en"])
     html = (STATIC / "index.html").read_text()
-    used = set(re.findall(r'data-i18n(?:-html|-placeholder)?="(\w+)"', html))
+    used = set(re.findall(r'data-i18n(?:-html|-rich|-placeholder)?="(\w+)"', html))
     js = (STATIC / "app.js").read_text()
     used |= set(re.findall(r'\bt\("(\w+)"', js))
     assert used and used <= known, used - known

@@ -43,7 +43,7 @@ def test_analysis_from_pasted_xgid(browser, server):
     page.goto(server.url + "/study")
     page.fill("#paste-text", OPENING_52)
     page.click("#paste button[type=submit]")
-    page.wait_for_function("document.querySelector('#id-xgid').textContent.startsWith('XGID=-b----E-C')")
+    page.wait_for_function("() => document.querySelector('#id-xgid').textContent.startsWith('XGID=-b----E-C')")
     assert page.text_content("#id-pos") == "4HPwATDgc/ABMA"
     assert page.input_value("#die1") == "5" and page.input_value("#die2") == "2"
     # the engine's list is hidden until the user has chosen a play (tactical check)
@@ -72,7 +72,7 @@ def test_analysis_from_pasted_xgid(browser, server):
     page.select_option("#click-mode", "remove")
     before = page.text_content("#id-pos")
     click_point(page, "#board", 24)
-    page.wait_for_function(f"document.querySelector('#id-pos').textContent !== {json.dumps(before)}")
+    page.wait_for_function(f"() => document.querySelector('#id-pos').textContent !== {json.dumps(before)}")
     assert page.locator("#analysis").is_hidden()  # a new position: the old analysis is gone
     assert page.errors == []
 
@@ -80,7 +80,7 @@ def test_analysis_from_pasted_xgid(browser, server):
 def test_analysis_in_japanese(browser, server):
     page = page_for(browser, server, "ja")
     page.goto(server.url + "/study?id=" + OPENING_52)
-    page.wait_for_function("document.querySelector('#id-xgid').textContent.startsWith('XGID=')")
+    page.wait_for_function("() => document.querySelector('#id-xgid').textContent.startsWith('XGID=')")
     page.fill("#play-text", "24/22 13/8")
     page.click("#btn-check")
     page.wait_for_selector("#plays tr.mine")
@@ -94,7 +94,7 @@ def test_lesson_wrong_then_right(browser, server):
     page = page_for(browser, server)
     page.goto(server.url + "/study/lessons")
     page.click(f"a[data-id='{lesson.id}']")
-    page.wait_for_function("document.querySelector('#lesson-count').textContent.includes('1')")
+    page.wait_for_function("() => document.querySelector('#lesson-count').textContent.includes('1')")
     page.fill("#lesson-play", "13/11 13/8")
     page.click("#lesson-submit")
     page.wait_for_selector("#lesson-feedback.wrong")
@@ -112,7 +112,7 @@ def test_lesson_wrong_then_right(browser, server):
     # the rest of the lesson: typed plays, a roll that cannot be played, then a choice
     for number in range(1, len(lesson.exercises)):
         page.click("#lesson-next")
-        page.wait_for_function(f"document.querySelector('#lesson-count').textContent.includes('{number + 1}')")
+        page.wait_for_function(f"() => document.querySelector('#lesson-count').textContent.includes('{number + 1}')")
         exercise = lesson.exercises[number]
         if hasattr(exercise, "answers"):
             page.fill("#lesson-play", str(exercise.answers[0]))
@@ -121,7 +121,7 @@ def test_lesson_wrong_then_right(browser, server):
             page.locator("#lesson-choices button").nth(exercise.answer).click()
         page.wait_for_selector("#lesson-feedback.right")
     page.click("#lesson-next")
-    page.wait_for_function("document.querySelector('#lesson-count').textContent.includes('finished')")
+    page.wait_for_function("() => document.querySelector('#lesson-count').textContent.includes('finished')")
     assert page.errors == []
 
 

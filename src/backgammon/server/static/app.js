@@ -4,6 +4,7 @@
 import { renderBoard, pointAt } from "./board.js";
 import { t, setLanguage, defaultLanguage, applyTranslations } from "./i18n.js";
 import { renderFairDice } from "./fairdice.js";
+import { h } from "./dom.js";
 
 const DEFAULTS = {
   orientation: "bottom-right", autoSwitch: false, lang: null, whiteColor: "#f4f1e8", blackColor: "#2b2b2b",
@@ -73,17 +74,17 @@ function go(path) { history.pushState({}, "", path); route(); }
 function fillRulesFields() {
   for (const fs of document.querySelectorAll(".rules-fields")) {
     const old = Object.fromEntries(new FormData(fs.closest("form")));
-    const lengthOpts = [`<option value="0">${t("money")}</option>`].concat(
-      Array.from({ length: 25 }, (_, i) => `<option value="${i + 1}">${t("points", { n: i + 1 })}</option>`));
-    fs.innerHTML = `<legend>${t("variants")}</legend>
-      <label>${t("match_length")} <select name="match_length">${lengthOpts.join("")}</select></label>
-      <label class="check"><input type="checkbox" name="cube" checked> ${t("cube_on")}</label>
-      <label class="check"><input type="checkbox" name="crawford" checked> ${t("crawford")}</label>
-      <label class="check"><input type="checkbox" name="jacoby"> ${t("jacoby")}</label>
-      <label class="check"><input type="checkbox" name="beavers"> ${t("beavers")}</label>
-      <label>${t("auto_doubles")} <select name="automatic_doubles"><option>0</option><option>1</option><option>2</option><option>3</option></select></label>
-      <label>${t("bg_value")} <select name="backgammon_value"><option value="3">3</option><option value="2">2</option></select></label>
-      <label class="check"><input type="checkbox" name="casual"> ${t("casual")}</label>`;
+    const check = (name, label, checked = false) => h("label", { class: "check" }, h("input", { type: "checkbox", name, checked }), ` ${label}`);
+    const select = (name, options) => h("select", { name }, options.map(([value, label]) => h("option", { value }, label)));
+    const lengths = [[0, t("money")], ...Array.from({ length: 25 }, (_, i) => [i + 1, t("points", { n: i + 1 })])];
+    fs.replaceChildren(
+      h("legend", {}, t("variants")),
+      h("label", {}, `${t("match_length")} `, select("match_length", lengths)),
+      check("cube", t("cube_on"), true), check("crawford", t("crawford"), true), check("jacoby", t("jacoby")), check("beavers", t("beavers")),
+      h("label", {}, `${t("auto_doubles")} `, select("automatic_doubles", [0, 1, 2, 3].map((n) => [n, n]))),
+      h("label", {}, `${t("bg_value")} `, select("backgammon_value", [[3, "3"], [2, "2"]])),
+      check("casual", t("casual")),
+    );
     const sel = fs.querySelector("[name=match_length]");
     sel.value = old.match_length ?? "5";
     if (old.automatic_doubles) fs.querySelector("[name=automatic_doubles]").value = old.automatic_doubles;
@@ -119,21 +120,14 @@ async function refreshLobby() {
   try {
     const tables = await api("GET", "/api/tables");
     const ul = $("#lobby");
-    ul.innerHTML = "";
-    if (!tables.length) ul.innerHTML = `<li>${t("lobby_empty")}</li>`;
-    for (const tb of tables) {
-      const li = document.createElement("li");
+    const rows = tables.map((tb) => {
       const len = tb.rules.match_length ? t("to_play", { n: tb.rules.match_length }) : t("money_session");
-      li.innerHTML = `<span>${escapeHtml(tb.host)} — ${len}</span>`;
-      const b = document.createElement("button");
-      b.type = "button"; b.textContent = t("join"); b.className = "lobby-join";
-      b.onclick = () => go(`/t/${tb.id}`);
-      li.appendChild(b);
-      ul.appendChild(li);
-    }
+      return h("li", {}, h("span", {}, `${tb.host} — ${len}`),
+        h("button", { type: "button", class: "lobby-join", onclick: () => go(`/t/${encodeURIComponent(tb.id)}`) }, t("join")));
+    });
+    ul.replaceChildren(...(rows.length ? rows : [h("li", {}, t("lobby_empty"))]));
   } catch { /* ignore */ }
 }
-function escapeHtml(s) { return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]); }
 
 // ------------------------------------------------------------------ accounts
 async function loadUser() {
@@ -156,13 +150,12 @@ async function renderHistory() {
   let rows = [];
   try { rows = await api("GET", "/api/me/history"); } catch { rows = []; }
   const ul = $("#history");
-  ul.innerHTML = rows.length ? "" : `<li>${t("no_history")}</li>`;
-  for (const r of rows) {
-    const li = document.createElement("li");
+  const items = rows.map((r) => {
     const len = r.length ? t("to_play", { n: r.length }) : t("money_session");
-    li.innerHTML = `<a href="/t/${r.id}">${t("vs")} ${escapeHtml(r.opponent)}</a> <span>${len} ${r.score.white}–${r.score.black}</span>`;
-    ul.appendChild(li);
-  }
+    return h("li", {}, h("a", { href: `/t/${encodeURIComponent(r.id)}` }, `${t("vs")} ${r.opponent}`), " ",
+      h("span", {}, `${len} ${r.score.white}–${r.score.black}`));
+  });
+  ul.replaceChildren(...(items.length ? items : [h("li", {}, t("no_history"))]));
 }
 async function account(path) {
   const f = $("#form-login");
@@ -296,13 +289,15 @@ function showResult(st) {
   let text = "";
   if (r) text = r.winner ? t(r.points === 1 ? "wins_point" : "wins_points", { who: nameOf(st, r.winner), n: r.points }) : t("draw");
   if (st.match.timeout) text = t("lost_on_time", { who: nameOf(st, st.match.timeout) });
-  if (st.match.over) text += `<br>${t("match_over", { who: nameOf(st, st.match.winner), a: st.match.score.white, b: st.match.score.black })}`;
-  const home = st.match.over ? ` <button id="btn-result-home">${t("home")}</button>` : "";
-  const review = st.match.over ? ` <a id="result-review" href="/study/review/${S.id}">${t("review_game")}</a>` : "";
-  box.innerHTML = text + `<br><button class="primary" id="btn-result-ok">${st.match.over ? t("close") : t("next_game")}</button>${home}${review}`;
+  const parts = [text];
+  if (st.match.over) parts.push(h("br"), t("match_over", { who: nameOf(st, st.match.winner), a: st.match.score.white, b: st.match.score.black }));
+  parts.push(h("br"), h("button", { class: "primary", id: "btn-result-ok", onclick: () => { box.hidden = true; } }, st.match.over ? t("close") : t("next_game")));
+  if (st.match.over) {
+    parts.push(" ", h("button", { id: "btn-result-home", onclick: () => { box.hidden = true; go("/"); } }, t("home")));
+    parts.push(" ", h("a", { id: "result-review", href: `/study/review/${encodeURIComponent(S.id)}` }, t("review_game")));
+  }
+  box.replaceChildren(...parts);
   box.hidden = false;
-  $("#btn-result-ok").onclick = () => { box.hidden = true; };
-  if (home) $("#btn-result-home").onclick = () => { box.hidden = true; go("/"); };
 }
 
 // effective orientation: the setting, mirrored left-right in every other game when switching sides
@@ -400,10 +395,10 @@ function render() {
   // players, match info
   const pl = (side) => {
     const pips = settings.showPips ? ` · ${t("pips")} ${side === view ? pipsOf(board.mine) : pipsOf(board.theirs)}` : "";
-    return `${escapeHtml(nameOf(st, side))}${st.you === side ? ` — ${t("you")}` : ""}${pips}`;
+    return `${nameOf(st, side)}${st.you === side ? ` — ${t("you")}` : ""}${pips}`;
   };
-  $("#player-top").innerHTML = pl(other);
-  $("#player-bottom").innerHTML = pl(view);
+  $("#player-top").textContent = pl(other);
+  $("#player-bottom").textContent = pl(view);
   $("#player-top").classList.toggle("turn", st.game.turn === other);
   $("#player-bottom").classList.toggle("turn", st.game.turn === view);
   const m = st.match;
@@ -495,7 +490,7 @@ function act(action, extra = {}) {
 function renderControls() {
   const st = S.state;
   const c = $("#controls");
-  c.innerHTML = "";
+  c.replaceChildren();
   if (S.replay !== null) return;
   const a = S.sent === st.version ? [] : st.allowed;
   if (a.includes("roll")) c.appendChild(button("act-roll", t("roll"), () => act("roll"), true));
@@ -548,7 +543,8 @@ function maybeAutoPlay() {
 function showHints(msg) {
   const box = $("#hints");
   box.hidden = false;
-  box.innerHTML = `<b>${t("hints_title")}</b><ol>` + msg.plays.map((p) => `<li>${escapeHtml(p.play || "—")} ${p.equity !== undefined ? p.equity : p.score}</li>`).join("") + "</ol>";
+  box.replaceChildren(h("b", {}, t("hints_title")),
+    h("ol", {}, msg.plays.map((p) => h("li", {}, `${p.play || "—"} ${p.equity !== undefined ? p.equity : p.score}`))));
 }
 
 // ------------------------------------------------------- moving checkers
@@ -636,7 +632,7 @@ async function loadHistory() {
 function renderMoveList() {
   const h = S.history;
   const ol = $("#movelist");
-  ol.innerHTML = "";
+  ol.replaceChildren();
   let game = 0;
   h.entries.forEach((e, i) => {
     if (e.kind === "start" || e.kind === "roll") return;

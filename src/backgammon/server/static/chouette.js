@@ -2,6 +2,7 @@
 import { renderBoard } from "./board.js";
 import { MESSAGES, t, setLanguage, defaultLanguage, applyTranslations } from "./i18n.js";
 import { renderFairDice } from "./fairdice.js";
+import { h } from "./dom.js";
 
 Object.assign(MESSAGES.en, {
   ch_new: "New chouette table", ch_add_seat: "Add a seat", ch_create: "Create chouette",
@@ -59,9 +60,8 @@ async function api(method, path, doc) {
 // ------------------------------------------------------------------ setup
 function seatRow(level) {
   const li = document.createElement("li");
-  const sel = document.createElement("select");
-  sel.innerHTML = `<option value="">${t("ch_person")}</option>` +
-    LEVELS.map((l) => `<option value="${l}">${t("ch_computer", { level: t("level_" + l) })}</option>`).join("");
+  const sel = h("select", {}, h("option", { value: "" }, t("ch_person")),
+    LEVELS.map((l) => h("option", { value: l }, t("ch_computer", { level: t("level_" + l) }))));
   sel.value = level;
   const rm = document.createElement("button");
   rm.type = "button"; rm.textContent = t("ch_remove");
@@ -143,17 +143,18 @@ function render() {
   }
   $("#ch-invite").textContent = "";
   // players
-  const rows = [`<tr><th>${t("ch_name")}</th><th>${t("ch_role")}</th><th>${t("ch_cube")}</th><th>${t("ch_score")}</th></tr>`];
+  const rows = [h("tr", {}, [t("ch_name"), t("ch_role"), t("ch_cube"), t("ch_score")].map((x) => h("th", {}, x)))];
   const order = [st.box, ...st.team];
   for (const name of order) {
     const p = st.players.find((x) => x.name === name);
     const cls = [p.active ? "" : "out", name === st.you ? "you" : ""].join(" ");
-    const who = `${escapeHtml(name)}${name === st.you ? " " + t("ch_you") : ""}`;
+    const who = `${name}${name === st.you ? " " + t("ch_you") : ""}`;
     const took = st.stage === "box_doubled" && p.role !== "box" && p.active && !st.pending.includes(name);
-    const role = `<span class="ch-role ${p.role}">${t("ch_role_" + p.role)}</span>${p.active ? "" : " " + t("ch_out")}${took ? " ✓ " + t("ch_took") : ""}`;
-    rows.push(`<tr class="${cls}" data-name="${escapeHtml(name)}"><td>${who}</td><td>${role}</td><td>${p.role === "box" ? "" : p.cube}</td><td class="score">${fmtSigned(p.score)}</td></tr>`);
+    const role = [h("span", { class: `ch-role ${p.role}` }, t("ch_role_" + p.role)), `${p.active ? "" : " " + t("ch_out")}${took ? " ✓ " + t("ch_took") : ""}`];
+    rows.push(h("tr", { class: cls, dataset: { name } }, h("td", {}, who), h("td", {}, role),
+      h("td", {}, p.role === "box" ? "" : p.cube), h("td", { class: "score" }, fmtSigned(p.score))));
   }
-  $("#ch-players").innerHTML = rows.join("");
+  $("#ch-players").replaceChildren(...rows);
   // status
   let status = t("ch_to_act", { names: st.to_act.join(", ") });
   if (st.stage === "team_consent") status = t("ch_consent_wait", { names: st.pending.join(", ") });
@@ -197,10 +198,6 @@ function render() {
   if (!games.length) { const li = document.createElement("li"); li.className = "hint none"; li.textContent = t("ch_none_yet"); games.push(li); }
   $("#ch-games").replaceChildren(...games);
   drawBoard(st);
-}
-
-function escapeHtml(s) {
-  return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
 }
 
 function drawBoard(st) {

@@ -1,5 +1,6 @@
 // Per-player dice statistics: distribution of the 21 rolls, doubles, pips, dancing, with chi-squared tests.
 import { MESSAGES, t, setLanguage, defaultLanguage, applyTranslations } from "./i18n.js";
+import { h, svg } from "./dom.js";
 
 Object.assign(MESSAGES.en, {
   ds_help: "Every roll a player made in the stored games, compared with fair dice.",
@@ -37,27 +38,34 @@ function render(doc) {
   const r = doc.report;
   $("#ds-out").hidden = false;
   $("#ds-summary").textContent = t("ds_summary", { name: doc.name, rolls: r.rolls, tables: doc.tables });
-  const rows = [`<tr><th>${t("ds_stat")}</th><th>${t("ds_observed")}</th><th>${t("ds_expected")}</th><th>${t("ds_chi2")}</th><th>${t("ds_p")}</th></tr>`];
+  const row = (cells, attrs = {}) => h("tr", attrs, cells.map((c) => h("td", {}, c)));
+  const head = (cells) => h("tr", {}, cells.map((c) => h("th", {}, c)));
+  const rows = [head([t("ds_stat"), t("ds_observed"), t("ds_expected"), t("ds_chi2"), t("ds_p")])];
   const ps = [];
   for (const key of ["doubles", "pips", "dancing"]) {
     const s = r[key];
     if (!s) continue;
     if (s.test) ps.push(s.test.p_value);
-    rows.push(`<tr data-stat="${key}"><td>${t("ds_" + key)}</td><td>${num(s.observed, 0)}</td><td>${num(s.expected)}</td><td>${s.test ? num(s.test.statistic, 2) : "–"}</td><td>${s.test ? num(s.test.p_value, 3) : "–"}</td></tr>`);
+    rows.push(row([t("ds_" + key), num(s.observed, 0), num(s.expected), s.test ? num(s.test.statistic, 2) : "–", s.test ? num(s.test.p_value, 3) : "–"], { "data-stat": key }));
   }
   const d = r.distribution;
   if (d.test) {
     ps.push(d.test.p_value);
-    rows.push(`<tr data-stat="distribution"><td>${t("ds_all", { dof: d.test.dof })}</td><td></td><td></td><td>${num(d.test.statistic, 2)}</td><td>${num(d.test.p_value, 3)}</td></tr>`);
+    rows.push(row([t("ds_all", { dof: d.test.dof }), "", "", num(d.test.statistic, 2), num(d.test.p_value, 3)], { "data-stat": "distribution" }));
   }
-  $("#ds-tests").innerHTML = rows.join("") + `<tr><td colspan="5" class="hint">${t(ps.some((p) => p < 0.01) ? "ds_verdict_low" : "ds_verdict_ok")}</td></tr>`;
+  rows.push(h("tr", {}, h("td", { colspan: 5, class: "hint" }, t(ps.some((p) => p < 0.01) ? "ds_verdict_low" : "ds_verdict_ok"))));
+  $("#ds-tests").replaceChildren(...rows);
   const max = Math.max(1, ...d.observed, ...d.expected);
-  const dist = [`<tr><th>${t("ds_roll")}</th><th>${t("ds_observed")}</th><th>${t("ds_expected")}</th><th></th></tr>`];
+  const dist = [head([t("ds_roll"), t("ds_observed"), t("ds_expected"), ""])];
   d.labels.forEach((label, i) => {
     const o = d.observed[i], e = d.expected[i];
-    dist.push(`<tr><td>${label}</td><td>${o}</td><td>${num(e)}</td><td><svg width="160" height="12"><rect width="${(150 * o) / max}" height="12" fill="#2d6a4f"/><line x1="${(150 * e) / max}" x2="${(150 * e) / max}" y1="0" y2="12" stroke="#c00" stroke-width="2"/></svg></td></tr>`);
+    const x = (150 * e) / max;
+    const bar = svg("svg", { width: 160, height: 12 },
+      svg("rect", { width: (150 * o) / max, height: 12, fill: "#2d6a4f" }),
+      svg("line", { x1: x, x2: x, y1: 0, y2: 12, stroke: "#c00", "stroke-width": 2 }));
+    dist.push(row([label, o, num(e), bar]));
   });
-  $("#ds-dist").innerHTML = dist.join("");
+  $("#ds-dist").replaceChildren(...dist);
 }
 
 async function load(name) {

@@ -1,5 +1,6 @@
 // The verifiable-dice panel: the commitment before and during a game, the seed and the check after it.
 import { MESSAGES, t } from "./i18n.js";
+import { h } from "./dom.js";
 
 Object.assign(MESSAGES.en, {
   fd_title: "Verifiable dice", fd_commitment: "Commitment (sha256 of the secret seed)",
@@ -16,20 +17,16 @@ Object.assign(MESSAGES.ja, {
   fd_game: "検証可能なダイス(第{n}ゲーム)", fd_last: "第{n}ゲーム(終了):シード公開",
 });
 
-function esc(s) {
-  return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
-}
-
 export function renderFairDice(el, doc, title = t("fd_title"), secret = t("fd_secret")) {
   if (!el) return;
   if (!doc) { el.hidden = true; return; }
   el.hidden = false;
-  let html = `<h3>${esc(title)}</h3><p>${t("fd_commitment")}: <code class="fd-commitment">${esc(doc.commitment)}</code></p>`;
+  const parts = [h("h3", {}, title), h("p", {}, `${t("fd_commitment")}: `, h("code", { class: "fd-commitment" }, doc.commitment))];
   if (doc.revealed && doc.seed) {
-    html += `<p>${t("fd_seed")}: <code class="fd-seed">${esc(doc.seed)}</code></p>`;
-    html += `<p>${t("fd_check")}</p><pre class="fd-command">${esc(doc.command)}</pre>`;
+    parts.push(h("p", {}, `${t("fd_seed")}: `, h("code", { class: "fd-seed" }, doc.seed)));
+    parts.push(h("p", {}, t("fd_check")), h("pre", { class: "fd-command" }, doc.command));
   } else {
-    html += `<p class="hint">${esc(secret)} ${t("fd_draws", { n: doc.draws })}</p>`;
+    parts.push(h("p", { class: "hint" }, `${secret} ${t("fd_draws", { n: doc.draws })}`));
   }
-  el.innerHTML = html;
+  el.replaceChildren(...parts);
 }

@@ -1,5 +1,8 @@
 // All user-visible text, in English and Japanese. t(key, vars) looks a key up in the
-// current language; elements with data-i18n="key" are filled by applyTranslations().
+// current language; elements with data-i18n="key" are filled by applyTranslations() (as text;
+// data-i18n-rich="key" for the few texts with headings and bold, see dom.js renderRich).
+import { renderRich } from "./dom.js";
+
 export const MESSAGES = {
   en: {
     title: "Backgammon",
@@ -144,13 +147,20 @@ export const MESSAGES = {
     no_clock: "No clock",
     ev_timeout: "loses on time",
     lost_on_time: "{who} loses on time.",
-    rules_html: `<h3>Goal</h3><p>Each side has 15 checkers. Move all your checkers into your home board, then bear them off. The first side to bear off all 15 wins.</p>
-<h3>Moving</h3><p>Roll two dice; each die moves one checker that many points, toward your home board. A checker may land on an empty point, on your own checkers, or on a single opposing checker (a <b>blot</b>), which is <b>hit</b> and put on the bar. You cannot land on a point held by two or more opposing checkers. Doubles are played four times. You must use both dice if you can (or the larger one if only one can be played).</p>
-<h3>The bar</h3><p>A checker on the bar must re-enter in the opponent's home board before any other checker moves.</p>
-<h3>Bearing off</h3><p>Once all 15 of your checkers are in your home board you may bear them off. A die may bear off a checker from a lower point when no checker stands on a higher point.</p>
-<h3>The doubling cube</h3><p>Before rolling you may double the stakes. The opponent takes (and owns the cube, and only they may redouble) or passes and loses the current value. A <b>gammon</b> (the loser bore off no checker) counts double, a <b>backgammon</b> (the loser also has a checker on the bar or in the winner's home board) triple.</p>
-<h3>Matches</h3><p>A match is played to N points. When a side first reaches N−1 points, the next game is the <b>Crawford game</b>: no doubling. Jacoby rule (money): gammons count only once the cube has been turned.</p>
-<h3>Using this board</h3><p>Click or drag a checker; the legal destinations light up. Drag to the tray to bear off. Undo takes back moves within your turn; the turn ends when you confirm.</p>`,
+    rules_text: `## Goal
+Each side has 15 checkers. Move all your checkers into your home board, then bear them off. The first side to bear off all 15 wins.
+## Moving
+Roll two dice; each die moves one checker that many points, toward your home board. A checker may land on an empty point, on your own checkers, or on a single opposing checker (a **blot**), which is **hit** and put on the bar. You cannot land on a point held by two or more opposing checkers. Doubles are played four times. You must use both dice if you can (or the larger one if only one can be played).
+## The bar
+A checker on the bar must re-enter in the opponent's home board before any other checker moves.
+## Bearing off
+Once all 15 of your checkers are in your home board you may bear them off. A die may bear off a checker from a lower point when no checker stands on a higher point.
+## The doubling cube
+Before rolling you may double the stakes. The opponent takes (and owns the cube, and only they may redouble) or passes and loses the current value. A **gammon** (the loser bore off no checker) counts double, a **backgammon** (the loser also has a checker on the bar or in the winner's home board) triple.
+## Matches
+A match is played to N points. When a side first reaches N−1 points, the next game is the **Crawford game**: no doubling. Jacoby rule (money): gammons count only once the cube has been turned.
+## Using this board
+Click or drag a checker; the legal destinations light up. Drag to the tray to bear off. Undo takes back moves within your turn; the turn ends when you confirm.`,
   },
   ja: {
     study: "学習",
@@ -295,13 +305,20 @@ export const MESSAGES = {
     no_clock: "なし",
     ev_timeout: "時間切れ負け",
     lost_on_time: "{who}の時間切れ負けです。",
-    rules_html: `<h3>目的</h3><p>各プレイヤーは15個の駒を持ちます。すべての駒を自分のインナーボードに集め、盤外に出します(ベアオフ)。先に15個すべてを出した方が勝ちです。</p>
-<h3>駒の動かし方</h3><p>ダイスを2個振り、それぞれの目の数だけ駒を1つ、インナーボードに向かって進めます。空いているポイント、自分の駒があるポイント、相手の駒が1つだけのポイント(<b>ブロット</b>)に止まれます。ブロットに止まると相手の駒を<b>ヒット</b>してバーに置きます。相手の駒が2つ以上あるポイントには止まれません。ゾロ目は4回動かします。可能なら両方の目を使わなければなりません(片方しか使えないときは大きい方)。</p>
-<h3>バー</h3><p>バーにある駒は、他の駒を動かす前に相手のインナーボードへ再エントリーしなければなりません。</p>
-<h3>ベアオフ</h3><p>15個すべての駒がインナーボードに入ったら、駒を盤外に出せます。より高いポイントに駒がなければ、大きい目で低いポイントの駒を出せます。</p>
-<h3>ダブリングキューブ</h3><p>ダイスを振る前に賭け点を倍にできます。相手はテイク(キューブを持ち、次にダブルできるのは相手だけ)するか、パスして現在の点数を失います。<b>ギャモン</b>(負けた側が1つも駒を出していない)は2倍、<b>バックギャモン</b>(さらにバーか勝者のインナーボードに駒が残っている)は3倍です。</p>
-<h3>マッチ</h3><p>マッチはNポイント先取です。どちらかが初めてN−1ポイントに達した次のゲームは<b>クロフォードゲーム</b>で、ダブルできません。ジャコビールール(マネー):キューブが動くまでギャモンは1倍です。</p>
-<h3>この盤の使い方</h3><p>駒をクリックまたはドラッグすると、動かせる先が光ります。トレイにドラッグするとベアオフします。「やり直し」で手番中の手を戻せます。「手を確定」を押すと手番が終わります。</p>`,
+    rules_text: `## 目的
+各プレイヤーは15個の駒を持ちます。すべての駒を自分のインナーボードに集め、盤外に出します(ベアオフ)。先に15個すべてを出した方が勝ちです。
+## 駒の動かし方
+ダイスを2個振り、それぞれの目の数だけ駒を1つ、インナーボードに向かって進めます。空いているポイント、自分の駒があるポイント、相手の駒が1つだけのポイント(**ブロット**)に止まれます。ブロットに止まると相手の駒を**ヒット**してバーに置きます。相手の駒が2つ以上あるポイントには止まれません。ゾロ目は4回動かします。可能なら両方の目を使わなければなりません(片方しか使えないときは大きい方)。
+## バー
+バーにある駒は、他の駒を動かす前に相手のインナーボードへ再エントリーしなければなりません。
+## ベアオフ
+15個すべての駒がインナーボードに入ったら、駒を盤外に出せます。より高いポイントに駒がなければ、大きい目で低いポイントの駒を出せます。
+## ダブリングキューブ
+ダイスを振る前に賭け点を倍にできます。相手はテイク(キューブを持ち、次にダブルできるのは相手だけ)するか、パスして現在の点数を失います。**ギャモン**(負けた側が1つも駒を出していない)は2倍、**バックギャモン**(さらにバーか勝者のインナーボードに駒が残っている)は3倍です。
+## マッチ
+マッチはNポイント先取です。どちらかが初めてN−1ポイントに達した次のゲームは**クロフォードゲーム**で、ダブルできません。ジャコビールール(マネー):キューブが動くまでギャモンは1倍です。
+## この盤の使い方
+駒をクリックまたはドラッグすると、動かせる先が光ります。トレイにドラッグするとベアオフします。「やり直し」で手番中の手を戻せます。「手を確定」を押すと手番が終わります。`,
   },
 };
 
@@ -333,7 +350,7 @@ export function t(key, vars = {}) {
 
 export function applyTranslations(root = document) {
   for (const el of root.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
-  for (const el of root.querySelectorAll("[data-i18n-html]")) el.innerHTML = t(el.dataset.i18nHtml);
+  for (const el of root.querySelectorAll("[data-i18n-rich]")) renderRich(el, t(el.dataset.i18nRich));
   for (const el of root.querySelectorAll("[data-i18n-placeholder]")) el.placeholder = t(el.dataset.i18nPlaceholder);
   document.title = t("title");
 }

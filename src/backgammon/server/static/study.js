@@ -4,6 +4,7 @@
 import { renderBoard, pointAt, pointXY } from "./board.js";
 import { MESSAGES, setLanguage, defaultLanguage, language } from "./i18n.js";
 import { STUDY_MESSAGES } from "./study-i18n.js";
+import { h } from "./dom.js";
 
 const $ = (sel) => document.querySelector(sel);
 const NS = "http://www.w3.org/2000/svg";
@@ -28,7 +29,9 @@ function translate() {
   for (const el of document.querySelectorAll("[data-i18n]")) el.textContent = s(el.dataset.i18n);
   document.title = `${s("title")} — ${s("study")}`;
 }
-function esc(x) { return String(x).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]); }
+// table rows built as DOM nodes: a head row of study texts, and rows of cells
+function headRow(keys) { return h("tr", {}, keys.map((k) => h("th", {}, k === "#" ? k : s(k)))); }
+function row(cells, attrs = {}) { return h("tr", attrs, cells.map((c) => h("td", {}, c))); }
 function fmt(x, digits = 3) { return (x >= 0 ? "+" : "") + Number(x).toFixed(digits); }
 function pct(x) { return (100 * x).toFixed(1); }
 
@@ -153,8 +156,8 @@ const A = {
 };
 
 function fillSelects() {
-  for (const id of ["#die1", "#die2"]) $(id).innerHTML = `<option value="">–</option>` + [1, 2, 3, 4, 5, 6].map((d) => `<option>${d}</option>`).join("");
-  $("#cube").innerHTML = [1, 2, 4, 8, 16, 32, 64].map((v) => `<option>${v}</option>`).join("");
+  for (const id of ["#die1", "#die2"]) $(id).replaceChildren(h("option", { value: "" }, "–"), ...[1, 2, 3, 4, 5, 6].map((d) => h("option", {}, d)));
+  $("#cube").replaceChildren(...[1, 2, 4, 8, 16, 32, 64].map((v) => h("option", {}, v)));
 }
 function formToSetup() {
   const d1 = $("#die1").value, d2 = $("#die2").value;
@@ -191,7 +194,7 @@ function resetResults() {
   $("#play-text").value = "";
   $("#check-result").hidden = true;
   $("#analysis").hidden = true;
-  $("#rollout-table").innerHTML = "";
+  $("#rollout-table").replaceChildren();
   $("#rollout-status").textContent = "";
   $("#rollout-progress").hidden = true;
   if (A.timer) { clearTimeout(A.timer); A.timer = null; }
@@ -253,13 +256,16 @@ function editClick(p) {
   changed();
 }
 function renderAnalysis(doc, mine) {
-  const rows = (doc.plays || []).map((p) => `<tr class="${p.play === mine ? "mine" : ""}"><td>${p.rank}</td><td>${esc(p.play || "—")}</td><td>${fmt(p.equity)}</td><td>${p.loss ? fmt(-p.loss) : ""}</td><td>${pct(p.win)}</td><td>${pct(p.win_gammon)}</td><td>${pct(p.lose_gammon)}</td></tr>`);
-  $("#plays").innerHTML = doc.plays
-    ? `<tr><th>#</th><th>${s("play")}</th><th>${s("equity")}</th><th>${s("loss")}</th><th>${s("win")}</th><th>${s("gammon")}</th><th>${s("lose_gammon")}</th></tr>` + rows.join("")
-    : `<tr><td>${s("err_no_dice")}</td></tr>`;
+  const rows = (doc.plays || []).map((p) => row([p.rank, p.play || "—", fmt(p.equity), p.loss ? fmt(-p.loss) : "", pct(p.win), pct(p.win_gammon), pct(p.lose_gammon)], { class: p.play === mine ? "mine" : "" }));
+  $("#plays").replaceChildren(...(doc.plays
+    ? [headRow(["#", "play", "equity", "loss", "win", "gammon", "lose_gammon"]), ...rows]
+    : [row([s("err_no_dice")])]));
   const c = doc.cube;
   const act = { "no double": "act_no_double", "double, take": "act_double_take", "double, pass": "act_double_pass", "too good to double, take": "act_too_good_take", "too good to double, pass": "act_too_good_pass" };
-  $("#cubetable").innerHTML = `<tr><td>${s("no_double")}</td><td>${fmt(c.no_double)}</td></tr><tr><td>${s("double_take")}</td><td>${fmt(c.double_take)}</td></tr><tr><td>${s("double_pass")}</td><td>${fmt(c.double_pass)}</td></tr><tr><td>${s("action")}</td><td class="cube-action">${esc(s(act[c.action] || c.action))}</td></tr><tr><td>${s("win")} / ${s("gammon")}</td><td>${pct(c.win)} / ${pct(c.win_gammon)}</td></tr>`;
+  $("#cubetable").replaceChildren(
+    row([s("no_double"), fmt(c.no_double)]), row([s("double_take"), fmt(c.double_take)]), row([s("double_pass"), fmt(c.double_pass)]),
+    h("tr", {}, h("td", {}, s("action")), h("td", { class: "cube-action" }, s(act[c.action] || c.action))),
+    row([`${s("win")} / ${s("gammon")}`, `${pct(c.win)} / ${pct(c.win_gammon)}`]));
   $("#btn-rollout").disabled = !doc.plays;
   $("#analysis").hidden = false;
 }
@@ -277,7 +283,9 @@ async function checkPlay() {
     const r = await api("POST", "/api/study/check", { setup: A.setup, play: $("#play-text").value, depth: Number($("#depth").value) });
     const box = $("#check-result");
     box.className = `verdict grade-${r.grade}`;
-    box.innerHTML = `<b class="grade">${s("grade")}: ${esc(r.label[language()] || r.grade)} ${esc(r.mark)}</b><br>${esc(s("your_choice", { play: r.play || "—", rank: r.rank, count: r.count }))}<br>${esc(s("equity_loss", { best: r.best || "—", loss: r.loss.toFixed(3) }))}`;
+    box.replaceChildren(h("b", { class: "grade" }, `${s("grade")}: ${r.label[language()] || r.grade} ${r.mark}`), h("br"),
+      s("your_choice", { play: r.play || "—", rank: r.rank, count: r.count }), h("br"),
+      s("equity_loss", { best: r.best || "—", loss: r.loss.toFixed(3) }));
     box.hidden = false;
     await runAnalysis(r.play);
   } catch (e) { $("#analysis-error").textContent = e.message; }
@@ -308,8 +316,8 @@ async function pollRollout(id) {
   $("#btn-rollout").disabled = false;
   if (job.status === "failed") { $("#rollout-status").textContent = s("rollout_failed", { error: job.error }); return; }
   $("#rollout-status").textContent = s("rollout_done", { trials: job.trials, ply: job.ply });
-  $("#rollout-table").innerHTML = `<tr><th>#</th><th>${s("play")}</th><th>${s("equity")}</th><th>${s("ci")}</th><th>${s("win")}</th><th>${s("gammon")}</th></tr>` +
-    job.results.map((r, i) => `<tr><td>${i + 1}</td><td>${esc(r.play)}</td><td>${fmt(r.equity)}</td><td>${r.ci95.toFixed(3)}</td><td>${pct(r.win)}</td><td>${pct(r.win_gammon)}</td></tr>`).join("");
+  $("#rollout-table").replaceChildren(headRow(["#", "play", "equity", "ci", "win", "gammon"]),
+    ...job.results.map((r, i) => row([i + 1, r.play, fmt(r.equity), r.ci95.toFixed(3), pct(r.win), pct(r.win_gammon)])));
 }
 function startAnalysis() {
   if (A.started) return;
@@ -350,8 +358,12 @@ async function showLessonList() {
   box.hidden = false;
   try {
     const list = await api("GET", `/api/study/lessons?lang=${language()}`);
-    box.innerHTML = `<h2>${s("lessons_title")}</h2><ol class="lessons">` + list.map((l) => `<li><a href="/study/lessons/${encodeURIComponent(l.id)}" data-id="${esc(l.id)}">${esc(l.title)}</a> <span class="small">(${l.exercises})</span></li>`).join("") + "</ol>";
-    for (const a of box.querySelectorAll("a[data-id]")) a.onclick = (e) => { e.preventDefault(); go(a.getAttribute("href")); };
+    const link = (l) => {
+      const href = `/study/lessons/${encodeURIComponent(l.id)}`;
+      return h("a", { href, dataset: { id: l.id }, onclick: (e) => { e.preventDefault(); go(href); } }, l.title);
+    };
+    box.replaceChildren(h("h2", {}, s("lessons_title")),
+      h("ol", { class: "lessons" }, list.map((l) => h("li", {}, link(l), " ", h("span", { class: "small" }, `(${l.exercises})`)))));
   } catch (e) { box.textContent = e.message; }
 }
 async function openLesson(id) {
@@ -408,7 +420,7 @@ function showExercise() {
     $("#lesson-count").textContent = s("lesson_done");
     $("#lesson-prompt").textContent = "";
     $("#lesson-form").hidden = true;
-    $("#lesson-choices").innerHTML = "";
+    $("#lesson-choices").replaceChildren();
     $("#lesson-hint").hidden = true;
     return;
   }
@@ -417,7 +429,7 @@ function showExercise() {
   $("#lesson-count").textContent = s("exercise", { n: L.index + 1, m: exs.length });
   $("#lesson-prompt").textContent = ex.prompt;
   $("#lesson-form").hidden = !ex.dice;
-  $("#lesson-choices").innerHTML = "";
+  $("#lesson-choices").replaceChildren();
   if (ex.choices) {
     ex.choices.forEach((c, i) => {
       const b = document.createElement("button");
@@ -437,10 +449,10 @@ async function answerLesson(answer) {
     box.className = `verdict ${r.correct ? "right" : "wrong"}`;
     const head = s(r.correct ? "right" : "wrong");
     const repeats = r.text.toLowerCase().startsWith(head.replace(/[!!。.]$/, "").toLowerCase());
-    let html = repeats ? esc(r.text) : `<b>${head}</b> ${esc(r.text)}`;
-    if (r.summary) html += `<br><span class="small">${esc(r.summary)}</span>`;
-    if (r.engine) html += `<br><span class="small engine">${esc(s("engine_says", { best: r.engine.best, loss: r.engine.loss.toFixed(3), label: r.engine.label }))}</span>`;
-    box.innerHTML = html;
+    const parts = repeats ? [r.text] : [h("b", {}, head), ` ${r.text}`];
+    if (r.summary) parts.push(h("br"), h("span", { class: "small" }, r.summary));
+    if (r.engine) parts.push(h("br"), h("span", { class: "small engine" }, s("engine_says", { best: r.engine.best, loss: r.engine.loss.toFixed(3), label: r.engine.label })));
+    box.replaceChildren(...parts);
     box.hidden = false;
     $("#lesson-next").hidden = !r.correct;
     if (!r.correct) { resetLessonPlay(); drawLesson(); }
@@ -466,8 +478,10 @@ async function showReviewPick() {
   try {
     const rows = (await api("GET", "/api/me/history")).filter((r) => r.status === "over");
     const done = new Set((await api("GET", "/api/study/reviews")).map((r) => r.table_id));
-    ul.innerHTML = rows.length ? rows.map((r) => `<li><span>${esc(r.created.slice(0, 16).replace("T", " "))} ${s("vs")} ${esc(r.opponent)}</span> <a href="/study/review/${esc(r.id)}">${s(done.has(r.id) ? "reviewed" : "review")}</a></li>`).join("") : `<li>${s("no_games")}</li>`;
-  } catch { ul.innerHTML = `<li>${s("no_games")}</li>`; }
+    const items = rows.map((r) => h("li", {}, h("span", {}, `${r.created.slice(0, 16).replace("T", " ")} ${s("vs")} ${r.opponent}`), " ",
+      h("a", { href: `/study/review/${encodeURIComponent(r.id)}` }, s(done.has(r.id) ? "reviewed" : "review"))));
+    ul.replaceChildren(...(items.length ? items : [h("li", {}, s("no_games"))]));
+  } catch { ul.replaceChildren(h("li", {}, s("no_games"))); }
 }
 async function openReview(id) {
   if (!R.started) { R.started = true; $("#only-errors").addEventListener("change", renderReviewList); }
@@ -483,8 +497,8 @@ async function openReview(id) {
   $("#review-status").textContent = "";
   $("#review").hidden = false;
   const players = Object.values(R.data.players);
-  $("#review-totals").innerHTML = `<tr><th>${s("player")}</th><th>${s("decisions")}</th><th>${s("errors")}</th><th>${s("error_rate")}</th><th>${s("pr")}</th><th>${s("luck")}</th></tr>` +
-    players.map((p) => `<tr><td>${esc(p.name)}</td><td>${p.unforced}</td><td>${p.errors}</td><td>${pct(p.error_rate)}%</td><td>${p.pr.toFixed(1)}</td><td>${p.luck === undefined ? "—" : fmt(p.luck, 2)}</td></tr>`).join("");
+  $("#review-totals").replaceChildren(headRow(["player", "decisions", "errors", "error_rate", "pr", "luck"]),
+    ...players.map((p) => row([p.name, p.unforced, p.errors, `${pct(p.error_rate)}%`, p.pr.toFixed(1), p.luck === undefined ? "—" : fmt(p.luck, 2)])));
   renderReviewList();
   const firstErr = R.data.decisions.findIndex((d) => d.grade !== "good");
   showDecision(firstErr >= 0 ? firstErr : 0);
@@ -493,14 +507,16 @@ function renderReviewList() {
   if (!R.data) return;
   const only = $("#only-errors").checked;
   const names = Object.fromEntries(Object.entries(R.data.players).map(([k, v]) => [k, v.name]));
-  $("#review-list").innerHTML = R.data.decisions.map((d, i) => {
-    if (only && d.grade === "good") return "";
+  const items = [];
+  R.data.decisions.forEach((d, i) => {
+    if (only && d.grade === "good") return;
     const err = d.grade !== "good";
     const dice = d.dice ? d.dice.join("") + " " : "";
-    const mark = err ? ` — ${esc(d.label[language()] || d.grade)} (${fmt(-d.error)})` : "";
-    return `<li data-i="${i}" class="${err ? "err" : ""}${d.kind !== "play" && !err ? " quiet" : ""}${i === R.current ? " current" : ""}">${esc(names[d.player] || d.player)}: ${dice}${esc(d.chosen || "—")}${mark}</li>`;
-  }).join("");
-  for (const li of document.querySelectorAll("#review-list li")) li.onclick = () => showDecision(Number(li.dataset.i));
+    const mark = err ? ` — ${d.label[language()] || d.grade} (${fmt(-d.error)})` : "";
+    const cls = `${err ? "err" : ""}${d.kind !== "play" && !err ? " quiet" : ""}${i === R.current ? " current" : ""}`;
+    items.push(h("li", { dataset: { i }, class: cls, onclick: () => showDecision(i) }, `${names[d.player] || d.player}: ${dice}${d.chosen || "—"}${mark}`));
+  });
+  $("#review-list").replaceChildren(...items);
 }
 async function showDecision(i) {
   const d = R.data.decisions[i];
