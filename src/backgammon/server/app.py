@@ -9,7 +9,6 @@ anything else 500 (logged, no details sent).
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -17,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy import or_, select
@@ -24,33 +24,32 @@ from sqlalchemy import or_, select
 from backgammon.errors import BackgammonError, IllegalActionError, IllegalPlayError, InvalidInputError
 from backgammon.server import protocol
 from backgammon.server.auth import (
+    SESSION_DAYS,
+    RateLimiter,
     check_password,
     check_username,
-    hash_password,
-    new_token,
-    token_hash,
-    verify_password,
+    close_all_sessions,
+    close_session,
+    create_user,
+    guest_name,
+    hash_password_async,
+    open_session,
+    session_user,
+    verify_password_async,
 )
 from backgammon.server.chouette_tables import router as chouette_router
-from backgammon.server.db import Session, Table, User, database_url_for, open_database
+from backgammon.server.db import Table, User, database_url_for, open_database
 from backgammon.server.dice_stats import router as dice_stats_router
 from backgammon.server.history import export_mat, history_of
-from backgammon.server.security import install_security, origin_allowed
+from backgammon.server.security import install_body_limit, install_security, origin_allowed
 from backgammon.server.tables import TableManager
 
 log = logging.getLogger("backgammon.server")
 STATIC = Path(__file__).parent / "static"
 SESSION_COOKIE = "bg_session"
-SETTINGS_KEYS = {
-    "orientation": str,
-    "autoSwitch": bool,
-    "lang": str,
-    "whiteColor": str,
-    "blackColor": str,
-    "animation": str,
-    "showPips": bool,
-    "autoForced": bool,
-}
+MAX_MESSAGE_CHARS = 300
+"""Error messages sent to clients are cut to this many characters (a backstop: messages quote
+at most :data:`protocol.MAX_SHOWN` characters of a user's value)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +67,8 @@ class ServerConfig:
     test_hooks: bool = False
     bot_delay: float = 0.4
     warm_engine: bool = True
+    auth_attempts_per_minute: int = 10  # logins + registrations per client address
+    auth_failures_per_minute: int = 5  # failed logins per account
 
 
 class HTTPError(Exception):
@@ -79,19 +80,25 @@ class HTTPError(Exception):
 def error_status(exc: BaseException) -> tuple[int, str]:
     """The one mapping from an exception to (HTTP status, message for the client)."""
     if isinstance(exc, HTTPError):
-        return exc.status, str(exc)
+        return exc.status, _capped(str(exc))
     if isinstance(exc, IllegalPlayError):
-        return 422, str(exc)
+        return 422, _capped(str(exc))
     if isinstance(exc, InvalidInputError):
-        return 400, str(exc)
+        return 400, _capped(str(exc))
     if isinstance(exc, IllegalActionError):
-        return 409, str(exc)
+        return 409, _capped(str(exc))
     if isinstance(exc, LookupError):
-        return 404, str(exc.args[0]) if exc.args else "not found"
+        return 404, _capped(str(exc.args[0])) if exc.args else "not found"
     if isinstance(exc, BackgammonError):
-        return 400, str(exc)
+        return 400, _capped(str(exc))
+    if isinstance(exc, RequestValidationError):
+        return 400, _capped(protocol.validation_message(list(exc.errors())))
     log.error("internal error", exc_info=exc)
     return 500, "internal error"
+
+
+def _capped(message: str) -> str:
+    return message if len(message) <= MAX_MESSAGE_CHARS else message[: MAX_MESSAGE_CHARS - 3] + "..."
 
 
 def create_app(config: ServerConfig | None = None) -> FastAPI:
@@ -124,7 +131,10 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
                     task.cancel()
 
     app = FastAPI(title="backgammon", lifespan=lifespan, docs_url=None, redoc_url=None)
+    install_body_limit(app, protocol.MAX_BODY)  # inside the security headers: a 413 gets them too
     install_security(app)
+    ip_attempts = RateLimiter(config.auth_attempts_per_minute)
+    account_failures = RateLimiter(config.auth_failures_per_minute)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     @app.exception_handler(Exception)
@@ -147,28 +157,22 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         status, message = error_status(exc)
         return JSONResponse(protocol.error_body(message), status_code=status)
 
+    @app.exception_handler(RequestValidationError)  # bad query or path parameters: 400, one readable line
+    async def _validation_errors(request: Request, exc: Exception) -> JSONResponse:
+        status, message = error_status(exc)
+        return JSONResponse(protocol.error_body(message), status_code=status)
+
     # ------------------------------------------------------------ helpers
     async def body(request: Request) -> dict[str, Any]:
-        raw = await request.body()
-        if not raw:
+        """The request's JSON object ({} for an empty body); see :func:`protocol.parse_json_object`."""
+        raw = await request.body()  # at most protocol.MAX_BODY bytes (BodyLimitMiddleware)
+        if not raw.strip():
             return {}
-        if len(raw) > protocol.MAX_MESSAGE:
-            raise InvalidInputError("invalid request: body too large")
-        try:
-            doc = json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            raise InvalidInputError("invalid request: malformed JSON") from None
-        if not isinstance(doc, dict):
-            raise InvalidInputError(f"invalid request {doc!r}: expected a JSON object")
-        return doc
+        return protocol.parse_json_object(raw, "request body")
 
     def current_user(request: Request) -> User | None:
-        token = request.cookies.get(SESSION_COOKIE)
-        if not token:
-            return None
-        with state["sessions"]() as db:
-            session = db.get(Session, token_hash(token))
-            return db.get(User, session.user_id) if session else None
+        # A primary-key lookup on the event loop (TODO for the lead: make it async everywhere).
+        return session_user(state["sessions"], request.cookies.get(SESSION_COOKIE))
 
     def require_user(request: Request) -> User:
         user = current_user(request)
@@ -176,14 +180,27 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             raise HTTPError(401, "not logged in")
         return user
 
-    def login_response(user: User) -> JSONResponse:
-        token = new_token()
-        with state["sessions"]() as db:
-            db.add(Session(token_hash=token_hash(token), user_id=user.id))
-            db.commit()
+    async def login_response(user: User) -> JSONResponse:
+        token = await asyncio.to_thread(open_session, state["sessions"], user.id)
         response = JSONResponse(protocol.user_to_wire(user))
-        response.set_cookie(SESSION_COOKIE, token, httponly=True, samesite="lax", max_age=60 * 60 * 24 * 365)
+        response.set_cookie(SESSION_COOKIE, token, httponly=True, samesite="lax", max_age=60 * 60 * 24 * SESSION_DAYS)
         return response
+
+    def count_attempt(request: Request) -> None:
+        """Count a login or registration from the client's address (429 past the limit)."""
+        address = request.client.host if request.client else "unknown"
+        wait = ip_attempts.wait(address)
+        if wait:
+            raise HTTPError(429, f"too many login attempts from your address: try again in {int(wait) + 1} s")
+        ip_attempts.add(address)
+
+    async def name_for(request: Request, doc: dict[str, Any]) -> tuple[str, int | None]:
+        """The name and user id a table seat is taken under: the account's, or a guest's name
+        (checked, and not a registered user's)."""
+        user = current_user(request)
+        if user is not None:
+            return user.username, user.id
+        return await asyncio.to_thread(guest_name, state["sessions"], doc.get("name")), None
 
     from backgammon.server.study import make_router
 
@@ -213,39 +230,53 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     # ----------------------------------------------------------- accounts
     @app.post("/api/register")
     async def register(request: Request) -> JSONResponse:
+        count_attempt(request)
         doc = await body(request)
         username = check_username(doc.get("username"))
         password = check_password(doc.get("password"))
-        with state["sessions"]() as db:
-            if db.scalar(select(User).where(User.username == username)):
-                raise IllegalActionError(f"username {username!r} is taken")
-            user = User(
-                username=username, password_hash=hash_password(password), rating=1500.0, experience=0, settings={}
-            )
-            db.add(user)
-            db.commit()
-        return login_response(user)
+        password_hash = await hash_password_async(password)
+        user = await asyncio.to_thread(create_user, state["sessions"], username, password_hash)
+        return await login_response(user)
 
     @app.post("/api/login")
     async def login(request: Request) -> JSONResponse:
+        count_attempt(request)
         doc = await body(request)
         username, password = doc.get("username"), doc.get("password")
-        with state["sessions"]() as db:
-            user = db.scalar(select(User).where(User.username == username)) if isinstance(username, str) else None
-        if user is None or not isinstance(password, str) or not verify_password(password, user.password_hash):
+        if not isinstance(username, str) or not 1 <= len(username) <= 64:
+            raise InvalidInputError(f"invalid username {protocol.shown(username)}: expected your username")
+        if not isinstance(password, str) or len(password) > 200:
+            raise InvalidInputError("invalid password: expected text of at most 200 characters")
+        key = username.lower()
+        wait = account_failures.wait(key)
+        if wait:
+            raise HTTPError(429, f"too many failed logins for {username!r}: try again in {int(wait) + 1} s")
+
+        def lookup() -> User | None:
+            with state["sessions"]() as db:
+                return db.scalar(select(User).where(User.username == username))
+
+        user = await asyncio.to_thread(lookup)
+        if user is None or not await verify_password_async(password, user.password_hash):
+            if user is not None:
+                account_failures.add(key)
             raise HTTPError(401, "wrong username or password")
-        return login_response(user)
+        account_failures.clear(key)
+        return await login_response(user)
 
     @app.post("/api/logout")
     async def logout(request: Request) -> JSONResponse:
-        token = request.cookies.get(SESSION_COOKIE)
-        if token:
-            with state["sessions"]() as db:
-                session = db.get(Session, token_hash(token))
-                if session:
-                    db.delete(session)
-                    db.commit()
+        await asyncio.to_thread(close_session, state["sessions"], request.cookies.get(SESSION_COOKIE))
         response = JSONResponse({"ok": True})
+        response.delete_cookie(SESSION_COOKIE)
+        return response
+
+    @app.post("/api/logout-all")
+    async def logout_all(request: Request) -> JSONResponse:
+        """End every session of the logged-in user (on every device), this one included."""
+        user = require_user(request)
+        count = await asyncio.to_thread(close_all_sessions, state["sessions"], user.id)
+        response = JSONResponse({"ok": True, "sessions": count})
         response.delete_cookie(SESSION_COOKIE)
         return response
 
@@ -256,26 +287,24 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     @app.put("/api/me/settings")
     async def put_settings(request: Request) -> dict[str, Any]:
         user = require_user(request)
-        doc = await body(request)
-        for key, value in doc.items():
-            kind = SETTINGS_KEYS.get(key)
-            if kind is None or not isinstance(value, kind) or (kind is str and len(value) > 32):
-                raise InvalidInputError(f"invalid setting {key!r} = {value!r}")
+        changes = protocol.settings_from_wire(await body(request))
         with state["sessions"]() as db:
             row = db.get(User, user.id)
-            row.settings = {**(row.settings or {}), **doc}
+            row.settings = {**protocol.clean_settings(row.settings), **changes}
             db.commit()
             return protocol.user_to_wire(row)
 
     @app.get("/api/me/history")
-    async def my_history(request: Request) -> list[dict[str, Any]]:
+    async def my_history(request: Request, limit: protocol.PageLimit = 50, offset: protocol.PageOffset = 0) -> list[dict[str, Any]]:
+        """The logged-in user's tables, newest first (``limit`` rows from ``offset``)."""
         user = require_user(request)
         with state["sessions"]() as db:
             rows = db.scalars(
                 select(Table)
                 .where(or_(Table.white_user_id == user.id, Table.black_user_id == user.id))
-                .order_by(Table.created_at.desc())
-                .limit(100)
+                .order_by(Table.created_at.desc(), Table.id)
+                .offset(offset)
+                .limit(limit)
             ).all()
         manager: TableManager = state["manager"]
         out = []
@@ -288,7 +317,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         with state["sessions"]() as db:
             user = db.scalar(select(User).where(User.username == username))
         if user is None:
-            raise LookupError(f"no user {username!r}")
+            raise LookupError(f"no user {protocol.shown(username)}")
         return protocol.public_user(user)
 
     # ------------------------------------------------------------- tables
@@ -298,16 +327,15 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     @app.post("/api/tables")
     async def create_table(request: Request) -> dict[str, Any]:
         doc = await body(request)
-        user = current_user(request)
+        name, user_id = await name_for(request, doc)
         manager: TableManager = state["manager"]
-        name = user.username if user else doc.get("name", "Guest")
         table, seat, token = manager.create(
             mode=doc.get("mode", "ai"),
             rules_doc=doc.get("rules"),
             seat=doc.get("seat", "white"),
             level=doc.get("level", "intermediate"),
             name=name,
-            user_id=user.id if user else None,
+            user_id=user_id,
             listed=bool(doc.get("listed", False)),
             start=doc.get("start"),
             clock=doc.get("clock"),
@@ -317,15 +345,15 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         return protocol.seat_to_wire(table, seat, token)
 
     @app.get("/api/tables")
-    async def lobby() -> list[dict[str, Any]]:
-        return state["manager"].lobby()
+    async def lobby(limit: protocol.PageLimit = 50, offset: protocol.PageOffset = 0) -> list[dict[str, Any]]:
+        """Listed tables waiting for a second player, newest first (``limit`` rows from ``offset``)."""
+        return state["manager"].lobby(limit=offset + limit)[offset:]
 
     @app.post("/api/tables/{table_id}/join")
     async def join(table_id: str, request: Request) -> dict[str, Any]:
         doc = await body(request)
-        user = current_user(request)
-        name = user.username if user else doc.get("name", "Guest")
-        table, seat, token = await state["manager"].join(table_id, name, user.id if user else None)
+        name, user_id = await name_for(request, doc)
+        table, seat, token = await state["manager"].join(table_id, name, user_id)
         return protocol.seat_to_wire(table, seat, token)
 
     @app.get("/api/tables/{table_id}")

@@ -43,9 +43,10 @@ from backgammon.game import Double, Game, GamePhase, Move, OpeningRoll, Pass, Pl
 from backgammon.position import Position
 from backgammon.server import protocol
 from backgammon.server.agents import LEVELS, make_agent
-from backgammon.server.auth import new_token, token_hash
+from backgammon.server.auth import guest_name, new_token, token_hash
 from backgammon.server.db import Action, Table, utcnow
 from backgammon.server.fair import dice_doc, draws_of, game_dice_config, game_seed, new_dice_config
+from backgammon.server.protocol import shown
 from backgammon.server.tables import _check_name, cube_for, decide
 
 log = logging.getLogger("backgammon.server")
@@ -191,25 +192,31 @@ class ChouetteManager:
         """
         name = _check_name(name)
         if not isinstance(seats_doc, list) or not MIN_SEATS <= len(seats_doc) <= MAX_SEATS:
-            raise InvalidInputError(f"invalid seats {seats_doc!r}: expected a list of {MIN_SEATS} to {MAX_SEATS} seats")
+            raise InvalidInputError(
+                f"invalid seats {shown(seats_doc)}: expected a list of {MIN_SEATS} to {MAX_SEATS} seats"
+            )
         seats: list[dict[str, Any]] = []
         bots = 0
         mine = seat
         if not isinstance(mine, int) or isinstance(mine, bool) or not 0 <= mine < len(seats_doc):
-            raise InvalidInputError(f"invalid seat {mine!r}: expected a seat number from 0 to {len(seats_doc) - 1}")
+            raise InvalidInputError(
+                f"invalid seat {shown(mine)}: expected a seat number from 0 to {len(seats_doc) - 1}"
+            )
         for i, seat_doc in enumerate(seats_doc):
             if not isinstance(seat_doc, dict) or set(seat_doc) - {"bot"}:
-                raise InvalidInputError(f"invalid seat {seat_doc!r}: expected {{'bot': level or null}}")
+                raise InvalidInputError(f"invalid seat {shown(seat_doc)}: expected {{'bot': level or null}}")
             level = seat_doc.get("bot")
             if i == mine and level is not None:
-                raise InvalidInputError(f"invalid seat {seat_doc!r}: seat {mine} is yours, not a computer's")
+                raise InvalidInputError(f"invalid seat {shown(seat_doc)}: seat {mine} is yours, not a computer's")
             if level is not None and level not in (*LEVELS, "greedy"):
-                raise InvalidInputError(f"invalid level {level!r}: expected one of {', '.join(LEVELS)}")
+                raise InvalidInputError(f"invalid level {shown(level)}: expected one of {', '.join(LEVELS)}")
             if level is not None:
                 bots += 1
                 seats.append({"name": f"Computer {bots}", "bot": level, "token": None})
             else:
                 seats.append({"name": None, "bot": None, "token": None})
+        if any(s["name"] == name for s in seats):
+            raise InvalidInputError(f"invalid name {name!r}: a computer player at this table has it")
         token = new_token()
         seats[mine].update(name=name, token=token_hash(token))
         table_id = secrets.token_urlsafe(8)
@@ -218,7 +225,7 @@ class ChouetteManager:
             if not self.test_hooks:
                 raise InvalidInputError("invalid option 'start': starting positions need the server's --test-hooks")
             if not isinstance(start, str):
-                raise InvalidInputError(f"invalid start {start!r}: expected a Position ID")
+                raise InvalidInputError(f"invalid start {shown(start)}: expected a Position ID")
             Position.from_position_id(start)
             config["start"] = start
         status = "playing" if all(s["name"] for s in seats) else "waiting"
@@ -323,10 +330,10 @@ class ChouetteManager:
                 raise IllegalActionError(f"cannot act: the chouette is {table.status}")
             version = message.get("version")
             if version is not None and version != table.version:
-                raise IllegalActionError(f"stale action: the table is at version {table.version}, not {version!r}")
+                raise IllegalActionError(f"stale action: the table is at version {table.version}, not {shown(version)}")
             kind = message.get("action")
             if kind not in KINDS:
-                raise InvalidInputError(f"invalid action {kind!r}: expected one of {', '.join(KINDS)}")
+                raise InvalidInputError(f"invalid action {shown(kind)}: expected one of {', '.join(KINDS)}")
             if kind == "suggest":
                 self._store(table, self._suggestion(table, name, message))
                 return
@@ -647,7 +654,7 @@ def router(state: dict[str, Any], config: Any, body, current_user) -> APIRouter:
     async def create(request: Request) -> dict[str, Any]:
         doc = await body(request)
         user = current_user(request)
-        name = user.username if user else doc.get("name", "Guest")
+        name = user.username if user else await asyncio.to_thread(guest_name, state["sessions"], doc.get("name"))
         table, token = manager().create(name, doc.get("seats"), doc.get("seat", 0), doc.get("start"))
         async with table.lock:
             if table.status == "playing":
@@ -659,7 +666,7 @@ def router(state: dict[str, Any], config: Any, body, current_user) -> APIRouter:
     async def join(table_id: str, request: Request) -> dict[str, Any]:
         doc = await body(request)
         user = current_user(request)
-        name = user.username if user else doc.get("name", "Guest")
+        name = user.username if user else await asyncio.to_thread(guest_name, state["sessions"], doc.get("name"))
         table, token = await manager().join(table_id, name)
         return {"id": table.id, "token": token, "name": table.name_for(token)}
 

@@ -57,6 +57,7 @@ class Session(Base):
     token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
     created_at: Mapped[_dt.datetime] = mapped_column(DateTime, default=utcnow)
+    expires_at: Mapped[_dt.datetime] = mapped_column(DateTime, index=True)  # refused (and deleted) from then on
 
 
 class Table(Base):

@@ -14,7 +14,13 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+import math
+import re
+import unicodedata
+from typing import Annotated, Any, Literal
+
+from fastapi import Query
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from backgammon.errors import InvalidInputError
 from backgammon.game import (
@@ -44,6 +50,19 @@ from backgammon.server.fair import dice_doc
 from backgammon.server.matchflow import last_result
 
 MAX_MESSAGE = 16_000
+"""The longest socket message (characters)."""
+MAX_BODY = 64 * 1024
+"""The largest HTTP request body (bytes); :mod:`backgammon.server.security` answers 413 past it."""
+MAX_DEPTH = 32
+"""The deepest nesting of arrays and objects a JSON document may have."""
+MAX_NUMBER_CHARS = 40
+"""The longest number literal (integers of more digits are refused before Python converts them)."""
+MAX_SHOWN = 40
+"""The most characters of a user's value quoted in an error message."""
+MAX_NAME = 24
+"""The longest player name (characters, after normalisation)."""
+MAX_AUTOMATIC_DOUBLES = 4
+"""The most opening ties per game that may double the cube (``Rules.automatic_doubles``)."""
 
 SIMPLE_ACTIONS = {
     "double": Double,
@@ -76,7 +95,7 @@ def player_from_wire(value: object) -> Player:
         return Player.WHITE
     if value == "black":
         return Player.BLACK
-    raise InvalidInputError(f"invalid seat {value!r}: expected 'white' or 'black'")
+    raise InvalidInputError(f"invalid seat {shown(value)}: expected 'white' or 'black'")
 
 
 def player_to_wire(player: Player | None) -> str | None:
@@ -93,7 +112,7 @@ def rules_from_wire(doc: object) -> Rules:
     if doc is None:
         doc = {}
     if not isinstance(doc, dict):
-        raise InvalidInputError(f"invalid rules {doc!r}: expected an object")
+        raise InvalidInputError(f"invalid rules {shown(doc)}: expected an object")
     allowed = {
         "match_length",
         "cube",
@@ -106,13 +125,22 @@ def rules_from_wire(doc: object) -> Rules:
     }
     unknown = set(doc) - allowed
     if unknown:
-        raise InvalidInputError(f"invalid rules: unknown keys {sorted(unknown)!r}")
+        raise InvalidInputError(f"invalid rules: unknown keys {shown(sorted(unknown), 120)}")
     length = doc.get("match_length", 0)
     if not isinstance(length, int) or isinstance(length, bool) or not 0 <= length <= 25:
-        raise InvalidInputError(f"invalid match length {length!r}: expected 0 (money) or 1 to 25")
+        raise InvalidInputError(f"invalid match length {shown(length)}: expected 0 (money) or 1 to 25")
     for key in ("cube", "jacoby", "beavers", "crawford", "casual"):
         if key in doc and not isinstance(doc[key], bool):
-            raise InvalidInputError(f"invalid rule {key} {doc[key]!r}: expected true or false")
+            raise InvalidInputError(f"invalid rule {key} {shown(doc[key])}: expected true or false")
+    autos = doc.get("automatic_doubles", 0)
+    if not isinstance(autos, int) or isinstance(autos, bool) or not 0 <= autos <= MAX_AUTOMATIC_DOUBLES:
+        raise InvalidInputError(
+            f"invalid rule automatic_doubles {shown(autos)}: expected 0 to {MAX_AUTOMATIC_DOUBLES} "
+            "(opening ties that double the cube in a money game)"
+        )
+    value = doc.get("backgammon_value", 3)
+    if value not in (2, 3) or isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidInputError(f"invalid rule backgammon_value {shown(value)}: expected 2 or 3")
     return Rules(**doc)
 
 
@@ -169,7 +197,7 @@ def action_from_wire(doc: dict[str, Any], game: Game) -> object:
         return Resign(player, RESIGN_LEVELS[doc["level"]])
     if kind in SIMPLE_ACTIONS:
         return SIMPLE_ACTIONS[kind](player)
-    raise InvalidInputError(f"invalid stored action {doc!r}")
+    raise InvalidInputError(f"invalid stored action {shown(doc, 120)}")
 
 
 def play_for_position(game: Game, position_id: str):
@@ -184,33 +212,228 @@ def play_for_position(game: Game, position_id: str):
     for play in game.legal_plays:
         if play.position == after:
             return play
-    raise IllegalPlayError(f"illegal move: no legal play leads to position {position_id!r}")
+    raise IllegalPlayError(f"illegal move: no legal play leads to position {shown(position_id)}")
 
 
 # ---------------------------------------------------------- client input
-def parse_client_message(text: str | bytes) -> dict[str, Any]:
-    """Decode one message from a browser.
+def shown(value: object, limit: int = MAX_SHOWN) -> str:
+    """A user's value as quoted in an error message: its ``repr``, cut to ``limit`` characters.
+
+    Never raises (an integer too long for ``repr``, say, is described instead).
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 256:
+        return f"<an integer of {value.bit_length()} bits>"
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - whatever it is, it is not worth failing over
+        return f"<a {type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_JSON_BRACKET = re.compile(r"[\[\]{}]")
+
+
+def _json_number(text: str) -> None:
+    if len(text) > MAX_NUMBER_CHARS:
+        raise InvalidInputError(f"a number of {len(text)} characters (at most {MAX_NUMBER_CHARS})")
+
+
+def _json_int(text: str) -> int:
+    _json_number(text)
+    return int(text)
+
+
+def _json_float(text: str) -> float:
+    _json_number(text)
+    value = float(text)
+    if not math.isfinite(value):
+        raise InvalidInputError(f"the number {text} is out of range")
+    return value
+
+
+def _json_constant(name: str) -> None:
+    raise InvalidInputError(f"{name} is not a JSON number")
+
+
+def parse_json_object(raw: bytes | str, what: str = "request", limit: int = MAX_BODY) -> dict[str, Any]:
+    """The one reader of JSON from clients (HTTP bodies and socket messages): a JSON object.
+
+    Refuses, before or while parsing, what would make Python's ``json`` fail unexpectedly or
+    let bad text into the database: more than ``limit`` bytes (characters for ``str``), bytes
+    that are not UTF-8, nesting deeper than :data:`MAX_DEPTH`, number literals longer than
+    :data:`MAX_NUMBER_CHARS` (Python refuses to convert integers past 4,300 digits),
+    ``NaN``/``Infinity`` and numbers out of range, lone surrogates (``"\ud800"``) in any
+    string or key, and any top level but an object.
 
     Raises:
-        InvalidInputError: for malformed JSON or an unknown message type.
+        InvalidInputError: naming ``what`` and the problem.
     """
-    if isinstance(text, bytes):
+    if len(raw) > limit:
+        unit = "characters" if isinstance(raw, str) else "bytes"
+        raise InvalidInputError(f"invalid {what}: longer than {limit} {unit}")
+    if isinstance(raw, (bytes, bytearray, memoryview)):
         try:
-            text = text.decode()
-        except UnicodeDecodeError:
-            raise InvalidInputError("invalid message: expected UTF-8 JSON text") from None
-    if len(text) > MAX_MESSAGE:
-        raise InvalidInputError(f"invalid message: longer than {MAX_MESSAGE} characters")
+            text = bytes(raw).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InvalidInputError(f"invalid {what}: not UTF-8 text (byte {exc.start})") from None
+    else:
+        text = raw
+    depth = 0
+    for match in _JSON_BRACKET.finditer(_JSON_STRING.sub("", text)):
+        depth += 1 if match.group() in "[{" else -1
+        if depth > MAX_DEPTH:
+            raise InvalidInputError(f"invalid {what}: JSON nested deeper than {MAX_DEPTH} levels")
     try:
-        doc = json.loads(text)
+        doc = json.loads(text, parse_int=_json_int, parse_float=_json_float, parse_constant=_json_constant)
     except json.JSONDecodeError as exc:
-        raise InvalidInputError(f"invalid message: malformed JSON ({exc.msg})") from None
+        raise InvalidInputError(f"invalid {what}: malformed JSON ({exc.msg} at character {exc.pos})") from None
+    except InvalidInputError as exc:
+        raise InvalidInputError(f"invalid {what}: {exc}") from None
+    except RecursionError:  # pragma: no cover - the depth check comes first
+        raise InvalidInputError(f"invalid {what}: JSON nested too deeply") from None
     if not isinstance(doc, dict):
-        raise InvalidInputError(f"invalid message {doc!r}: expected a JSON object")
+        raise InvalidInputError(f"invalid {what} {shown(doc)}: expected a JSON object")
+    try:
+        json.dumps(doc, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidInputError(
+            f"invalid {what}: text with a lone surrogate ({exc.object[exc.start]!a}); expected Unicode text"
+        ) from None
+    return doc
+
+
+def parse_client_message(text: str | bytes) -> dict[str, Any]:
+    """Decode one message from a browser (see :func:`parse_json_object`).
+
+    Raises:
+        InvalidInputError: for malformed or hostile JSON or an unknown message type.
+    """
+    doc = parse_json_object(text, "message", MAX_MESSAGE)
     kind = doc.get("type")
     if kind not in ("action", "resync", "ping", "hint"):
-        raise InvalidInputError(f"invalid message type {kind!r}: expected 'action', 'resync', 'hint' or 'ping'")
+        raise InvalidInputError(
+            f"invalid message type {shown(kind)}: expected 'action', 'resync', 'hint' or 'ping'"
+        )
     return doc
+
+
+# ------------------------------------------------------------- validation
+def validation_message(errors: list[dict[str, Any]], what: str = "request") -> str:
+    """One readable line for pydantic's (or FastAPI's) validation errors: the first one, its
+    field, the value (cut to :data:`MAX_SHOWN` characters) and what was expected."""
+    if not errors:
+        return f"invalid {what}"
+    err = errors[0]
+    loc = [str(part) for part in err.get("loc", ()) if part not in ("body",)]
+    if loc and loc[0] in ("query", "path", "header", "cookie"):
+        where = f"{loc[0]} parameter {'.'.join(loc[1:])}"
+    else:
+        where = f"{what} {'.'.join(loc)}" if loc else what
+    message = str(err.get("msg", "not valid"))
+    if "input" in err and err.get("type") != "missing":
+        return f"invalid {where} {shown(err['input'])}: {message[:120]}"
+    return f"invalid {where}: {message[:120]}"
+
+
+def validated(model: type[BaseModel], doc: object, what: str = "request") -> BaseModel:
+    """``model`` read from ``doc``; pydantic's errors become one :class:`InvalidInputError` (400).
+
+    Raises:
+        InvalidInputError: naming the first bad field.
+    """
+    try:
+        return model.model_validate(doc)
+    except ValidationError as exc:
+        raise InvalidInputError(validation_message(exc.errors(include_url=False), what)) from None
+
+
+_ALLOWED_FORMAT = {"\u200c", "\u200d"}  # zero-width (non-)joiners: parts of emoji and scripts, kept
+
+
+def check_text(value: object, what: str, max_length: int, min_length: int = 1) -> str:
+    """User-visible text (a name, a setting): NFC-normalised and stripped, ``min_length`` to
+    ``max_length`` characters, without control, format (bidi overrides and such), private-use,
+    unassigned or surrogate code points, or line separators.
+
+    Raises:
+        InvalidInputError: naming ``what`` and the problem.
+    """
+    if not isinstance(value, str):
+        raise InvalidInputError(f"invalid {what} {shown(value)}: expected text")
+    if len(value) > 4 * max_length + 16:
+        raise InvalidInputError(f"invalid {what} {shown(value)}: longer than {max_length} characters")
+    for char in value:
+        category = unicodedata.category(char)
+        if category in ("Cc", "Cs", "Co", "Cn", "Zl", "Zp") or (category == "Cf" and char not in _ALLOWED_FORMAT):
+            raise InvalidInputError(
+                f"invalid {what} {shown(value)}: the character {char!a} is not allowed (control or unprintable)"
+            )
+    text = unicodedata.normalize("NFC", value).strip()
+    if not min_length <= len(text) <= max_length:
+        raise InvalidInputError(f"invalid {what} {shown(value)}: expected {min_length} to {max_length} characters")
+    return text
+
+
+def check_name(name: object, default: str = "Guest") -> str:
+    """A player's name at a table (``default`` when None): see :func:`check_text`, 1 to 24 characters.
+
+    Raises:
+        InvalidInputError: for anything else.
+    """
+    if name is None:
+        return default
+    return check_text(name, "name", MAX_NAME)
+
+
+def name_key(name: str) -> str:
+    """What two names must not share to be told apart: NFKC, case-folded (``"ＡＬＩＣＥ"`` is ``"alice"``)."""
+    return unicodedata.normalize("NFKC", name).casefold()
+
+
+PageLimit = Annotated[int, Query(ge=1, le=100, description="how many rows (at most 100)")]
+"""A list endpoint's ``?limit=`` (declare it ``limit: PageLimit = 50``)."""
+PageOffset = Annotated[int, Query(ge=0, le=100_000, description="how many rows to skip")]
+"""A list endpoint's ``?offset=``."""
+
+_Colour = Annotated[str, Field(pattern=r"^#[0-9a-fA-F]{6}$")]
+
+
+class SettingsDoc(BaseModel):
+    """An account's display settings (``PUT /api/me/settings``), each key optional."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    orientation: Literal["bottom-right", "bottom-left", "top-right", "top-left"] = "bottom-right"
+    autoSwitch: bool = False
+    lang: Literal["en", "ja", None] = None
+    whiteColor: _Colour = "#f4f1e8"
+    blackColor: _Colour = "#2b2b2b"
+    animation: Literal["off", "fast", "normal", "slow"] = "normal"
+    showPips: bool = True
+    autoForced: bool = True
+
+
+def settings_from_wire(doc: object) -> dict[str, Any]:
+    """The settings a client sends, checked key by key (only the keys given).
+
+    Raises:
+        InvalidInputError: for an unknown key or a bad value (the message names the key).
+    """
+    return validated(SettingsDoc, doc, "setting").model_dump(exclude_unset=True)
+
+
+def clean_settings(stored: object) -> dict[str, Any]:
+    """Stored settings with every entry that is no longer valid left out (what the browser gets)."""
+    if not isinstance(stored, dict):
+        return {}
+    out: dict[str, Any] = {}
+    for key, value in stored.items():
+        try:
+            out.update(SettingsDoc.model_validate({key: value}).model_dump(exclude_unset=True))
+        except (ValidationError, TypeError):
+            continue
+    return out
 
 
 def check_steps(value: object) -> tuple[tuple[int, int], ...]:
@@ -220,7 +443,7 @@ def check_steps(value: object) -> tuple[tuple[int, int], ...]:
         InvalidInputError: unless it is a list of up to 4 pairs of point numbers 0..25.
     """
     if not isinstance(value, list) or len(value) > 4:
-        raise InvalidInputError(f"invalid steps {value!r}: expected a list of up to 4 [from, to] pairs")
+        raise InvalidInputError(f"invalid steps {shown(value)}: expected a list of up to 4 [from, to] pairs")
     steps = []
     for item in value:
         if (
@@ -228,7 +451,7 @@ def check_steps(value: object) -> tuple[tuple[int, int], ...]:
             or len(item) != 2
             or not all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= 25 for x in item)
         ):
-            raise InvalidInputError(f"invalid step {item!r}: expected [from, to] with points 0..25")
+            raise InvalidInputError(f"invalid step {shown(item)}: expected [from, to] with points 0..25")
         steps.append((item[0], item[1]))
     return tuple(steps)
 
@@ -504,7 +727,7 @@ def user_to_wire(user: Any) -> dict[str, Any]:
         "username": user.username,
         "rating": round(user.rating, 2),
         "experience": user.experience,
-        "settings": user.settings or {},
+        "settings": clean_settings(user.settings),
     }
 
 

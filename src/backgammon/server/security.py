@@ -10,6 +10,7 @@ not inline style attributes and are allowed under ``style-src 'self'``.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -123,3 +124,70 @@ def _header(headers: list[tuple[bytes, bytes]], name: bytes) -> str | None:
         if key.lower() == name:
             return value.decode("latin-1")
     return None
+
+
+# ------------------------------------------------------------- body size
+class BodyTooLargeError(Exception):
+    """Raised by :class:`BodyLimitMiddleware`'s ``receive`` past the limit (caught by the middleware)."""
+
+
+class BodyLimitMiddleware:
+    """Pure ASGI middleware: an HTTP request body may have at most ``max_bytes`` bytes.
+
+    A ``Content-Length`` over the limit is answered 413 before the app runs (nothing of the
+    body is read); a body that streams past the limit (chunked, or longer than declared)
+    stops being read at the chunk that crosses it, and is answered 413 unless the app has
+    already started its response. The answer is JSON, ``{"error": ...}``.
+    """
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = _header(scope.get("headers") or [], b"content-length")
+        if declared is not None and not (
+            declared.isdigit() and len(declared) <= 18 and int(declared) <= self.max_bytes
+        ):
+            await self._too_large(send)
+            return
+        received = 0
+        started = False
+
+        async def limited_receive() -> Message:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.max_bytes:
+                    raise BodyTooLargeError
+            return message
+
+        async def watched_send(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, limited_receive, watched_send)
+        except BodyTooLargeError:
+            if not started:
+                await self._too_large(send)
+
+    async def _too_large(self, send: Send) -> None:
+        body = json.dumps({"error": f"request body too large: more than {self.max_bytes} bytes"}).encode()
+        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+        await send({"type": "http.response.start", "status": 413, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+
+def install_body_limit(app: Any, max_bytes: int) -> None:
+    """Answer 413 to every HTTP request whose body is over ``max_bytes`` (see :class:`BodyLimitMiddleware`).
+
+    Call it before :func:`install_security`, so that the 413 gets the security headers too.
+    """
+    app.add_middleware(BodyLimitMiddleware, max_bytes=max_bytes)

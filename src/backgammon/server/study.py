@@ -25,11 +25,14 @@ from backgammon.formats.match_id import MatchState, format_gnubg_id, parse_gnubg
 from backgammon.formats.xgid import Xgid
 from backgammon.grading import grade
 from backgammon.position import Position
+from backgammon.server import protocol
+from backgammon.server.protocol import shown
 
 STATIC = Path(__file__).parent / "static"
 MAX_TRIALS = 1296
 MAX_CANDIDATES = 5
 MAX_JOBS = 4
+KEEP_FINISHED = 200
 LANGS = ("en", "ja")
 
 
@@ -80,13 +83,13 @@ class Setup:
 
 def _int(value: object, name: str, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise InvalidInputError(f"invalid {name} {value!r}: expected a whole number from {low} to {high}")
+        raise InvalidInputError(f"invalid {name} {shown(value)}: expected a whole number from {low} to {high}")
     return value
 
 
 def _side(value: object, name: str) -> tuple[int, ...]:
     if not isinstance(value, list) or len(value) != 25:
-        raise InvalidInputError(f"invalid {name} {value!r}: expected a list of 25 checker counts")
+        raise InvalidInputError(f"invalid {name} {shown(value)}: expected a list of 25 checker counts")
     return tuple(_int(v, f"{name} count", 0, 15) for v in value)
 
 
@@ -102,23 +105,23 @@ def parse_setup(doc: object) -> Setup:
         InvalidPositionError: for an impossible position.
     """
     if not isinstance(doc, dict):
-        raise InvalidInputError(f"invalid setup {doc!r}: expected a JSON object")
+        raise InvalidInputError(f"invalid setup {shown(doc)}: expected a JSON object")
     position = Position(_side(doc.get("mine"), "mine"), _side(doc.get("theirs"), "theirs"))
     dice = doc.get("dice")
     if dice is not None:
         if not isinstance(dice, list) or len(dice) != 2:
-            raise InvalidInputError(f"invalid dice {dice!r}: expected two numbers from 1 to 6 or null")
+            raise InvalidInputError(f"invalid dice {shown(dice)}: expected two numbers from 1 to 6 or null")
         dice = (_int(dice[0], "die", 1, 6), _int(dice[1], "die", 1, 6))
     cube = _int(doc.get("cube", 1), "cube value", 1, 4096)
     if cube & (cube - 1):
-        raise InvalidInputError(f"invalid cube value {cube!r}: expected a power of two")
+        raise InvalidInputError(f"invalid cube value {shown(cube)}: expected a power of two")
     owner = doc.get("owner", "centre")
     if owner not in ("centre", "me", "them"):
-        raise InvalidInputError(f"invalid cube owner {owner!r}: expected 'centre', 'me' or 'them'")
+        raise InvalidInputError(f"invalid cube owner {shown(owner)}: expected 'centre', 'me' or 'them'")
     length = _int(doc.get("match_length", 0), "match length", 0, 64)
     score = doc.get("score", [0, 0])
     if not isinstance(score, list) or len(score) != 2:
-        raise InvalidInputError(f"invalid score {score!r}: expected [side on roll, opponent]")
+        raise InvalidInputError(f"invalid score {shown(score)}: expected [side on roll, opponent]")
     score_t = (_int(score[0], "score", 0, 64), _int(score[1], "score", 0, 64))
     if length and max(score_t) >= length:
         raise InvalidInputError(f"invalid score {list(score_t)!r}: both must be below the match length {length}")
@@ -126,7 +129,7 @@ def parse_setup(doc: object) -> Setup:
         raise InvalidInputError(f"invalid score {list(score_t)!r}: a money game has no score")
     crawford, jacoby = doc.get("crawford", False), doc.get("jacoby", False)
     if not isinstance(crawford, bool) or not isinstance(jacoby, bool):
-        raise InvalidInputError(f"invalid flags crawford={crawford!r} jacoby={jacoby!r}: expected true or false")
+        raise InvalidInputError(f"invalid flags crawford={shown(crawford)} jacoby={shown(jacoby)}: expected true or false")
     if crawford and (not length or length - 1 not in score_t):
         raise InvalidInputError("invalid crawford flag: only when one side is 1-away in a match")
     if position.is_game_over():
@@ -141,7 +144,7 @@ def setup_from_text(text: object) -> Setup:
         InvalidInputError: if the text is none of these (the message quotes it).
     """
     if not isinstance(text, str) or not text.strip() or len(text) > 200:
-        raise InvalidInputError(f"invalid id {text!r}: expected a Position ID, PositionID:MatchID or an XGID")
+        raise InvalidInputError(f"invalid id {shown(text)}: expected a Position ID, PositionID:MatchID or an XGID")
     text = text.strip()
     if text.upper().startswith("XGID=") or text.count(":") >= 5:
         xgid = Xgid.parse(text)
@@ -287,7 +290,7 @@ def tactical_check(setup: Setup, text: object, plies: int) -> dict[str, Any]:
     from backgammon.notation import parse_play
 
     if not isinstance(text, str) or len(text) > 80:
-        raise InvalidInputError(f"invalid play {text!r}: expected move notation such as '24/18 13/11'")
+        raise InvalidInputError(f"invalid play {shown(text)}: expected move notation such as '24/18 13/11'")
     if setup.dice is None:
         raise InvalidInputError("no dice: set the dice before choosing a play")
     play = parse_play(setup.position, setup.dice[0], setup.dice[1], text)
@@ -340,11 +343,22 @@ class RolloutJob:
 
 
 class RolloutJobs:
-    """Background rollouts, at most :data:`MAX_JOBS` at a time, kept by id."""
+    """Background rollouts, at most :data:`MAX_JOBS` at a time, kept by id.
 
-    def __init__(self) -> None:
+    The quota is atomic: a start takes a slot under the lock before any slow work (ranking
+    the candidates) and gives it back if it fails, so concurrent starts never exceed it.
+    The newest :data:`KEEP_FINISHED` finished jobs are kept for polling; older ones are forgotten.
+    """
+
+    def __init__(self, max_jobs: int = MAX_JOBS) -> None:
         self.jobs: dict[str, RolloutJob] = {}
         self.lock = threading.Lock()
+        self.max_jobs = max_jobs
+        self.starting = 0  # slots taken by starts still ranking their candidates
+
+    def running(self) -> int:
+        """Jobs running or about to (call with the lock held)."""
+        return self.starting + sum(1 for j in self.jobs.values() if j.status == "running")
 
     def start(self, setup: Setup, top: int, trials: int, plies: int, ply: int = 0) -> RolloutJob:
         """Start rolling out the ``top`` best plays of the setup (ranked at ``plies``).
@@ -356,14 +370,29 @@ class RolloutJobs:
             IllegalActionError: when too many rollouts are running.
         """
         with self.lock:
-            if sum(1 for j in self.jobs.values() if j.status == "running") >= MAX_JOBS:
-                raise IllegalActionError(f"too many rollouts running (at most {MAX_JOBS}): wait for one to finish")
-        ranked = ranked_plays(setup, plies)[:top]
-        job = RolloutJob(uuid.uuid4().hex[:12], setup, [str(r.play) for r in ranked], trials, ply)
-        with self.lock:
+            if self.running() >= self.max_jobs:
+                raise IllegalActionError(
+                    f"too many rollouts running (at most {self.max_jobs}): wait for one to finish"
+                )
+            self.starting += 1
+        try:
+            ranked = ranked_plays(setup, plies)[:top]
+            job = RolloutJob(uuid.uuid4().hex[:12], setup, [str(r.play) for r in ranked], trials, ply)
+        except BaseException:
+            with self.lock:
+                self.starting -= 1
+            raise
+        with self.lock:  # the slot passes from "starting" to the job in one step
+            self.starting -= 1
+            self._forget_old()
             self.jobs[job.id] = job
         threading.Thread(target=self._run, args=(job, [r.play for r in ranked]), daemon=True).start()
         return job
+
+    def _forget_old(self) -> None:
+        finished = [job_id for job_id, j in self.jobs.items() if j.status != "running"]
+        for job_id in finished[: max(0, len(finished) - KEEP_FINISHED)]:
+            del self.jobs[job_id]
 
     def _run(self, job: RolloutJob, plays: list[Any]) -> None:
         from backgammon.engine.rollout import RolloutSettings, rollout_plays
@@ -402,7 +431,7 @@ class RolloutJobs:
         """
         job = self.jobs.get(job_id)
         if job is None:
-            raise LookupError(f"no rollout {job_id!r}")
+            raise LookupError(f"no rollout {shown(job_id)}")
         return job
 
 
@@ -411,7 +440,7 @@ def _lang(value: object) -> str:
     if value is None:
         return "en"
     if value not in LANGS:
-        raise InvalidInputError(f"invalid language {value!r}: expected 'en' or 'ja'")
+        raise InvalidInputError(f"invalid language {shown(value)}: expected 'en' or 'ja'")
     return str(value)
 
 
@@ -430,7 +459,7 @@ def _get_lesson(lesson_id: str) -> Any:
     try:
         return get_lesson(lesson_id)
     except Exception:  # noqa: BLE001 - any failure to find it is "no such lesson"
-        raise LookupError(f"no lesson {lesson_id!r}") from None
+        raise LookupError(f"no lesson {shown(lesson_id)}") from None
 
 
 def lesson_to_wire(lesson_id: str, lang: str) -> dict[str, Any]:
@@ -467,13 +496,13 @@ def lesson_answer(lesson_id: str, number: int, answer: object, lang: str) -> dic
 
     lesson = _get_lesson(lesson_id)
     if not 0 <= number < len(lesson.exercises):
-        raise LookupError(f"no exercise {number!r} in lesson {lesson_id!r}")
+        raise LookupError(f"no exercise {shown(number)} in lesson {shown(lesson_id)}")
     ex = lesson.exercises[number]
     if isinstance(ex, PlayExercise):
         if not isinstance(answer, str) or len(answer) > 80:
-            raise InvalidInputError(f"invalid answer {answer!r}: expected a play in move notation")
+            raise InvalidInputError(f"invalid answer {shown(answer)}: expected a play in move notation")
     elif isinstance(answer, bool) or not isinstance(answer, int):
-        raise InvalidInputError(f"invalid answer {answer!r}: expected the number of a choice")
+        raise InvalidInputError(f"invalid answer {shown(answer)}: expected the number of a choice")
     feedback = check_answer(ex, answer)
     out: dict[str, Any] = {
         "verdict": feedback.verdict.value,
@@ -618,25 +647,28 @@ def make_router(state: dict[str, Any], read_body: Any) -> APIRouter:
         return await asyncio.to_thread(lesson_answer, lesson_id, number, doc.get("answer"), lang)
 
     @router.get("/api/study/reviews")
-    async def my_reviews(request: Request) -> list[dict[str, Any]]:
-        """The stored reviews of the logged-in user's tables, newest first (empty for a guest)."""
+    async def my_reviews(
+        request: Request, limit: protocol.PageLimit = 50, offset: protocol.PageOffset = 0
+    ) -> list[dict[str, Any]]:
+        """The stored reviews of the logged-in user's tables, newest first (empty for a guest),
+        ``limit`` rows from ``offset``."""
         from sqlalchemy import or_, select
 
-        from backgammon.server.auth import token_hash
-        from backgammon.server.db import Session, Table
+        from backgammon.server.auth import session_user
+        from backgammon.server.db import Table
 
-        token = request.cookies.get("bg_session")
+        user = session_user(state["sessions"], request.cookies.get("bg_session"))  # expired: none
+        if user is None:
+            return []
+        uid = user.id
         with state["sessions"]() as db:
-            session = db.get(Session, token_hash(token)) if token else None
-            if session is None:
-                return []
-            uid = session.user_id
             rows = db.execute(
                 select(Review.table_id, Review.created_at)
                 .join(Table, Table.id == Review.table_id)
                 .where(or_(Table.white_user_id == uid, Table.black_user_id == uid))
-                .order_by(Review.created_at.desc())
-                .limit(100)
+                .order_by(Review.created_at.desc(), Review.table_id)
+                .offset(offset)
+                .limit(limit)
             ).all()
         return [{"table_id": tid, "created": created.isoformat()} for tid, created in rows]
 
@@ -645,7 +677,7 @@ def make_router(state: dict[str, Any], read_body: Any) -> APIRouter:
         with state["sessions"]() as db:
             row = db.get(Review, table_id)
             if row is None:
-                raise LookupError(f"no review of table {table_id!r}")
+                raise LookupError(f"no review of table {shown(table_id)}")
             return json.loads(row.report) if isinstance(row.report, str) else row.report
 
     @router.post("/api/study/reviews/{table_id}")

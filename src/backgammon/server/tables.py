@@ -48,6 +48,7 @@ from backgammon.server.auth import new_token, token_hash
 from backgammon.server.db import Action, Table, User, utcnow
 from backgammon.server.fair import draws_of, new_dice_config, resume_dice
 from backgammon.server.matchflow import StartPosition, new_match
+from backgammon.server.protocol import shown
 from backgammon.server.rating import rating_change
 
 log = logging.getLogger("backgammon.server")
@@ -212,7 +213,7 @@ class TableManager:
         if table is not None:
             return table
         if not isinstance(table_id, str) or len(table_id) > 32:
-            raise LookupError(f"no table {table_id!r}")
+            raise LookupError(f"no table {shown(table_id)}")
         with self.sessions() as db:
             row = db.get(Table, table_id)
             if row is None or row.config.get("mode") == "chouette":
@@ -241,13 +242,13 @@ class TableManager:
             InvalidInputError: for a bad mode, rules, seat, level or start position.
         """
         if mode not in ("ai", "human"):
-            raise InvalidInputError(f"invalid mode {mode!r}: expected 'ai' or 'human'")
+            raise InvalidInputError(f"invalid mode {shown(mode)}: expected 'ai' or 'human'")
         rules = protocol.rules_from_wire(rules_doc)
         if seat == "random":
             seat = random.choice(("white", "black"))
         player = protocol.player_from_wire(seat)
         if mode == "ai" and level not in (*LEVELS, "greedy"):
-            raise InvalidInputError(f"invalid level {level!r}: expected one of {', '.join(LEVELS)}")
+            raise InvalidInputError(f"invalid level {shown(level)}: expected one of {', '.join(LEVELS)}")
         name = _check_name(name)
         config: dict[str, Any] = {"mode": mode, "rules": protocol.rules_to_wire(rules)}
         if mode == "ai":
@@ -257,7 +258,9 @@ class TableManager:
             if not self.test_hooks:
                 raise InvalidInputError("invalid option 'start': starting positions need the server's --test-hooks")
             if not isinstance(start, dict) or not isinstance(start.get("position_id"), str):
-                raise InvalidInputError(f"invalid start {start!r}: expected {{'position_id': ..., 'on_roll': ...}}")
+                raise InvalidInputError(
+                    f"invalid start {shown(start)}: expected {{'position_id': ..., 'on_roll': ...}}"
+                )
             protocol.player_from_wire(start.get("on_roll", "white"))
             new_match(rules, StartPosition(Position.from_position_id(start["position_id"])))
             config["start"] = {"position_id": start["position_id"], "on_roll": start.get("on_roll", "white")}
@@ -314,10 +317,12 @@ class TableManager:
             await self.broadcast(table, None)
         return table, seat, token
 
-    def lobby(self) -> list[dict[str, Any]]:
-        """Listed tables waiting for a second player, newest first."""
+    def lobby(self, limit: int = 100) -> list[dict[str, Any]]:
+        """Listed tables waiting for a second player, at most ``limit``, newest first (in memory)."""
         out = []
-        for table in self.tables.values():
+        for table in reversed(list(self.tables.values())):
+            if len(out) >= limit:
+                break
             if table.listed and table.status == "waiting":
                 out.append(protocol.lobby_entry(table))
         return out
@@ -340,7 +345,7 @@ class TableManager:
                 raise NotYourTurnError("that seat is played by the computer")
             version = message.get("version")
             if version is not None and version != table.version:
-                raise IllegalActionError(f"stale action: the table is at version {table.version}, not {version!r}")
+                raise IllegalActionError(f"stale action: the table is at version {table.version}, not {shown(version)}")
             action = self._client_action(table, seat, message)
             await self._commit(table, action)
             await self._after_action(table)
@@ -349,7 +354,7 @@ class TableManager:
         game = table.flow.game
         kind = message.get("action")
         if kind not in protocol.CLIENT_KINDS:
-            raise InvalidInputError(f"invalid action {kind!r}: expected one of {', '.join(protocol.CLIENT_KINDS)}")
+            raise InvalidInputError(f"invalid action {shown(kind)}: expected one of {', '.join(protocol.CLIENT_KINDS)}")
         if game.turn is not seat:
             who = game.turn.value if game.turn else "nobody"
             raise NotYourTurnError(f"not your turn: {who} is to act ({game.describe()})")
@@ -368,7 +373,9 @@ class TableManager:
         if kind == "resign":
             level = message.get("level", "single")
             if not isinstance(level, str) or level not in protocol.RESIGN_LEVELS:
-                raise InvalidInputError(f"invalid resignation level {level!r}: expected single, gammon or backgammon")
+                raise InvalidInputError(
+                    f"invalid resignation level {shown(level)}: expected single, gammon or backgammon"
+                )
             return Resign(seat, protocol.RESIGN_LEVELS[level])
         return protocol.SIMPLE_ACTIONS[kind](seat)
 
@@ -541,11 +548,7 @@ def decide(agent: Agent, game, seat: Player, post_crawford: bool = False) -> obj
 
 
 def _check_name(name: object) -> str:
-    if name is None:
-        return "Guest"
-    if not isinstance(name, str) or not 1 <= len(name.strip()) <= 24:
-        raise InvalidInputError(f"invalid name {name!r}: expected 1 to 24 characters")
-    return name.strip()
+    return protocol.check_name(name)  # no control characters, NFC, 1 to 24 characters
 
 
 def _check_clock(clock: object) -> dict[str, Any]:
@@ -555,10 +558,10 @@ def _check_clock(clock: object) -> dict[str, Any]:
         InvalidInputError: for anything else.
     """
     if not isinstance(clock, dict) or set(clock) - {"minutes", "delay"}:
-        raise InvalidInputError(f"invalid clock {clock!r}: expected {{'minutes': 1..120, 'delay': 0..60}}")
+        raise InvalidInputError(f"invalid clock {shown(clock)}: expected {{'minutes': 1..120, 'delay': 0..60}}")
     minutes, delay = clock.get("minutes"), clock.get("delay", 10)
     ok_minutes = isinstance(minutes, (int, float)) and not isinstance(minutes, bool) and 0.05 <= minutes <= 120
     ok_delay = isinstance(delay, (int, float)) and not isinstance(delay, bool) and 0 <= delay <= 60
     if not ok_minutes or not ok_delay:
-        raise InvalidInputError(f"invalid clock {clock!r}: expected minutes 0.05..120 and delay 0..60 seconds")
+        raise InvalidInputError(f"invalid clock {shown(clock)}: expected minutes 0.05..120 and delay 0..60 seconds")
     return {"minutes": minutes, "delay": delay}
