@@ -128,6 +128,31 @@ def refine(
         print(f"best weights written to {export}")
 
 
+def label(
+    out: Path = typer.Option(Path("training/labels"), "--out", help="folder of the shards and manifest.json (resumed)"),
+    plies: int = typer.Option(2, "--plies", help="depth of the labels: 1 or 2"),
+    seed: int = typer.Option(1, "--seed", help="seed of the run (shard i samples with a seed from (seed, i))"),
+    positions: int = typer.Option(100_000, "--positions", help="positions this run labels in all"),
+    shard_size: int = typer.Option(5000, "--shard-size", help="positions per shard file"),
+    threads: int = typer.Option(1, "--threads", help="threads for labelling (the labels are the same for any count)"),
+    explore: float = typer.Option(0.1, "--explore", help="share of the sampling games' moves drawn among near-best plays"),
+    near: float = typer.Option(0.1, "--near", help="equity window of those plays (0: any legal play)"),
+    keep: float = typer.Option(0.25, "--keep", help="share of the sampling games' positions labelled (0 < keep <= 1)"),
+    weights: Path | None = typer.Option(None, "--weights", help="teacher weights (default: the shipped nets)"),
+) -> None:
+    """Label self-play positions of the shipped nets at 1 or 2 plies into resumable shards (see
+    training/labels/README.md); a rerun with the same settings skips the shards already written."""
+    from backgammon.engine.labels import LabelSettings, write_labels
+
+    settings = LabelSettings(plies=plies, seed=seed, shard_size=shard_size, explore=explore, near=near, keep=keep)
+    settings.check()
+    print(f"labelling {positions} positions at {plies} plies into {out} (shards of {shard_size}, seed {seed})",
+          flush=True)
+    entries = write_labels(out, settings, positions, threads, weights, lambda line: print(line, flush=True))
+    print(f"done: {sum(e['count'] for e in entries)} labels in {len(entries)} shards of this run in {out}")
+
+
 def register_train(app: typer.Typer) -> None:
     app.command("train")(train)
     app.command("refine")(refine)
+    app.command("label")(label)

@@ -19,6 +19,7 @@ from numba import njit, prange
 from backgammon._movegen import CONTACT, OVER, phase, successors_ws
 from backgammon.engine._selfplay import (
     choice_scratch,
+    choose_near,
     choose_net,
     fit_board,
     fit_scratch,
@@ -31,17 +32,19 @@ from backgammon.engine.network import NUM_OUTPUTS, flip_outputs
 
 
 @njit(cache=True, nogil=True)
-def sample_positions(cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, seed, game0, explore, out, keep=1.0) -> int:
+def sample_positions(cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, seed, game0, explore, out, keep=1.0, near=0.0) -> int:
     """Fill ``out`` (``(n, 2, 25)`` int8) with positions, side on roll first, from 0-ply self-play games.
 
     With probability ``explore`` a move is a random legal one instead of the best,
-    so the sample strays from the nets' own lines. Each position met is kept with
+    so the sample strays from the nets' own lines; with ``near`` above 0 that move is instead drawn among the
+    plays within ``near`` equity of the best (plausible lines, not blunders). Each position met is kept with
     probability ``keep`` (below 1, a sample of the same size spans more games).
     Games are numbered from ``game0`` (their dice seeded by ``game_seed(seed, g)``);
     returns the games used.
     """
     n = out.shape[0]
     cand, idx, val, hid, o, best, work, table = choice_scratch(cb1, rb1)
+    eqs = np.empty(cand.shape[0])
     board = np.empty((2, 25), dtype=np.int8)
     k = 0
     g = game0
@@ -56,8 +59,12 @@ def sample_positions(cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, seed, game0, explor
                     out[k] = board
                     k += 1
             if np.random.random() < explore:
-                m = successors_ws(board, d1, d2, cand, work, table)
-                c = np.random.randint(0, m)
+                if near > 0.0:
+                    c = choose_near(board, d1, d2, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, o, eqs,
+                                    work, table, near)
+                else:
+                    m = successors_ws(board, d1, d2, cand, work, table)
+                    c = np.random.randint(0, m)
             else:
                 c = choose_net(board, d1, d2, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, o, best,
                                work, table)

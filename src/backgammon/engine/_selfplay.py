@@ -104,6 +104,36 @@ def choose_net(board, d1, d2, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx,
 
 
 @njit(cache=True, nogil=True)
+def choose_near(board, d1, d2, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, out, eqs, work, table,
+                near) -> int:
+    """A play drawn uniformly among those within ``near`` equity of the 0-ply best (valued as
+    :func:`choose_net` values them, a finished game at its result plus 10); ``eqs`` (``MAX_PLAYS``) is scratch."""
+    n = successors_ws(board, d1, d2, cand, work, table)
+    tmp = np.empty(NUM_OUTPUTS)
+    best_eq = -1e9
+    for c in range(n):
+        if side_done(cand[c, 1]):
+            eqs[c] = mover_won_result(cand[c], tmp) + 10.0
+        else:
+            net_eval(cand[c], cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, idx, val, hid, out)
+            flip_outputs(out, tmp)
+            eqs[c] = equity5(tmp)
+        if eqs[c] > best_eq:
+            best_eq = eqs[c]
+    count = 0
+    for c in range(n):
+        if eqs[c] >= best_eq - near:
+            count += 1
+    k = np.random.randint(0, count)
+    for c in range(n):
+        if eqs[c] >= best_eq - near:
+            if k == 0:
+                return c
+            k -= 1
+    return 0  # not reached
+
+
+@njit(cache=True, nogil=True)
 def choose_pubeval(board, d1, d2, wc, wr, cand, work, table) -> int:
     n = successors_ws(board, d1, d2, cand, work, table)
     race = phase(board) != CONTACT

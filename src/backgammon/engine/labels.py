@@ -1,0 +1,271 @@
+"""Labelled positions that last: shards of n-ply labels written to a folder, resumable.
+
+:func:`write_labels` samples positions from 0-ply self-play of the shipped nets
+(:func:`backgammon.engine._distill.sample_positions`, exploring among near-best
+plays), labels them at 1 or 2 plies (:func:`backgammon.engine.refine.label_boards`),
+replaces the labels of positions with both sides home by the exact bear-off
+database's values (the nets' lookahead does not know it), makes the five
+chances consistent and writes them in shards:
+
+- ``<run>-<index>.npz`` (compressed): ``position_ids`` (``S14``, gnubg Position
+  IDs of the side on roll's position), ``targets`` (``float16 (n, 5)``, gnubg's
+  order: win, win gammon, win backgammon, lose gammon, lose backgammon, each
+  cumulative) and ``phase`` (``uint8``: 0 contact, 1 race, 2 bear-off);
+- ``manifest.json``: every shard's file, count, seed, depth, teacher (the
+  weights' sha256 prefix and the code's version), counts by phase and time.
+
+A *run* is the settings (depth, seed, sampler, shard size, teacher); its name
+is their hash, so runs with other settings share the folder. Shard ``i`` of a
+run samples with a seed derived from ``(seed, i)`` alone, so a rerun skips the
+shards the manifest lists (and whose file matches its recorded hash) and makes
+any missing one again identically. Files are written to a temporary name and
+moved into place, so a killed run leaves at most a stray ``*.tmp`` that the
+next run overwrites. :func:`load_labels` reads a folder back for training.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from backgammon import __version__
+from backgammon._movegen import BEAROFF, CONTACT, RACE, board_of, phase
+from backgammon.engine import _distill
+from backgammon.engine.bearoff import WAYS, BearoffDatabase
+from backgammon.engine.evaluator import default_weights_path, net_evaluate_batch, sanitize
+from backgammon.engine.network import NetPair
+from backgammon.engine.refine import label_boards
+from backgammon.errors import EngineError, InvalidInputError
+from backgammon.position import Position
+
+MANIFEST = "manifest.json"
+FORMAT = 1  # of the shards and manifest
+LABEL_VERSION = 1  # of the labelling (bump when the same settings would give other labels)
+PHASES = {"contact": CONTACT, "race": RACE, "bearoff": BEAROFF}
+_CHUNK = 500  # boards labelled between progress reports
+
+
+@dataclass(frozen=True, slots=True)
+class LabelSettings:
+    """What determines a run's shards (the number of positions only says how many shards)."""
+
+    plies: int = 2
+    seed: int = 1
+    shard_size: int = 5000
+    explore: float = 0.1  # share of the sampling games' moves drawn among near-best plays
+    near: float = 0.1  # equity window of those plays (0: any legal play, as refine samples)
+    keep: float = 0.25  # share of the games' positions kept (spreads a shard over more games)
+
+    def check(self) -> None:
+        """Raises InvalidInputError for settings outside their ranges."""
+        if self.plies not in (1, 2):
+            raise InvalidInputError(f"expected labels at 1 or 2 plies, got {self.plies!r}")
+        if self.shard_size < 1:
+            raise InvalidInputError(f"expected a shard size of at least 1, got {self.shard_size!r}")
+        if not 0 <= self.explore <= 1 or self.near < 0 or not 0 < self.keep <= 1:
+            raise InvalidInputError(f"expected 0 <= explore <= 1, near >= 0 and 0 < keep <= 1, got "
+                                    f"{self.explore!r}, {self.near!r}, {self.keep!r}")
+        if self.seed < 0:
+            raise InvalidInputError(f"expected a seed >= 0, got {self.seed!r}")
+
+
+def net_arrays(weights: Path) -> tuple[np.ndarray, ...]:
+    """The eight arrays of a weights file's nets, in the kernels' order."""
+    c, r = (nets := NetPair.load(weights)).contact, nets.race
+    return c.w1, c.b1, c.w2, c.b2, r.w1, r.b1, r.w2, r.b2
+
+
+def teacher_of(weights: Path) -> str:
+    """The teacher's name: the weights file's sha256 prefix and the code's version."""
+    digest = hashlib.sha256(Path(weights).read_bytes()).hexdigest()[:12]
+    return f"weights-sha256:{digest} backgammon-{__version__} labels-v{LABEL_VERSION}"
+
+
+def run_name(settings: LabelSettings, teacher: str) -> str:
+    """The file-name prefix of a run: its depth, seed and a hash of everything that shapes its labels."""
+    key = json.dumps({**asdict(settings), "teacher": teacher}, sort_keys=True).encode()
+    return f"p{settings.plies}-s{settings.seed}-{hashlib.sha256(key).hexdigest()[:8]}"
+
+
+def shard_seed(seed: int, index: int) -> int:
+    """The sampling seed of shard ``index``: a function of ``(seed, index)`` alone."""
+    return int(np.random.SeedSequence([seed, index]).generate_state(1)[0])
+
+
+def sanitized(targets: np.ndarray) -> np.ndarray:
+    """``targets`` (``(n, 5)``) made consistent row by row (see :func:`evaluator.sanitize`)."""
+    out = np.array(targets, dtype=np.float64)
+    for row in out:
+        sanitize(row)
+    return out
+
+
+def label_shard(boards: np.ndarray, arrays: tuple[np.ndarray, ...], plies: int, threads: int = 1,
+                progress: Callable[[int], None] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The sanitised ``plies``-ply labels of ``boards`` and their phases; positions with both sides home get
+    the bear-off database's exact value instead. ``progress`` is told the boards done after each chunk."""
+    targets = np.empty((len(boards), 5))
+    for lo in range(0, len(boards), _CHUNK):
+        targets[lo:lo + _CHUNK] = label_boards(boards[lo:lo + _CHUNK], arrays, plies, threads)
+        if progress is not None:
+            progress(min(lo + _CHUNK, len(boards)))
+    phases = np.array([phase(b) for b in boards], dtype=np.uint8)
+    home = np.flatnonzero(phases == BEAROFF)
+    if len(home):
+        db = BearoffDatabase.get()
+        exact = np.empty((len(home), 5))
+        net_evaluate_batch(np.ascontiguousarray(boards[home]), *arrays, db.dist, db.first, WAYS, True, exact)
+        targets[home] = exact
+    return sanitized(targets), phases
+
+
+def _position_ids(boards: np.ndarray) -> np.ndarray:
+    return np.array([Position(tuple(int(x) for x in b[0]), tuple(int(x) for x in b[1])).position_id()
+                     for b in boards], dtype="S14")
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _save_shard(path: Path, ids: np.ndarray, targets: np.ndarray, phases: np.ndarray) -> None:
+    with path.open("wb") as f:  # a file object: numpy would add ".npz" to a temporary name
+        np.savez_compressed(f, position_ids=ids, targets=targets.astype(np.float16), phase=phases)
+
+
+def _write_atomic(path: Path, write: Callable[[Path], None]) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    write(tmp)
+    os.replace(tmp, path)
+
+
+def read_manifest(folder: Path) -> dict:
+    """The folder's manifest (an empty one if there is none).
+
+    Raises:
+        EngineError: if the manifest cannot be read.
+    """
+    path = Path(folder) / MANIFEST
+    if not path.exists():
+        return {"format": FORMAT, "shards": []}
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise EngineError(f"cannot read the label manifest {str(path)!r}: {exc}") from None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(doc.get("shards"), list):
+        raise EngineError(f"{str(path)!r} is not a label manifest of format {FORMAT}")
+    return doc
+
+
+def _write_manifest(folder: Path, doc: dict) -> None:
+    text = json.dumps(doc, indent=1) + "\n"
+    _write_atomic(folder / MANIFEST, lambda p: p.write_text(text, encoding="utf-8"))
+
+
+def write_labels(folder: str | Path, settings: LabelSettings, positions: int, threads: int = 1,
+                 weights: str | Path | None = None, log: Callable[[str], None] | None = None) -> list[dict]:
+    """Label ``positions`` positions of the run ``settings`` into ``folder``, in shards of ``settings.shard_size``,
+    skipping the shards already there; returns the manifest entries of the run's shards.
+
+    Raises:
+        InvalidInputError: for bad settings, a negative count or fewer than one thread.
+        EngineError: if the weights or the manifest cannot be read.
+    """
+    settings.check()
+    if positions < 0 or threads < 1:
+        raise InvalidInputError(f"expected positions >= 0 and threads >= 1, got {positions!r}, {threads!r}")
+    weights = Path(weights) if weights is not None else default_weights_path()
+    if not weights.is_file():
+        raise EngineError(f"weights file {str(weights)!r} does not exist")
+    arrays = net_arrays(weights)
+    teacher = teacher_of(weights)
+    name = run_name(settings, teacher)
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    manifest = read_manifest(folder)
+    say = log or (lambda s: None)
+    n_shards = -(-positions // settings.shard_size)
+    done = skipped = 0
+    start = time.perf_counter()
+    for index in range(n_shards):
+        count = min(settings.shard_size, positions - index * settings.shard_size)
+        file = f"{name}-{index:05d}.npz"
+        entry = next((e for e in manifest["shards"] if e.get("file") == file), None)
+        if (entry is not None and entry.get("count") == count and (folder / file).is_file()
+                and entry.get("sha256") == _sha256(folder / file)):
+            skipped += 1
+            continue
+        if skipped:
+            say(f"{skipped} shards already done, skipped")
+            skipped = 0
+        seed = shard_seed(settings.seed, index)
+        t0 = time.perf_counter()
+        boards = np.empty((count, 2, 25), dtype=np.int8)
+        games = _distill.sample_positions(*arrays, seed, 0, settings.explore, boards, settings.keep, settings.near)
+
+        def progress(k: int, index: int = index, t0: float = t0) -> None:
+            rate = k / max(time.perf_counter() - t0, 1e-9)
+            say(f"shard {index + 1}/{n_shards}: {k}/{count} labelled, {rate:.1f} labels/s")
+
+        targets, phases = label_shard(boards, arrays, settings.plies, threads, progress)
+        ids = _position_ids(boards)
+        _write_atomic(folder / file, lambda p: _save_shard(p, ids, targets, phases))
+        seconds = time.perf_counter() - t0
+        new = {"file": file, "run": name, "index": index, "count": count, "seed": settings.seed,
+               "shard_seed": seed, "plies": settings.plies, "teacher": teacher, "settings": asdict(settings),
+               "games": int(games), "phases": {k: int((phases == v).sum()) for k, v in PHASES.items()},
+               "seconds": round(seconds, 1), "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+               "sha256": _sha256(folder / file)}
+        if entry is not None:  # made again: in its old place, so the manifest's order stays the runs' order
+            manifest["shards"] = [new if e is entry else e for e in manifest["shards"]]
+        else:
+            manifest["shards"].append(new)
+        _write_manifest(folder, manifest)
+        done += count
+        say(f"shard {index + 1}/{n_shards} written: {file}, {count} labels in {seconds:.0f} s "
+            f"({count / max(seconds, 1e-9):.2f} labels/s; {done} this session, "
+            f"{done / max(time.perf_counter() - start, 1e-9):.2f} labels/s overall)")
+    if skipped:
+        say(f"{skipped} shards already done, skipped")
+    return [e for e in read_manifest(folder)["shards"] if e.get("run") == name]
+
+
+def load_labels(folder: str | Path) -> tuple[np.ndarray, np.ndarray]:
+    """Every shard the folder's manifest lists: boards ``int8 (n, 2, 25)`` (side on roll first) and targets
+    ``float32 (n, 5)``, in manifest order.
+
+    Raises:
+        EngineError: if the manifest or a shard it lists is missing or damaged.
+    """
+    folder = Path(folder)
+    if not (folder / MANIFEST).is_file():
+        raise EngineError(f"no label manifest in {str(folder)!r}")
+    boards, targets = [], []
+    for entry in read_manifest(folder)["shards"]:
+        path = folder / str(entry.get("file"))
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                ids, t = z["position_ids"], z["targets"]
+        except (OSError, ValueError, KeyError) as exc:
+            raise EngineError(f"cannot read the label shard {str(path)!r}: {exc}") from None
+        if t.shape != (len(ids), 5) or len(ids) != entry.get("count"):
+            raise EngineError(f"the label shard {str(path)!r} does not hold {entry.get('count')!r} labels")
+        b = np.empty((len(ids), 2, 25), dtype=np.int8)
+        for i, pid in enumerate(ids):
+            b[i] = board_of(Position.from_position_id(pid.decode("ascii")))
+        boards.append(b)
+        targets.append(t.astype(np.float32))
+    if not boards:
+        return np.empty((0, 2, 25), dtype=np.int8), np.empty((0, 5), dtype=np.float32)
+    return np.concatenate(boards), np.concatenate(targets)
+
+
+__all__ = ["LabelSettings", "MANIFEST", "label_shard", "load_labels", "net_arrays", "read_manifest", "run_name",
+           "sanitized", "shard_seed", "teacher_of", "write_labels"]

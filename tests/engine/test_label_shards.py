@@ -1,0 +1,177 @@
+"""Label shards (backgammon label): written, resumed, regenerated identically, loaded back."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from backgammon._movegen import BEAROFF, MAX_PLAYS, phase, successors_py
+from backgammon.cli import main
+from backgammon.engine import _distill, _selfplay
+from backgammon.engine.bearoff import BearoffDatabase
+from backgammon.engine.evaluator import default_weights_path
+from backgammon.engine.labels import (
+    MANIFEST,
+    LabelSettings,
+    label_shard,
+    load_labels,
+    net_arrays,
+    read_manifest,
+    sanitized,
+    shard_seed,
+    write_labels,
+)
+from backgammon.engine.refine import label_boards
+from backgammon.errors import EngineError, InvalidInputError
+
+ARGS = ("--plies", "1", "--seed", "7", "--positions", "40", "--shard-size", "16")
+
+
+@pytest.fixture(scope="module")
+def arrays() -> tuple[np.ndarray, ...]:
+    return net_arrays(default_weights_path())
+
+
+def cli(capsys, *args: str) -> tuple[int, str, str]:
+    try:
+        main(["label", *args])
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def shard(path):
+    with np.load(path, allow_pickle=False) as z:
+        return {k: z[k] for k in z.files}
+
+
+def test_shards_are_written_skipped_and_regenerated_identically(tmp_path, capsys, arrays) -> None:
+    out = tmp_path / "labels"
+    code, text, err = cli(capsys, "--out", str(out), *ARGS)
+    assert code == 0, err
+    assert "labels/s" in text
+    manifest = json.loads((out / MANIFEST).read_text())
+    entries = manifest["shards"]
+    assert [e["count"] for e in entries] == [16, 16, 8] and [e["index"] for e in entries] == [0, 1, 2]
+    assert len({e["shard_seed"] for e in entries}) == 3
+    for e in entries:
+        assert e["plies"] == 1 and e["seed"] == 7 and e["teacher"].startswith("weights-sha256:")
+        assert sum(e["phases"].values()) == e["count"] and e["created"].endswith("Z")
+        z = shard(out / e["file"])
+        assert set(z) == {"position_ids", "targets", "phase"}
+        assert z["position_ids"].dtype == np.dtype("S14") and z["targets"].dtype == np.float16
+        assert z["phase"].dtype == np.uint8 and z["targets"].shape == (e["count"], 5)
+    assert sorted(p.name for p in out.iterdir()) == sorted([MANIFEST] + [e["file"] for e in entries])
+
+    # a rerun with the same arguments writes nothing
+    before = {p.name: p.stat().st_mtime_ns for p in out.iterdir()}
+    code, text, _ = cli(capsys, "--out", str(out), *ARGS)
+    assert code == 0 and "written:" not in text and "3 shards already done" in text
+    assert {p.name: p.stat().st_mtime_ns for p in out.iterdir()} == before
+
+    # a deleted shard comes back identical; a stray temporary file of a killed run is overwritten
+    gone = out / entries[1]["file"]
+    old = shard(gone)
+    gone.unlink()
+    (out / (entries[1]["file"] + ".tmp")).write_bytes(b"half a shard")
+    code, text, _ = cli(capsys, "--out", str(out), *ARGS)
+    assert code == 0 and text.count("written:") == 1
+    new = shard(gone)
+    for k in old:
+        assert old[k].tobytes() == new[k].tobytes()
+    assert not list(out.glob("*.tmp"))
+    assert [e["file"] for e in read_manifest(out)["shards"]] == [e["file"] for e in entries]
+
+    # the loader gives back exactly the sampled boards and the stored targets
+    boards, targets = load_labels(out)
+    assert boards.dtype == np.int8 and boards.shape == (40, 2, 25) and targets.dtype == np.float32
+    s = LabelSettings(plies=1, seed=7, shard_size=16)
+    for e in entries:
+        sampled = np.empty((e["count"], 2, 25), dtype=np.int8)
+        _distill.sample_positions(*arrays, shard_seed(7, e["index"]), 0, s.explore, sampled, s.keep, s.near)
+        lo = 16 * e["index"]
+        assert np.array_equal(boards[lo:lo + e["count"]], sampled)
+        assert np.array_equal(targets[lo:lo + e["count"]], shard(out / e["file"])["targets"].astype(np.float32))
+        assert np.array_equal(shard(out / e["file"])["phase"], [phase(b) for b in sampled])
+    labels, _ = label_shard(boards[:16], arrays, 1)
+    assert np.array_equal(targets[:16], labels.astype(np.float16).astype(np.float32))
+
+    # sanitised: every chance in [0, 1], backgammons <= gammons <= wins (and the same for losses)
+    assert (targets >= 0).all() and (targets <= 1).all()
+    assert (targets[:, 1] <= targets[:, 0]).all() and (targets[:, 2] <= targets[:, 1]).all()
+    assert (targets[:, 4] <= targets[:, 3]).all()
+
+    # another seed is another run in the same folder
+    code, _, _ = cli(capsys, "--out", str(out), "--plies", "1", "--seed", "8", "--positions", "5", "--shard-size", "16")
+    assert code == 0
+    assert len(read_manifest(out)["shards"]) == 4 and load_labels(out)[0].shape == (45, 2, 25)
+
+
+def test_two_ply_shard_holds_the_two_ply_labels(tmp_path, arrays) -> None:
+    entries = write_labels(tmp_path, LabelSettings(plies=2, seed=3, shard_size=6), 6)
+    assert len(entries) == 1 and entries[0]["plies"] == 2
+    boards, targets = load_labels(tmp_path)
+    ref = label_boards(boards, arrays, 2)
+    rows = np.array([phase(b) != BEAROFF for b in boards])
+    assert rows.any()
+    assert np.allclose(targets[rows], ref[rows], atol=2e-3)  # float16 storage, clipping
+    assert not np.allclose(targets[rows], label_boards(boards, arrays, 1)[rows], atol=1e-4)
+
+
+def test_bearoff_positions_get_the_exact_database_values(arrays) -> None:
+    board = np.zeros((1, 2, 25), dtype=np.int8)
+    board[0, 0, :6] = (2, 2, 3, 0, 1, 0)  # the side on roll: 8 checkers home, 7 off
+    board[0, 1, :6] = (0, 3, 2, 2, 1, 1)  # the opponent: 9 home
+    assert phase(board[0]) == BEAROFF
+    exact = BearoffDatabase.get().probabilities((2, 2, 3, 0, 1, 0), (0, 3, 2, 2, 1, 1))
+    labels, phases = label_shard(board, arrays, 1)
+    assert phases.tolist() == [BEAROFF]
+    assert np.allclose(labels[0], exact, atol=1e-12)
+    assert not np.allclose(label_boards(board, arrays, 1)[0], exact, atol=1e-4)  # the nets' own value differs
+
+
+def test_sanitized_makes_chances_consistent() -> None:
+    out = sanitized(np.array([[1.2, 0.5, 0.7, 0.1, 0.2], [0.3, 0.4, 0.1, 0.8, -0.1]]))
+    assert out.tolist() == [[1.0, 0.5, 0.5, 0.0, 0.0], [0.3, 0.3, 0.1, 0.7, 0.0]]
+
+
+def test_near_best_exploration_stays_within_the_window(arrays) -> None:
+    board = np.zeros((2, 25), dtype=np.int8)
+    board[0, [5, 7, 12, 23]] = (5, 3, 5, 2)
+    board[1, [5, 7, 12, 23]] = (5, 3, 5, 2)
+    cand, idx, val, hid, o, best, work, table = _selfplay.choice_scratch(arrays[1], arrays[5])
+    eqs = np.empty(MAX_PLAYS)
+    chosen = _selfplay.choose_net(board, 6, 4, *arrays, cand, idx, val, hid, o, best, work, table)
+    n = len(successors_py(board, 6, 4))
+    picks = {_selfplay.choose_near(board, 6, 4, *arrays, cand, idx, val, hid, o, eqs, work, table, 0.0)
+             for _ in range(20)}
+    assert picks == {chosen}
+    picks = {_selfplay.choose_near(board, 6, 4, *arrays, cand, idx, val, hid, o, eqs, work, table, 0.1)
+             for _ in range(200)}
+    window = {c for c in range(n) if eqs[c] >= eqs[:n].max() - 0.1}
+    assert picks == window and 1 < len(window) < n
+
+
+@pytest.mark.parametrize("args", [("--plies", "3"), ("--shard-size", "0"), ("--near", "-1"), ("--threads", "0"),
+                                  ("--positions", "-5")])
+def test_bad_settings_exit_2_with_one_line(tmp_path, capsys, args) -> None:
+    code, _, err = cli(capsys, "--out", str(tmp_path / "x"), "--positions", "1", *args)
+    assert code == 2 and err.startswith("error: ") and err.count("\n") == 1
+    assert not (tmp_path / "x").exists()
+
+
+def test_damaged_folders_are_named(tmp_path) -> None:
+    with pytest.raises(EngineError, match="no label manifest"):
+        load_labels(tmp_path)
+    (tmp_path / MANIFEST).write_text("{not json")
+    with pytest.raises(EngineError, match="cannot read the label manifest"):
+        load_labels(tmp_path)
+    (tmp_path / MANIFEST).write_text(json.dumps({"format": 1, "shards": [{"file": "gone.npz", "count": 3}]}))
+    with pytest.raises(EngineError, match="gone.npz"):
+        load_labels(tmp_path)
+    with pytest.raises(InvalidInputError):
+        LabelSettings(keep=0).check()
