@@ -27,6 +27,8 @@ DISAGREEING = [{"bot": None}, {"bot": "greedy"}, {"bot": "beginner"}, {"bot": "c
 def seeded_agents(monkeypatch):
     """Computer players with fixed seeds (their noise), so that a dice seed fixes the whole table."""
     monkeypatch.setattr(chouette_tables, "make_agent", lambda level, seed=None: agents.make_agent(level, seed=11))
+    # a first engine call may compile kernels for tens of seconds on a loaded machine: no fallback here
+    monkeypatch.setattr(chouette_tables, "BOT_ACTION_TIMEOUT", 300.0)
 
 
 def stored(data_dir, table_id):
@@ -67,7 +69,7 @@ def test_computers_that_disagree_about_the_cube_finish_games(tmp_path, seeded_ag
         r = client.post("/api/chouette", json={"name": "Ann", "seats": DISAGREEING})
         assert r.status_code == 200, r.text
         tid, token = r.json()["id"], r.json()["token"]
-        s, polls = play_person(client, tid, token, games=3, seconds=90)
+        s, polls = play_person(client, tid, token, games=3, seconds=240)
     elapsed = time.monotonic() - started
     assert s["status"] == "playing" and len(s["games"]) >= 3, s["status"]
     assert sum(p["score"] for p in s["players"]) == 0
@@ -82,7 +84,7 @@ def test_computers_that_disagree_about_the_cube_finish_games(tmp_path, seeded_ag
         if kind == "refuse":
             after = next(k for k in kinds[i + 1 :] if k != "suggest")
             assert after == "roll", (i, kinds[i - 3 : i + 3])
-    assert elapsed < 90 and polls < 5000
+    assert elapsed < 240 and polls < 5000
     print(f"3 games, {len(actions)} actions, {kinds.count('refuse')} refusals, {elapsed:.1f} s")
 
 
