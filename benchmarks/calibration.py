@@ -22,7 +22,7 @@ from _players import load_evaluator
 from rich.console import Console
 from rich.table import Table
 
-from backgammon._movegen import BEAROFF, CONTACT, RACE, phase
+from backgammon.engine._movegen import BEAROFF, CONTACT, RACE, phase
 from backgammon.engine import _distill
 from backgammon.engine.evaluator import equities
 

@@ -11,7 +11,7 @@ method is timed on the same position-rolls in the same run (best of
 
 - ``legal_plays``: the public API, ``Position.legal_plays`` (Play objects with
   steps), called from Python;
-- ``kernel``: ``backgammon._movegen.successors_ws`` called from Python once per
+- ``kernel``: ``backgammon.engine._movegen.successors_ws`` called from Python once per
   position-roll (with a reused workspace);
 - ``kernel (njit loop)``: the same kernel driven by a compiled loop, the way
   the engine calls it (no Python per call);
@@ -115,7 +115,7 @@ def make_kernel_runners() -> tuple[Callable[..., int], Callable[..., int]] | Non
     try:
         from numba import njit
 
-        from backgammon import _movegen
+        from backgammon.engine import _movegen
     except ImportError:
         return None
     out = np.empty((_movegen.MAX_PLAYS, 2, 25), dtype=np.int8)

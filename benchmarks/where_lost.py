@@ -28,7 +28,7 @@ from _players import duel, gnubg_player, load_evaluator
 from rich.console import Console
 from rich.table import Table
 
-from backgammon._movegen import successors_py
+from backgammon.engine._movegen import successors_py
 from backgammon.engine.evaluator import equities
 
 

@@ -1,22 +1,26 @@
-"""numba's kernel cache goes in a directory named by the package's source files."""
+"""numba's kernel cache goes in a directory named by the content of the engine's kernel modules."""
 
 import os
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
-SHOW = "import os, backgammon; print(os.environ['NUMBA_CACHE_DIR'])"
+from backgammon.engine import _numba_cache
+
+SHOW = "import os, backgammon.engine; print(os.environ['NUMBA_CACHE_DIR'])"
 
 
-def _run(env: dict) -> str:
-    out = subprocess.run([sys.executable, "-c", SHOW], env=env, capture_output=True, text=True, check=True)
+def _run(env: dict, show: str = SHOW) -> str:
+    out = subprocess.run([sys.executable, "-c", show], env=env, capture_output=True, text=True, check=True)
     return out.stdout.strip()
 
 
-def test_cache_directory_is_per_source_tree(tmp_path) -> None:
+def test_cache_directory_is_named_by_the_kernels(tmp_path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
     env["XDG_CACHE_HOME"] = str(tmp_path)
     first = _run(env)
-    assert first.startswith(str(tmp_path / "backgammon" / "numba")) and os.path.isdir(first)
+    assert first == str(tmp_path / "backgammon" / "numba" / _numba_cache.fingerprint()) and os.path.isdir(first)
     assert _run(env) == first  # the same sources, the same directory
 
 
@@ -30,6 +34,38 @@ def test_an_unusable_cache_home_falls_back_to_numba(tmp_path) -> None:
     blocker.write_text("not a directory")
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
     env["XDG_CACHE_HOME"] = str(blocker)
-    show = "import os, backgammon; print(os.environ.get('NUMBA_CACHE_DIR', 'unset'))"
-    out = subprocess.run([sys.executable, "-c", show], env=env, capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "unset"
+    show = "import os, backgammon.engine; print(os.environ.get('NUMBA_CACHE_DIR', 'unset'))"
+    assert _run(env, show) == "unset"
+
+
+def test_every_module_that_imports_numba_is_in_the_engine() -> None:
+    package = Path(_numba_cache.ENGINE).parent
+    outside = [
+        path
+        for path in package.rglob("*.py")
+        if _numba_cache.ENGINE not in path.parents and _numba_cache._IMPORTS_NUMBA.search(path.read_bytes())
+    ]
+    assert outside == []
+    names = {path.name for path in _numba_cache.kernel_modules()}
+    assert {"_movegen.py", "search.py", "network.py"} <= names and "protocol.py" not in names
+
+
+def _copy_engine(tmp_path: Path, name: str) -> Path:
+    root = tmp_path / name
+    shutil.copytree(_numba_cache.ENGINE, root, ignore=shutil.ignore_patterns("__pycache__", "data"))
+    return root
+
+
+def test_fingerprint_follows_kernel_content_not_times_or_other_files(tmp_path) -> None:
+    root = _copy_engine(tmp_path, "a")
+    clone = _copy_engine(tmp_path, "b")
+    base = _numba_cache.fingerprint(root)
+    assert _numba_cache.fingerprint(clone) == base  # a fresh copy of the same code
+    os.utime(clone / "_movegen.py", (1_000_000, 1_000_000))
+    assert _numba_cache.fingerprint(clone) == base  # modification times do not count
+    protocol = clone / "protocol.py"
+    protocol.write_text(protocol.read_text() + "\n# an edit outside the kernels\n")
+    assert _numba_cache.fingerprint(clone) == base
+    kernel = clone / "_movegen.py"
+    kernel.write_text(kernel.read_text() + "\n# an edit to a kernel\n")
+    assert _numba_cache.fingerprint(clone) != base

@@ -3,12 +3,9 @@
 The core (this package's top-level modules and :mod:`backgammon.formats`)
 depends on the standard library only. The engine lives in
 :mod:`backgammon.engine`, the apps in :mod:`backgammon.server` and
-:mod:`backgammon.cli`; neither is imported here.
+:mod:`backgammon.cli`; neither is imported here, and importing this package
+has no side effects (it loads no numpy or numba).
 """
-
-from backgammon import _numba_cache
-
-_numba_cache.configure()  # before anything imports numba
 
 from backgammon.chouette import Chouette, ChouetteGame, ChouetteStage, Consent, Refuse
 from backgammon.dice import ALL_ROLLS, DiceSource, RandomDice, ScriptedDice

@@ -1,4 +1,4 @@
-"""The numba kernel ``backgammon._movegen`` against ``Position.legal_plays`` (and so gnubg).
+"""The numba kernel ``backgammon.engine._movegen`` against ``Position.legal_plays`` (and so gnubg).
 
 Same corpus as the gnubg differential test (``BG_VERIFY_POSITIONS`` to enlarge),
 all 21 rolls, both orders of the dice: the sets of resulting boards must be
@@ -12,7 +12,7 @@ import pytest
 
 from backgammon.position import Position
 
-_movegen = pytest.importorskip("backgammon._movegen")
+_movegen = pytest.importorskip("backgammon.engine._movegen")
 
 ALL_ROLLS = tuple((d1, d2) for d1 in range(1, 7) for d2 in range(d1, 7))
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from backgammon._movegen import successors_py
+from backgammon.engine._movegen import successors_py
 from backgammon.engine._selfplay import INITIAL
 from backgammon.position import Position
 

@@ -68,7 +68,7 @@ def test_shipped_weights_have_a_record() -> None:
 
 def test_sparse_forward_pass_equals_the_dense_one() -> None:
     """The compiled forward pass on the sparse inputs gives the dense numpy pass's outputs and hidden layer."""
-    from backgammon._movegen import board_of
+    from backgammon.engine._movegen import board_of
     from backgammon.engine.network import NUM_OUTPUTS, forward_sparse
 
     from ._helpers import random_positions

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from backgammon._movegen import BEAROFF, MAX_PLAYS, phase, successors_py
+from backgammon.engine._movegen import BEAROFF, MAX_PLAYS, phase, successors_py
 from backgammon.cli import main
 from backgammon.engine import _distill, _selfplay
 from backgammon.engine.bearoff import BearoffDatabase

@@ -97,7 +97,7 @@ def test_pubeval_through_search_plays_like_pubeval() -> None:
 def test_best_board_at_0_ply_is_rank_boards_first() -> None:
     """best_board's 0-ply shortcut (argmax) takes the play rank_boards ranks first, ties included
     (bear-offs scored from the database often tie)."""
-    from backgammon._movegen import board_of, successors_py
+    from backgammon.engine._movegen import board_of, successors_py
     from backgammon.engine.search import best_board, rank_boards
 
     from ._helpers import random_positions
@@ -136,7 +136,7 @@ class _Proxy:
 def test_compiled_one_ply_equals_the_python_path() -> None:
     """1-ply (and so 2-ply) with the network runs compiled; its values are the Python path's (the same
     plays, the sums in another order), finished games included."""
-    from backgammon._movegen import board_of
+    from backgammon.engine._movegen import board_of
     from backgammon.engine.search import evaluate_boards_ply
 
     from ._helpers import random_positions

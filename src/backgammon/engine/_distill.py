@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from backgammon._movegen import CONTACT, OVER, phase, successors_ws
+from backgammon.engine._movegen import CONTACT, OVER, phase, successors_ws
 from backgammon.engine._selfplay import (
     choice_scratch,
     choose_near,

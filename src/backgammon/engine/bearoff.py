@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from backgammon._movegen import MAX_PLAYS, new_workspace, successors_ws
+from backgammon.engine._movegen import MAX_PLAYS, new_workspace, successors_ws
 from backgammon.errors import InvalidPositionError
 
 POINTS = 6

@@ -62,7 +62,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from backgammon._movegen import back_index
+from backgammon.engine._movegen import back_index
 from backgammon.position import Position
 
 NAME = "unary4-hand3-tactics5-plan9"

@@ -30,7 +30,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 from numba import njit
 
-from backgammon._movegen import BEAROFF, CONTACT, OVER, board_of, phase
+from backgammon.engine._movegen import BEAROFF, CONTACT, OVER, board_of, phase
 from backgammon.engine.bearoff import WAYS, BearoffDatabase, race_probs, rank
 from backgammon.engine.encoding import MAX_NONZERO, encode_sparse
 from backgammon.engine.network import NUM_OUTPUTS, NetPair, forward_sparse

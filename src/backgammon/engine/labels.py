@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from backgammon import __version__
-from backgammon._movegen import BEAROFF, CONTACT, RACE, board_of, phase
+from backgammon.engine._movegen import BEAROFF, CONTACT, RACE, board_of, phase
 from backgammon.engine import _distill
 from backgammon.engine.bearoff import WAYS, BearoffDatabase
 from backgammon.engine.evaluator import default_weights_path, net_evaluate_batch, sanitize

@@ -52,9 +52,9 @@ from typing import Any, Protocol
 import numpy as np
 from numba import njit
 
-from backgammon._movegen import MAX_PLAYS, OVER, new_workspace, phase, successors_ws
-from backgammon._movegen import board_of as position_to_board
-from backgammon._movegen import successors_py as successor_boards
+from backgammon.engine._movegen import MAX_PLAYS, OVER, new_workspace, phase, successors_ws
+from backgammon.engine._movegen import board_of as position_to_board
+from backgammon.engine._movegen import successors_py as successor_boards
 from backgammon.engine._cluster import run_tasks
 from backgammon.engine.cube import CubeInfo, CubeOwner, clip_outputs, cube_decision, cube_efficiency
 from backgammon.engine.encoding import MAX_NONZERO

@@ -26,7 +26,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from backgammon._movegen import MAX_PLAYS, OVER, new_workspace, phase, successors_py, successors_ws
+from backgammon.engine._movegen import MAX_PLAYS, OVER, new_workspace, phase, successors_py, successors_ws
 from backgammon.engine.encoding import MAX_NONZERO
 from backgammon.engine.evaluator import (
     Evaluator,
