@@ -9,6 +9,7 @@ anything else 500 (logged, no details sent).
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -42,6 +43,7 @@ from backgammon.server.db import Table, User, database_url_for, open_database
 from backgammon.server.dice_stats import router as dice_stats_router
 from backgammon.server.history import export_mat, history_of
 from backgammon.server.security import install_body_limit, install_security, origin_allowed
+from backgammon.server.rooms import Outbox
 from backgammon.server.tables import TableManager
 
 log = logging.getLogger("backgammon.server")
@@ -115,20 +117,15 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         sessions = open_database(url)
         manager = TableManager(sessions, dice_seed=config.dice_seed, test_hooks=config.test_hooks)
         manager.bot_delay = config.bot_delay
-        count = manager.load()
-        log.info("resumed %d table(s)", count)
         state["sessions"], state["manager"] = sessions, manager
-        for table in list(manager.tables.values()):
-            await manager._after_action(table)
+        count = await manager.load()
+        log.info("resumed %d table(s)", count)
         if config.warm_engine:
             from backgammon.server.agents import warm_up
 
             state["warm"] = asyncio.create_task(asyncio.to_thread(warm_up))
         yield
-        for table in manager.tables.values():
-            for task in (table.bot_task, table.clock_task):
-                if task:
-                    task.cancel()
+        await manager.close()
 
     app = FastAPI(title="backgammon", lifespan=lifespan, docs_url=None, redoc_url=None)
     install_body_limit(app, protocol.MAX_BODY)  # inside the security headers: a 413 gets them too
@@ -307,10 +304,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
                 .limit(limit)
             ).all()
         manager: TableManager = state["manager"]
-        out = []
-        for row in rows:
-            out.append(protocol.history_row(row, manager.get(row.id), user.id))
-        return out
+        return [protocol.history_row(row, await manager.get(row.id), user.id) for row in rows]
 
     @app.get("/api/users/{username}")
     async def user_info(username: str) -> dict[str, Any]:
@@ -329,7 +323,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         doc = await body(request)
         name, user_id = await name_for(request, doc)
         manager: TableManager = state["manager"]
-        table, seat, token = manager.create(
+        table, seat, token = await manager.create(
             mode=doc.get("mode", "ai"),
             rules_doc=doc.get("rules"),
             seat=doc.get("seat", "white"),
@@ -340,14 +334,12 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             start=doc.get("start"),
             clock=doc.get("clock"),
         )
-        async with table.lock:
-            await manager._after_action(table)
         return protocol.seat_to_wire(table, seat, token)
 
     @app.get("/api/tables")
     async def lobby(limit: protocol.PageLimit = 50, offset: protocol.PageOffset = 0) -> list[dict[str, Any]]:
         """Listed tables waiting for a second player, newest first (``limit`` rows from ``offset``)."""
-        return state["manager"].lobby(limit=offset + limit)[offset:]
+        return await state["manager"].lobby(limit=limit, offset=offset)
 
     @app.post("/api/tables/{table_id}/join")
     async def join(table_id: str, request: Request) -> dict[str, Any]:
@@ -358,75 +350,92 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     @app.get("/api/tables/{table_id}")
     async def get_table(table_id: str, request: Request) -> dict[str, Any]:
-        table = state["manager"].get(table_id)
+        table = await state["manager"].get(table_id)
         return protocol.state_to_wire(table, table.seat_for(request.headers.get("x-seat-token")))
 
     @app.post("/api/tables/{table_id}/actions")
     async def post_action(table_id: str, request: Request) -> dict[str, Any]:
         doc = await body(request)
         manager: TableManager = state["manager"]
-        table = manager.get(table_id)
+        table = await manager.get(table_id)
         seat = table.seat_for(request.headers.get("x-seat-token"))
         await manager.act(table, seat, doc)
         return protocol.state_to_wire(table, seat)
 
     @app.get("/api/tables/{table_id}/history")
     async def table_history(table_id: str) -> dict[str, Any]:
-        return history_of(state["manager"].get(table_id))
+        table = await state["manager"].get(table_id)
+        return await asyncio.to_thread(history_of, table)
 
     @app.get("/api/tables/{table_id}/export.mat")
     async def table_mat(table_id: str) -> Response:
-        text = export_mat(state["manager"].get(table_id))
+        text = await asyncio.to_thread(export_mat, await state["manager"].get(table_id))
         return PlainTextResponse(
             text, headers={"Content-Disposition": f'attachment; filename="backgammon-{table_id}.mat"'}
         )
 
     @app.post("/api/tables/{table_id}/hint")
     async def hint(table_id: str, request: Request) -> dict[str, Any]:
-        table = state["manager"].get(table_id)
+        table = await state["manager"].get(table_id)
         seat = table.seat_for(request.headers.get("x-seat-token"))
         return await asyncio.to_thread(hints_for, table, seat)
 
     # ------------------------------------------------------------ sockets
     @app.websocket("/ws/tables/{table_id}")
     async def table_socket(websocket: WebSocket, table_id: str) -> None:
+        """A table's connection: the state, then every change, through a bounded outbox.
+
+        Replies to this connection's own requests (errors, hints, pongs) go through the same
+        outbox, so messages keep their order; a connection that falls behind is closed."""
         manager: TableManager = state["manager"]
         if not origin_allowed(websocket.headers):  # a page of another site may not act for our user
             await websocket.close(code=1008)
             return
         await websocket.accept()
         try:
-            table = manager.get(table_id)
+            table = await manager.get(table_id)
         except LookupError as exc:
             await websocket.send_json(protocol.error_message(404, str(exc.args[0])))
             await websocket.close()
             return
         seat = table.seat_for(websocket.query_params.get("token"))
-        table.sockets[websocket] = seat
+
+        async def close() -> None:
+            await websocket.close(code=1013)
+
+        outbox = Outbox(websocket.send_text, close, seat)
+
+        def reply(doc: dict[str, Any]) -> None:
+            outbox.offer(json.dumps(doc))
+
+        reply(protocol.state_message(table, seat))
+        manager.connect(table, outbox)
         try:
-            await websocket.send_json(protocol.state_message(table, seat))
-            while True:
-                raw = await websocket.receive_text()
+            while not outbox.dropped.is_set():
+                message = await websocket.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                raw = message.get("text")
                 try:
-                    message = protocol.parse_client_message(raw)
-                    if message["type"] == "action":
-                        await manager.act(table, seat, message)
-                    elif message["type"] == "resync":
-                        await websocket.send_json(protocol.state_message(table, seat))
-                    elif message["type"] == "hint":
-                        await websocket.send_json(await asyncio.to_thread(hints_for, table, seat))
+                    if raw is None:
+                        raise InvalidInputError("invalid message: a binary frame; send JSON text")
+                    doc = protocol.parse_client_message(raw)
+                    if doc["type"] == "action":
+                        await manager.act(table, seat, doc)
+                    elif doc["type"] == "resync":
+                        reply(protocol.state_message(table, seat))
+                    elif doc["type"] == "hint":
+                        reply(await asyncio.to_thread(hints_for, table, seat))
                     else:
-                        await websocket.send_json(protocol.PONG)
-                except WebSocketDisconnect:
-                    raise
+                        reply(protocol.PONG)
                 except Exception as exc:  # noqa: BLE001 - every error goes through error_status (500s are logged)
                     status, text = error_status(exc)
-                    await websocket.send_json(protocol.error_message(status, text))
-                    await websocket.send_json(protocol.state_message(table, seat))
-        except WebSocketDisconnect:
+                    reply(protocol.error_message(status, text))
+                    reply(protocol.state_message(table, seat))
+        except (WebSocketDisconnect, RuntimeError):  # RuntimeError: receive after the close
             pass
         finally:
-            table.sockets.pop(websocket, None)
+            manager.disconnect(table, outbox)
 
     return app
 

@@ -1,19 +1,19 @@
-"""Tables: the games being played, their seats, persistence and broadcasting.
+"""Tables (matches and money sessions): their seats, rooms, storage and publishing.
 
-One :class:`TableRuntime` per table holds the replayed :class:`~backgammon.match.Match`, the
-connected sockets and an ``asyncio.Lock``: every action on a table goes through
-:meth:`TableManager.act` under that lock (one serial handler per game). An action is
-appended to the database *before* it is broadcast, so a killed server resumes every
-game at its last confirmed action (:meth:`TableManager.load`).
+One :class:`TableRuntime` per table holds the replayed :class:`~backgammon.match.Match`, its
+:class:`~backgammon.server.rooms.Room` (the serial actor every change goes through) and the
+connections watching it. An action is stored *before* it is published, so a killed server
+resumes every game at its last confirmed action (:meth:`TableManager.load`).
 
-Computer players run off the event loop (``asyncio.to_thread``); their answer is
-tagged with the table's version and dropped if anything happened meanwhile.
+Computer players think on worker threads, within a time limit (else the quick player answers);
+their answer is a job of the room, dropped if the table moved on meanwhile.
 """
 
 from __future__ import annotations
 
 import asyncio
 import datetime as _dt
+import json
 import logging
 import random
 import secrets
@@ -43,15 +43,19 @@ from backgammon.game import (
 from backgammon.match import Match
 from backgammon.position import Position
 from backgammon.server import protocol
-from backgammon.server.agents import LEVELS, Agent, make_agent
+from backgammon.server.agents import LEVELS, Agent, GreedyAgent, make_agent
 from backgammon.server.auth import new_token, token_hash
 from backgammon.server.db import Action, Table, User, utcnow
 from backgammon.server.fair import draws_of, new_dice_config, resume_dice
 from backgammon.server.matchflow import StartPosition, new_match
 from backgammon.server.protocol import shown
 from backgammon.server.rating import rating_change
+from backgammon.server.rooms import Outbox, Room, Row, Store, fan_out
 
 log = logging.getLogger("backgammon.server")
+
+BOT_TIMEOUT = 10.0
+"""Seconds the computer may think about one decision before the quick player answers for it."""
 
 
 @dataclass
@@ -66,9 +70,9 @@ class TableRuntime:
     user_ids: dict[Player, int | None]
     listed: bool
     status: str
+    created_at: _dt.datetime | None = None
     actions: list[dict[str, Any]] = field(default_factory=list)
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    sockets: dict[Any, Player | None] = field(default_factory=dict)
+    outboxes: set[Outbox] = field(default_factory=set)  # the connections watching, each with its seat
     dice: Any = None
     agent: Agent | None = None
     bot_task: asyncio.Task | None = None
@@ -76,6 +80,10 @@ class TableRuntime:
     turns: list[Player | None] = field(default_factory=list)  # who was to act before each action
     timeout_loser: Player | None = None  # lost the match on time
     clock_task: asyncio.Task | None = None
+    room: Room = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.room = Room(self.id)
 
     @property
     def is_over(self) -> bool:
@@ -138,14 +146,30 @@ class TableRuntime:
 
 
 class TableManager:
-    """All tables of the server, loaded from and saved to the database."""
+    """All tables of this server process: each a :class:`~backgammon.server.rooms.Room`.
 
-    def __init__(self, sessions: sessionmaker, dice_seed: int | None = None, test_hooks: bool = False) -> None:
+    Every change to a table is a job of its room (``act``, ``join``, the computer's answers, the
+    clock), stored through the :class:`~backgammon.server.rooms.Store` before it is published to
+    the table's connections (their :class:`~backgammon.server.rooms.Outbox`). Tables are read from
+    the database on first use and dropped from memory when they are over and nobody watches.
+    """
+
+    def __init__(
+        self,
+        sessions: sessionmaker,
+        dice_seed: int | None = None,
+        test_hooks: bool = False,
+        *,
+        bot_timeout: float = BOT_TIMEOUT,
+    ) -> None:
         self.sessions = sessions
+        self.store = Store(sessions)
         self.tables: dict[str, TableRuntime] = {}
+        self._loading: dict[str, asyncio.Future] = {}
         self.dice_seed = dice_seed
         self.test_hooks = test_hooks
         self.bot_delay = 0.0
+        self.bot_timeout = bot_timeout
 
     # ---------------------------------------------------------------- setup
     def _dice_for(self, table_id: str) -> RandomDice:
@@ -171,20 +195,31 @@ class TableManager:
             user_ids={Player.WHITE: row.white_user_id, Player.BLACK: row.black_user_id},
             listed=row.listed,
             status=row.status,
+            created_at=row.created_at,
         )
         table.dice = resume_dice(row.id, config["dice"], 0) if config.get("dice") else self._dice_for(row.id)
         if config.get("mode") == "ai":
             table.agent = make_agent(config.get("level", "intermediate"))
         return table
 
-    def load(self) -> int:
-        """Replay every unfinished table from the database (at start). Returns how many."""
+    def _read(self, table_id: str) -> TableRuntime | None:
+        """A table replayed from the database (on a worker thread), or None."""
         with self.sessions() as db:
-            rows = db.scalars(select(Table).where(Table.status != "over")).all()
-            for row in rows:
-                if row.config.get("mode") == "chouette":
-                    continue  # chouette tables live in backgammon.server.chouette_tables
-                self.tables[row.id] = self._replay(db, row)
+            row = db.get(Table, table_id)
+            if row is None or row.config.get("mode") == "chouette":
+                return None
+            return self._replay(db, row)
+
+    def _unfinished(self) -> list[TableRuntime]:
+        with self.sessions() as db:
+            rows = db.scalars(select(Table).where(Table.status != "over").order_by(Table.created_at)).all()
+            return [self._replay(db, row) for row in rows if row.config.get("mode") != "chouette"]
+
+    async def load(self) -> int:
+        """Replay every unfinished table from the database and wake them (at start). Returns how many."""
+        for table in await asyncio.to_thread(self._unfinished):
+            self.tables[table.id] = table
+            await table.room.call(lambda table=table: self._after_action(table))
         return len(self.tables)
 
     def _replay(self, db, row: Table) -> TableRuntime:
@@ -203,27 +238,38 @@ class TableManager:
             table.dice = resume_dice(row.id, table.config["dice"], len(draws_of(table.actions)))
         return table
 
-    def get(self, table_id: str) -> TableRuntime:
-        """A table by id (loaded from the database if needed).
+    async def get(self, table_id: str) -> TableRuntime:
+        """A table by id, read from the database on first use (off the event loop).
+
+        A finished table read for viewing is not kept in memory.
 
         Raises:
-            InvalidInputError: if there is no such table (mapped to 404).
+            LookupError: if there is no such table (mapped to 404).
         """
         table = self.tables.get(table_id)
         if table is not None:
             return table
         if not isinstance(table_id, str) or len(table_id) > 32:
             raise LookupError(f"no table {shown(table_id)}")
-        with self.sessions() as db:
-            row = db.get(Table, table_id)
-            if row is None or row.config.get("mode") == "chouette":
-                raise LookupError(f"no table {table_id!r}")
-            table = self._replay(db, row)
-        self.tables[table_id] = table
-        return table
+        loading = self._loading.get(table_id)
+        if loading is None:
+            loading = self._loading[table_id] = asyncio.ensure_future(asyncio.to_thread(self._read, table_id))
+            loading.add_done_callback(lambda _f: self._loading.pop(table_id, None))
+        table = await asyncio.shield(loading)
+        if table is None:
+            raise LookupError(f"no table {shown(table_id)}")
+        if table.status == "over":
+            return self.tables.get(table_id, table)
+        return self.tables.setdefault(table_id, table)
+
+    def forget(self, table: TableRuntime) -> None:
+        """Drop a finished table nobody watches from memory (it stays in the database)."""
+        if table.is_over and not table.outboxes and self.tables.get(table.id) is table:
+            del self.tables[table.id]
+            table.room.close()
 
     # ------------------------------------------------------------- creation
-    def create(
+    async def create(
         self,
         *,
         mode: str,
@@ -236,7 +282,7 @@ class TableManager:
         start: object = None,
         clock: object = None,
     ) -> tuple[TableRuntime, Player, str]:
-        """A new table; returns it, the creator's seat and the creator's seat token.
+        """A new table, stored and started; returns it, the creator's seat and its token.
 
         Raises:
             InvalidInputError: for a bad mode, rules, seat, level or start position.
@@ -275,17 +321,23 @@ class TableManager:
             listed=bool(listed) and mode == "human",
             status="playing" if mode == "ai" else "waiting",
             rated=False,
+            created_at=utcnow(),
         )
         setattr(row, f"{player.value}_token", token_hash(token))
         setattr(row, f"{player.value}_name", name)
         setattr(row, f"{player.value}_user_id", user_id)
         if mode == "ai":
             setattr(row, f"{player.other.value}_name", f"AI ({level})")
-        with self.sessions() as db:
-            db.add(row)
-            db.commit()
-            table = self._runtime(row)
+
+        def insert_row() -> None:
+            with self.sessions() as db:
+                db.add(row)
+                db.commit()
+
+        await self.store.run(insert_row)
+        table = self._runtime(row)
         self.tables[table_id] = table
+        await table.room.call(lambda: self._after_action(table))
         return table, player, token
 
     async def join(self, table_id: str, name: str, user_id: int | None) -> tuple[TableRuntime, Player, str]:
@@ -294,51 +346,66 @@ class TableManager:
         Raises:
             LookupError: no such table. IllegalActionError: no free seat.
         """
-        table = self.get(table_id)
+        table = await self.get(table_id)
         name = _check_name(name)
-        async with table.lock:
+
+        async def job() -> tuple[TableRuntime, Player, str]:
             free = [p for p in (Player.WHITE, Player.BLACK) if table.tokens[p] is None]
             if table.config.get("mode") != "human" or not free:
                 raise IllegalActionError(f"cannot join table {table_id!r}: no free seat")
             seat = free[0]
             token = new_token()
-            with self.sessions() as db:
-                row = db.get(Table, table_id)
-                setattr(row, f"{seat.value}_token", token_hash(token))
-                setattr(row, f"{seat.value}_name", name)
-                setattr(row, f"{seat.value}_user_id", user_id)
-                row.status = "playing"
-                db.commit()
-            table.tokens[seat] = token_hash(token)
+            digest = token_hash(token)
+
+            def write() -> None:
+                with self.sessions() as db:
+                    row = db.get(Table, table_id)
+                    setattr(row, f"{seat.value}_token", digest)
+                    setattr(row, f"{seat.value}_name", name)
+                    setattr(row, f"{seat.value}_user_id", user_id)
+                    row.status = "playing"
+                    db.commit()
+
+            await self.store.run(write)
+            table.tokens[seat] = digest
             table.names[seat] = name
             table.user_ids[seat] = user_id
             table.status = "playing"
             await self._after_action(table)
-            await self.broadcast(table, None)
-        return table, seat, token
+            self.publish(table, None)
+            return table, seat, token
 
-    def lobby(self, limit: int = 100) -> list[dict[str, Any]]:
-        """Listed tables waiting for a second player, at most ``limit``, newest first (in memory)."""
-        out = []
-        for table in reversed(list(self.tables.values())):
-            if len(out) >= limit:
-                break
-            if table.listed and table.status == "waiting":
-                out.append(protocol.lobby_entry(table))
-        return out
+        return await table.room.call(job)
+
+    async def lobby(self, limit: int = 50, offset: int = 0) -> list[dict[str, Any]]:
+        """Listed tables waiting for a second player, newest first (from the database)."""
+
+        def query() -> list[dict[str, Any]]:
+            with self.sessions() as db:
+                rows = db.scalars(
+                    select(Table)
+                    .where(Table.listed.is_(True), Table.status == "waiting")
+                    .order_by(Table.created_at.desc(), Table.id)
+                    .offset(offset)
+                    .limit(limit)
+                ).all()
+                return [protocol.lobby_entry(self.tables.get(row.id) or self._runtime(row)) for row in rows]
+
+        return await asyncio.to_thread(query)
 
     # -------------------------------------------------------------- actions
     async def act(self, table: TableRuntime, seat: Player | None, message: dict[str, Any]) -> None:
-        """Apply a client's action for ``seat`` (serially), store it, broadcast it.
+        """Apply a client's action for ``seat`` in the table's room: validate, store, publish.
 
         Raises:
             NotYourTurnError: a spectator, or not this seat's turn.
             InvalidInputError / IllegalActionError / IllegalPlayError: a bad or illegal action;
                 the game is unchanged.
         """
-        async with table.lock:
-            if seat is None:
-                raise NotYourTurnError("a spectator cannot act: join the table to play")
+        if seat is None:
+            raise NotYourTurnError("a spectator cannot act: join the table to play")
+
+        async def job() -> None:
             if table.status != "playing":
                 raise IllegalActionError(f"cannot act: the table is {table.status}")
             if table.ai_seat is seat:
@@ -349,6 +416,8 @@ class TableManager:
             action = self._client_action(table, seat, message)
             await self._commit(table, action)
             await self._after_action(table)
+
+        await table.room.call(job)
 
     def _client_action(self, table: TableRuntime, seat: Player, message: dict[str, Any]) -> object:
         game = table.flow.game
@@ -380,32 +449,27 @@ class TableManager:
         return protocol.SIMPLE_ACTIONS[kind](seat)
 
     async def _commit(self, table: TableRuntime, action: object) -> None:
-        """Apply (raises, leaving the table unchanged), store, then broadcast."""
+        """Apply (raises, leaving the table unchanged), store, then publish. Runs in the room."""
         flow = table.flow.apply(action)
         payload = protocol.action_to_wire(action)
-        await self._store(table, payload, flow.is_over)
+        await self._store(table, payload, "over" if flow.is_over else None)
         table.turns.append(table.flow.game.turn)
         table.flow = flow
         table.actions.append(payload)
         if flow.is_over:
             table.status = "over"
-            self._rate(table)
-        await self.broadcast(table, payload)
+            await self._rate(table)
+        self.publish(table, payload)
 
-    async def _store(self, table: TableRuntime, payload: dict[str, Any], over: bool) -> None:
+    async def _store(self, table: TableRuntime, payload: dict[str, Any], status: str | None) -> None:
         stamp = utcnow()
-        with self.sessions() as db:
-            db.add(Action(table_id=table.id, seq=table.version + 1, payload=payload, created_at=stamp))
-            if over:
-                row = db.get(Table, table.id)
-                row.status = "over"
-            db.commit()
+        await self.store.append(Row(table.id, table.version + 1, payload, stamp, status))
         table.stamps.append(stamp)
 
     # ---------------------------------------------------------------- clock
     def _schedule_clock(self, table: TableRuntime) -> None:
         task = table.clock_task
-        if task is not None and not task.done() and task is not asyncio.current_task():
+        if task is not None and not task.done():
             task.cancel()
         running = table.clock_running
         if running is None:
@@ -415,23 +479,26 @@ class TableManager:
 
     async def _clock_expiry(self, table: TableRuntime, version: int, player: Player, left: float) -> None:
         await asyncio.sleep(max(0.0, left) + 0.05)
-        async with table.lock:
+
+        async def job() -> None:
             if table.version != version or table.is_over:
                 return
             if table.clock_remaining().get(player, 1.0) > 0:
                 self._schedule_clock(table)
                 return
             payload = {"kind": "timeout", "player": player.value}
-            await self._store(table, payload, True)
+            await self._store(table, payload, "over")
             table.turns.append(table.flow.game.turn)
             table.actions.append(payload)
             table.timeout_loser = player
             table.status = "over"
-            self._rate(table)
-            await self.broadcast(table, payload)
+            await self._rate(table)
+            self.publish(table, payload)
+
+        table.room.post(job)
 
     async def _after_action(self, table: TableRuntime) -> None:
-        """Roll opening dice when a game waits for them, and wake the computer player."""
+        """Roll opening dice when a game waits for them, and wake the computer player. Runs in the room."""
         if table.status != "playing":
             return
         while not table.flow.is_over and table.flow.game.phase is GamePhase.OPENING:
@@ -449,37 +516,50 @@ class TableManager:
         table.bot_task = asyncio.create_task(self._bot_turn(table, table.version))
 
     async def _bot_turn(self, table: TableRuntime, version: int) -> None:
-        try:
-            if self.bot_delay:
-                await asyncio.sleep(self.bot_delay)
-            game = table.flow.game
-            post = table.flow.is_post_crawford
-            action = await asyncio.to_thread(decide, table.agent, game, table.ai_seat, post)
-            async with table.lock:
-                if table.version != version:
-                    return  # stale: something happened meanwhile
-                if isinstance(action, Roll):
-                    action = Roll(action.player, table.dice.roll())
-                await self._commit(table, action)
-                table.bot_task = None
-                await self._after_action(table)
-        except Exception:
-            log.exception("computer player failed on table %s", table.id)
+        """The computer thinks off the loop (within ``bot_timeout`` s, else the quick player
+        answers), then its action is a job of the room, dropped if the table moved on meanwhile."""
+        if self.bot_delay:
+            await asyncio.sleep(self.bot_delay)
+        game = table.flow.game
+        post = table.flow.is_post_crawford
+        action = await think(table.agent, game, table.ai_seat, post, self.bot_timeout, table.id)
 
-    # ------------------------------------------------------------ broadcast
-    async def broadcast(self, table: TableRuntime, event: dict[str, Any] | None) -> None:
-        """Send every connection its own view of the new state (with the event that led to it)."""
-        dead = []
-        for socket, seat in list(table.sockets.items()):
-            try:
-                await socket.send_json(protocol.event_message(table, seat, event))
-            except Exception:  # noqa: BLE001 - a closed or broken socket: forget it
-                dead.append(socket)
-        for socket in dead:
-            table.sockets.pop(socket, None)
+        async def job() -> None:
+            table.bot_task = None
+            if table.version != version:  # stale: the table moved on meanwhile; think again if need be
+                self._schedule_bot(table)
+                return
+            chosen = action
+            if isinstance(chosen, Roll):
+                chosen = Roll(chosen.player, table.dice.roll())
+            await self._commit(table, chosen)
+            await self._after_action(table)
+
+        table.room.post(job)
+
+    # -------------------------------------------------------------- publish
+    def publish(self, table: TableRuntime, event: dict[str, Any] | None) -> None:
+        """Offer every connection its own view of the new state (never waits on a client)."""
+        fan_out(table.outboxes, lambda seat: json.dumps(protocol.event_message(table, seat, event)))
+
+    def connect(self, table: TableRuntime, outbox: Outbox) -> None:
+        table.outboxes.add(outbox)
+
+    def disconnect(self, table: TableRuntime, outbox: Outbox) -> None:
+        outbox.stop()
+        table.outboxes.discard(outbox)
+        self.forget(table)
+
+    async def close(self) -> None:
+        for table in list(self.tables.values()):
+            for task in (table.bot_task, table.clock_task):
+                if task is not None:
+                    task.cancel()
+            table.room.close()
+        await asyncio.to_thread(self.store.close)
 
     # --------------------------------------------------------------- rating
-    def _rate(self, table: TableRuntime) -> None:
+    async def _rate(self, table: TableRuntime) -> None:
         flow = table.flow
         length = flow.rules.match_length
         winner = table.winner
@@ -488,18 +568,35 @@ class TableManager:
         w_id, l_id = table.user_ids[winner], table.user_ids[winner.other]
         if not w_id or not l_id or w_id == l_id:
             return
-        with self.sessions() as db:
-            row = db.get(Table, table.id)
-            if row.rated:
-                return
-            w, l = db.get(User, w_id), db.get(User, l_id)
-            change = rating_change(w.rating, l.rating, length, w.experience, l.experience)
-            w.rating += change.winner_delta
-            l.rating += change.loser_delta
-            w.experience += length
-            l.experience += length
-            row.rated = True
-            db.commit()
+
+        def write() -> None:
+            with self.sessions() as db:
+                row = db.get(Table, table.id)
+                if row.rated:
+                    return
+                w, l = db.get(User, w_id), db.get(User, l_id)
+                change = rating_change(w.rating, l.rating, length, w.experience, l.experience)
+                w.rating += change.winner_delta
+                l.rating += change.loser_delta
+                w.experience += length
+                l.experience += length
+                row.rated = True
+                db.commit()
+
+        await self.store.run(write)
+
+
+async def think(agent: Agent, game, seat: Player, post_crawford: bool, timeout: float, where: str = "") -> object:
+    """The computer's decision, made on a worker thread within ``timeout`` seconds.
+
+    If the engine fails or is too slow, the quick (greedy) player decides instead, so a computer
+    turn always ends in a legal action and a table never hangs on it.
+    """
+    try:
+        return await asyncio.wait_for(asyncio.to_thread(decide, agent, game, seat, post_crawford), timeout)
+    except Exception as exc:  # noqa: BLE001 - TimeoutError or the engine's failure: the quick player answers
+        log.warning("computer player on table %s fell back to the quick player: %r", where, exc)
+        return decide(GreedyAgent(), game, seat, post_crawford)
 
 
 def cube_for(game, side: Player, *, post_crawford: bool) -> dict[str, Any]:
