@@ -38,6 +38,7 @@ from backgammon.server.auth import (
     session_user,
     verify_password_async,
 )
+from backgammon.server.bus import bus_for, leases_for
 from backgammon.server.chouette_tables import router as chouette_router
 from backgammon.server.db import Table, User, database_url_for, open_database
 from backgammon.server.dice_stats import router as dice_stats_router
@@ -115,8 +116,15 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             config.data_dir.mkdir(parents=True, exist_ok=True)
             url = database_url_for(config.data_dir)
         sessions = open_database(url)
-        manager = TableManager(sessions, dice_seed=config.dice_seed, test_hooks=config.test_hooks)
+        manager = TableManager(
+            sessions,
+            dice_seed=config.dice_seed,
+            test_hooks=config.test_hooks,
+            bus=bus_for(url),
+            leases=leases_for(url),
+        )
         manager.bot_delay = config.bot_delay
+        await manager.start()
         state["sessions"], state["manager"] = sessions, manager
         count = await manager.load()
         log.info("resumed %d table(s)", count)

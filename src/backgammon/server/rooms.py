@@ -50,6 +50,7 @@ class Room:
         self.name = name
         self._inbox: asyncio.Queue[tuple[Callable[[], Awaitable[Any]], asyncio.Future | None]] = asyncio.Queue()
         self._task: asyncio.Task | None = None
+        self._busy = False
         self.closed = False
 
     async def call(self, job: Callable[[], Awaitable[T]]) -> T:
@@ -76,6 +77,7 @@ class Room:
     async def _work(self) -> None:
         while True:
             job, future = await self._inbox.get()
+            self._busy = True
             try:
                 result = await job()
             except asyncio.CancelledError:
@@ -90,10 +92,13 @@ class Room:
             else:
                 if future is not None and not future.done():
                     future.set_result(result)
+            finally:
+                self._busy = False
 
     @property
     def idle(self) -> bool:
-        return self._inbox.empty()
+        """No job running and none waiting."""
+        return not self._busy and self._inbox.empty()
 
     def close(self) -> None:
         """Stop the task (jobs still queued are cancelled)."""

@@ -17,14 +17,16 @@ import json
 import logging
 import random
 import secrets
+import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import select
 from sqlalchemy.orm import sessionmaker
 
 from backgammon.dice import RandomDice
-from backgammon.errors import IllegalActionError, InvalidInputError, NotYourTurnError
+from backgammon.errors import IllegalActionError, IllegalPlayError, InvalidInputError, NotYourTurnError
 from backgammon.game import (
     AcceptDraw,
     AcceptResignation,
@@ -50,12 +52,47 @@ from backgammon.server.fair import draws_of, new_dice_config, resume_dice
 from backgammon.server.matchflow import StartPosition, new_match
 from backgammon.server.protocol import shown
 from backgammon.server.rating import rating_change
+from backgammon.server.bus import Bus, Leases, LocalBus, LocalLeases
 from backgammon.server.rooms import Outbox, Room, Row, Store, fan_out
 
 log = logging.getLogger("backgammon.server")
 
 BOT_TIMEOUT = 10.0
 """Seconds the computer may think about one decision before the quick player answers for it."""
+FORWARD_TIMEOUT = 5.0
+"""Seconds a process waits for a table's owner (another process) to answer a forwarded request."""
+TAKEOVER_CHECK = 1.0
+"""Seconds between checks for watched tables whose owner has died."""
+T = TypeVar("T")
+
+
+async def _nothing() -> None:
+    return None
+
+
+def _status_of(exc: BaseException) -> int:
+    """The HTTP status of a rules or lookup error (as the app maps them), 500 for anything else."""
+    if isinstance(exc, IllegalPlayError):
+        return 422
+    if isinstance(exc, InvalidInputError):
+        return 400
+    if isinstance(exc, IllegalActionError):
+        return 409
+    if isinstance(exc, LookupError):
+        return 404
+    return 500
+
+
+def _remote_error(status: object, message: object) -> Exception:
+    """The error another process answered, as the local exception with the same status."""
+    text = message if isinstance(message, str) else "the table's server refused the request"
+    kinds: dict[object, type[Exception]] = {
+        422: IllegalPlayError,
+        400: InvalidInputError,
+        409: IllegalActionError,
+        404: LookupError,
+    }
+    return kinds.get(status, RuntimeError)(text)
 
 
 @dataclass
@@ -161,6 +198,8 @@ class TableManager:
         test_hooks: bool = False,
         *,
         bot_timeout: float = BOT_TIMEOUT,
+        bus: Bus | None = None,
+        leases: Leases | None = None,
     ) -> None:
         self.sessions = sessions
         self.store = Store(sessions)
@@ -170,6 +209,26 @@ class TableManager:
         self.test_hooks = test_hooks
         self.bot_delay = 0.0
         self.bot_timeout = bot_timeout
+        self.bus: Bus = bus or LocalBus()
+        self.leases: Leases = leases or LocalLeases()
+        self.shared = not isinstance(self.leases, LocalLeases)  # other processes serve the same tables
+        self.process = self.leases.owner
+        self._replies: dict[str, asyncio.Future] = {}
+        self._outgoing: asyncio.Queue[tuple[str, dict[str, Any]]] | None = None
+        self._tasks: list[asyncio.Task] = []
+        self._unsubscribe: dict[str, list[Callable[[], None]]] = {}
+
+    async def start(self) -> None:
+        """Connect the bus and the leases (several processes: PostgreSQL) and resume the tables."""
+        if self.shared:
+            await self.bus.start()
+            await self.leases.start()
+            self.bus.subscribe(f"reply:{self.process}", self._on_reply)
+            self.bus.on_reconnect(self._on_bus_reconnect)
+            self._outgoing = asyncio.Queue()
+            self._tasks.append(asyncio.create_task(self._send_outgoing(), name="bus-sender"))
+            self._tasks.append(asyncio.create_task(self._watch_owners(), name="room-takeover"))
+        return None
 
     # ---------------------------------------------------------------- setup
     def _dice_for(self, table_id: str) -> RandomDice:
@@ -216,11 +275,25 @@ class TableManager:
             return [self._replay(db, row) for row in rows if row.config.get("mode") != "chouette"]
 
     async def load(self) -> int:
-        """Replay every unfinished table from the database and wake them (at start). Returns how many."""
+        """Replay every unfinished table from the database and wake the ones this process owns
+        (at start; with several processes, each takes the tables no live process holds). Returns how many."""
         for table in await asyncio.to_thread(self._unfinished):
-            self.tables[table.id] = table
+            if not await self.leases.acquire(table.id):
+                continue
+            self._keep(table)
             await table.room.call(lambda table=table: self._after_action(table))
         return len(self.tables)
+
+    def _keep(self, table: TableRuntime) -> TableRuntime:
+        """Hold a table in memory and follow it on the bus."""
+        kept = self.tables.setdefault(table.id, table)
+        if kept is table and self.shared:
+            topic = table.id
+            self._unsubscribe[topic] = [
+                self.bus.subscribe(f"table:{topic}", lambda msg, t=table: self._on_event(t, msg)),
+                self.bus.subscribe(f"act:{topic}", lambda msg, t=table: self._on_request(t, msg)),
+            ]
+        return kept
 
     def _replay(self, db, row: Table) -> TableRuntime:
         table = self._runtime(row)
@@ -260,13 +333,42 @@ class TableManager:
             raise LookupError(f"no table {shown(table_id)}")
         if table.status == "over":
             return self.tables.get(table_id, table)
-        return self.tables.setdefault(table_id, table)
+        return self._keep(table)
 
     def forget(self, table: TableRuntime) -> None:
         """Drop a finished table nobody watches from memory (it stays in the database)."""
         if table.is_over and not table.outboxes and self.tables.get(table.id) is table:
             del self.tables[table.id]
             table.room.close()
+            for unsubscribe in self._unsubscribe.pop(table.id, ()):
+                unsubscribe()
+            if self.leases.owns(table.id):
+                asyncio.get_running_loop().create_task(self.leases.release(table.id))
+
+    async def _refresh(self, table: TableRuntime) -> None:
+        """Bring a table up to the database's truth (another process changed it). Runs in the room."""
+        fresh = await asyncio.to_thread(self._read, table.id)
+        if fresh is None:
+            return
+        for name in ("flow", "tokens", "names", "user_ids", "listed", "status", "actions", "stamps", "turns"):
+            setattr(table, name, getattr(fresh, name))
+        table.timeout_loser, table.dice = fresh.timeout_loser, fresh.dice
+
+    async def _own(self, table: TableRuntime) -> bool:
+        """Make this process the table's owner if no live process is; True if it is now."""
+        if self.leases.owns(table.id):
+            return True
+        if not await self.leases.acquire(table.id):
+            return False
+        if self.shared:  # another process may have played on since this copy was read
+
+            async def take_over() -> None:
+                await self._refresh(table)
+                self.publish(table, None, reload=True)
+                await self._after_action(table)
+
+            await table.room.call(take_over)
+        return True
 
     # ------------------------------------------------------------- creation
     async def create(
@@ -335,8 +437,8 @@ class TableManager:
                 db.commit()
 
         await self.store.run(insert_row)
-        table = self._runtime(row)
-        self.tables[table_id] = table
+        table = self._keep(self._runtime(row))
+        await self.leases.acquire(table_id)
         await table.room.call(lambda: self._after_action(table))
         return table, player, token
 
@@ -348,34 +450,36 @@ class TableManager:
         """
         table = await self.get(table_id)
         name = _check_name(name)
+        token = new_token()
+        request = {"kind": "join", "name": name, "user_id": user_id, "digest": token_hash(token)}
+        seat = await self._in_room(table, request, lambda: self._join(table, name, user_id, request["digest"]))
+        return table, seat, token
 
-        async def job() -> tuple[TableRuntime, Player, str]:
-            free = [p for p in (Player.WHITE, Player.BLACK) if table.tokens[p] is None]
-            if table.config.get("mode") != "human" or not free:
-                raise IllegalActionError(f"cannot join table {table_id!r}: no free seat")
-            seat = free[0]
-            token = new_token()
-            digest = token_hash(token)
+    async def _join(self, table: TableRuntime, name: str, user_id: int | None, digest: str) -> Player:
+        """Seat a player (the seat token's hash given). Runs in the owner's room."""
+        table_id = table.id
+        free = [p for p in (Player.WHITE, Player.BLACK) if table.tokens[p] is None]
+        if table.config.get("mode") != "human" or not free:
+            raise IllegalActionError(f"cannot join table {table_id!r}: no free seat")
+        seat = free[0]
 
-            def write() -> None:
-                with self.sessions() as db:
-                    row = db.get(Table, table_id)
-                    setattr(row, f"{seat.value}_token", digest)
-                    setattr(row, f"{seat.value}_name", name)
-                    setattr(row, f"{seat.value}_user_id", user_id)
-                    row.status = "playing"
-                    db.commit()
+        def write() -> None:
+            with self.sessions() as db:
+                row = db.get(Table, table_id)
+                setattr(row, f"{seat.value}_token", digest)
+                setattr(row, f"{seat.value}_name", name)
+                setattr(row, f"{seat.value}_user_id", user_id)
+                row.status = "playing"
+                db.commit()
 
-            await self.store.run(write)
-            table.tokens[seat] = digest
-            table.names[seat] = name
-            table.user_ids[seat] = user_id
-            table.status = "playing"
-            await self._after_action(table)
-            self.publish(table, None)
-            return table, seat, token
-
-        return await table.room.call(job)
+        await self.store.run(write)
+        table.tokens[seat] = digest
+        table.names[seat] = name
+        table.user_ids[seat] = user_id
+        table.status = "playing"
+        await self._after_action(table)
+        self.publish(table, None, reload=True)
+        return seat
 
     async def lobby(self, limit: int = 50, offset: int = 0) -> list[dict[str, Any]]:
         """Listed tables waiting for a second player, newest first (from the database)."""
@@ -404,20 +508,21 @@ class TableManager:
         """
         if seat is None:
             raise NotYourTurnError("a spectator cannot act: join the table to play")
+        request = {"kind": "act", "seat": seat.value, "message": message}
+        await self._in_room(table, request, lambda: self._act(table, seat, message))
 
-        async def job() -> None:
-            if table.status != "playing":
-                raise IllegalActionError(f"cannot act: the table is {table.status}")
-            if table.ai_seat is seat:
-                raise NotYourTurnError("that seat is played by the computer")
-            version = message.get("version")
-            if version is not None and version != table.version:
-                raise IllegalActionError(f"stale action: the table is at version {table.version}, not {shown(version)}")
-            action = self._client_action(table, seat, message)
-            await self._commit(table, action)
-            await self._after_action(table)
-
-        await table.room.call(job)
+    async def _act(self, table: TableRuntime, seat: Player, message: dict[str, Any]) -> None:
+        """A client's action. Runs in the owner's room."""
+        if table.status != "playing":
+            raise IllegalActionError(f"cannot act: the table is {table.status}")
+        if table.ai_seat is seat:
+            raise NotYourTurnError("that seat is played by the computer")
+        version = message.get("version")
+        if version is not None and version != table.version:
+            raise IllegalActionError(f"stale action: the table is at version {table.version}, not {shown(version)}")
+        action = self._client_action(table, seat, message)
+        await self._commit(table, action)
+        await self._after_action(table)
 
     def _client_action(self, table: TableRuntime, seat: Player, message: dict[str, Any]) -> object:
         game = table.flow.game
@@ -538,9 +643,142 @@ class TableManager:
         table.room.post(job)
 
     # -------------------------------------------------------------- publish
-    def publish(self, table: TableRuntime, event: dict[str, Any] | None) -> None:
-        """Offer every connection its own view of the new state (never waits on a client)."""
+    def publish(self, table: TableRuntime, event: dict[str, Any] | None, *, reload: bool = False) -> None:
+        """Offer every connection here its own view of the new state (never waits on a client),
+        and tell the other processes (the owner only): the event, or ``reload`` for anything else."""
         fan_out(table.outboxes, lambda seat: json.dumps(protocol.event_message(table, seat, event)))
+        if self.shared and self._outgoing is not None:
+            note: dict[str, Any] = {"from": self.process, "v": table.version}
+            if reload or event is None:
+                note["reload"] = True
+            else:
+                note["event"] = event
+                note["at"] = table.stamps[-1].isoformat() if table.stamps else None
+            self._outgoing.put_nowait((f"table:{table.id}", note))
+
+    # ------------------------------------------------- several processes
+    async def _in_room(self, table: TableRuntime, request: dict[str, Any], job: Callable[[], Awaitable[T]]) -> T:
+        """Run ``job`` in the table's room here if this process owns the table (or can take it),
+        else send ``request`` to the owner over the bus and wait for its answer."""
+        if await self._own(table):
+            return await table.room.call(job)
+        answer = await self._ask_owner(table, request)
+        if answer is None:  # the owner did not answer: it may be gone, so try to take the table over
+            if await self._own(table):
+                return await table.room.call(job)
+            raise IllegalActionError("the table's server is not answering: try again in a moment")
+        if not answer.get("ok"):
+            raise _remote_error(answer.get("status"), answer.get("message"))
+        # the owner's event came over the bus before its answer, and its follow-up job is queued
+        # in this room: wait for it, so that the caller sees the change here too
+        await table.room.call(_nothing)
+        if request["kind"] == "join":
+            return protocol.player_from_wire(answer["seat"])  # type: ignore[return-value]
+        return None  # type: ignore[return-value]
+
+    async def _ask_owner(self, table: TableRuntime, request: dict[str, Any]) -> dict[str, Any] | None:
+        loop = asyncio.get_running_loop()
+        key = uuid.uuid4().hex
+        future = self._replies[key] = loop.create_future()
+        try:
+            await self.bus.publish(f"act:{table.id}", {**request, "req": key, "from": self.process})
+            return await asyncio.wait_for(future, FORWARD_TIMEOUT)
+        except TimeoutError:
+            return None
+        finally:
+            self._replies.pop(key, None)
+
+    def _on_reply(self, message: dict[str, Any]) -> None:
+        future = self._replies.get(message.get("req"))
+        if future is not None and not future.done():
+            future.set_result(message)
+
+    def _on_request(self, table: TableRuntime, message: dict[str, Any]) -> None:
+        """A request from another process for a table this process owns."""
+        if message.get("from") == self.process or not self.leases.owns(table.id):
+            return  # not ours to answer: the asker times out and takes the table over
+        asyncio.get_running_loop().create_task(self._answer(table, message))
+
+    async def _answer(self, table: TableRuntime, message: dict[str, Any]) -> None:
+        reply: dict[str, Any] = {"req": message.get("req"), "ok": True}
+        try:
+            kind = message.get("kind")
+            if kind == "act":
+                seat = protocol.player_from_wire(message.get("seat"))
+                doc = message.get("message")
+                if not isinstance(doc, dict):
+                    raise InvalidInputError("invalid forwarded action")
+                await table.room.call(lambda: self._act(table, seat, doc))
+            elif kind == "join":
+                name, user_id, digest = message.get("name"), message.get("user_id"), message.get("digest")
+                if not isinstance(digest, str) or not isinstance(name, str):
+                    raise InvalidInputError("invalid forwarded join")
+                seat = await table.room.call(lambda: self._join(table, name, user_id, digest))
+                reply["seat"] = seat.value
+            else:
+                raise InvalidInputError(f"invalid forwarded request {shown(kind)}")
+        except Exception as exc:  # noqa: BLE001 - the asker gets the error, as if it were local
+            reply.update(ok=False, status=_status_of(exc), message=str(exc) if _status_of(exc) < 500 else "internal error")
+            if _status_of(exc) >= 500:
+                log.exception("forwarded request on table %s failed", table.id)
+        self._outgoing.put_nowait((f"reply:{message.get('from')}", reply))
+
+    def _on_event(self, table: TableRuntime, message: dict[str, Any]) -> None:
+        """The owner (another process) changed a table this process follows."""
+        if message.get("from") == self.process or self.leases.owns(table.id):
+            return
+        table.room.post(lambda: self._follow(table, message))
+
+    async def _follow(self, table: TableRuntime, message: dict[str, Any]) -> None:
+        """Apply the owner's change to this copy (or read the table again), then publish it here."""
+        version, event = message.get("v"), message.get("event")
+        if version == table.version and not message.get("reload"):
+            return  # already seen (this process read it from the database)
+        if message.get("reload") or event is None or version != table.version + 1:
+            await self._refresh(table)
+        else:
+            table.turns.append(table.flow.game.turn)
+            if event.get("kind") == "timeout":
+                table.timeout_loser = protocol.player_from_wire(event["player"])
+            else:
+                table.flow = table.flow.apply(protocol.action_from_wire(event, table.flow.game))
+            table.actions.append(event)
+            at = message.get("at")
+            table.stamps.append(_dt.datetime.fromisoformat(at) if at else utcnow())
+            if table.is_over:
+                table.status = "over"
+        fan_out(table.outboxes, lambda seat: json.dumps(protocol.event_message(table, seat, event)))
+
+    def _on_bus_reconnect(self) -> None:
+        """Messages may have been lost while the bus was down: read every followed table again."""
+        for table in list(self.tables.values()):
+            if not self.leases.owns(table.id):
+                table.room.post(lambda t=table: self._refresh_and_show(t))
+
+    async def _refresh_and_show(self, table: TableRuntime) -> None:
+        await self._refresh(table)
+        fan_out(table.outboxes, lambda seat: json.dumps(protocol.event_message(table, seat, None)))
+
+    async def _send_outgoing(self) -> None:
+        """Send bus messages one at a time, in order (a table's events must not overtake each other)."""
+        assert self._outgoing is not None
+        while True:
+            topic, message = await self._outgoing.get()
+            try:
+                await self.bus.publish(topic, message)
+            except Exception:  # noqa: BLE001 - followers notice the gap and read the database
+                log.warning("bus publish to %s failed", topic, exc_info=True)
+
+    async def _watch_owners(self) -> None:
+        """Take over the tables people here are watching whose owner has died (its lease is free)."""
+        while True:
+            await asyncio.sleep(TAKEOVER_CHECK)
+            for table in list(self.tables.values()):
+                if table.outboxes and not table.is_over and not self.leases.owns(table.id):
+                    try:
+                        await self._own(table)
+                    except Exception:  # noqa: BLE001 - try again at the next check
+                        log.warning("could not check the owner of table %s", table.id, exc_info=True)
 
     def connect(self, table: TableRuntime, outbox: Outbox) -> None:
         table.outboxes.add(outbox)
@@ -551,11 +789,16 @@ class TableManager:
         self.forget(table)
 
     async def close(self) -> None:
+        for task in self._tasks:
+            task.cancel()
         for table in list(self.tables.values()):
             for task in (table.bot_task, table.clock_task):
                 if task is not None:
                     task.cancel()
             table.room.close()
+        if self.shared:
+            await self.leases.close()
+            await self.bus.close()
         await asyncio.to_thread(self.store.close)
 
     # --------------------------------------------------------------- rating
