@@ -1,4 +1,4 @@
-"""Move-generation speed: Position.legal_plays, the numba kernel and gnubg, on one corpus.
+"""Move-generation speed: Position.legal_plays (with the kernel and pure Python), the numba kernel and gnubg.
 
     python benchmarks/movegen.py [--positions N] [--seed S] [--repeat R]
 
@@ -9,8 +9,12 @@ paired with all 21 rolls, and the doubles are also timed on their own. Each
 method is timed on the same position-rolls in the same run (best of
 ``--repeat``):
 
-- ``legal_plays``: the public API, ``Position.legal_plays`` (Play objects with
-  steps), called from Python;
+- ``legal_plays``: the public API, ``len(Position.legal_plays(d1, d2))``, backed
+  by the engine's compiled generator (the default when numba is installed);
+- ``legal_plays+positions``: the same, also building every resulting
+  ``Position`` (``[play.position for play in plays]``), as gnubg builds its keys;
+- ``pure Python``: ``len(Position.legal_plays(d1, d2))`` with the pure-Python
+  fallback (``backgammon.moves.use_accelerator(False)``);
 - ``kernel``: ``backgammon.engine._movegen.successors_ws`` called from Python once per
   position-roll (with a reused workspace);
 - ``kernel (njit loop)``: the same kernel driven by a compiled loop, the way
@@ -35,6 +39,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from backgammon.moves import use_accelerator
 from backgammon.position import BAR, Phase, Position
 
 ROLLS = tuple((d1, d2) for d1 in range(1, 7) for d2 in range(d1, 7))
@@ -111,11 +116,26 @@ def run_legal_plays(items: list[tuple[Position, int, int]]) -> int:
     return total
 
 
+def run_legal_positions(items: list[tuple[Position, int, int]]) -> int:
+    total = 0
+    for p, d1, d2 in items:
+        total += len([play.position for play in p.legal_plays(d1, d2)])
+    return total
+
+
+def run_pure(items: list[tuple[Position, int, int]]) -> int:
+    use_accelerator(False)
+    try:
+        return run_legal_plays(items)
+    finally:
+        use_accelerator(True)
+
+
 def make_kernel_runners() -> tuple[Callable[..., int], Callable[..., int]] | None:
     try:
-        from numba import njit
+        from backgammon.engine import _movegen  # first: it sets numba's cache directory
 
-        from backgammon.engine import _movegen
+        from numba import njit
     except ImportError:
         return None
     out = np.empty((_movegen.MAX_PLAYS, 2, 25), dtype=np.int8)
@@ -183,31 +203,40 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     corpus = build_corpus(args.positions, args.seed)
+    accelerated = use_accelerator(True)
     kernel = make_kernel_runners()
     gnubg = make_gnubg_runner()
-    if kernel is not None:  # compile before timing
-        warm = to_arrays(corpus["all"][:50])
-        kernel[0](warm)
-        kernel[1](warm)
+    warm = corpus["all"][:50]
+    run_legal_plays(warm)  # load (and compile) the kernels before timing
+    if kernel is not None:
+        kernel[0](to_arrays(warm))
+        kernel[1](to_arrays(warm))
 
     header = (
-        f"{'set':<13} {'method':<20} {'pos-rolls':>9} {'plays':>8} {'pos-rolls/s':>12} {'plays/s':>11} {'vs gnubg':>9}"
+        f"{'set':<13} {'method':<22} {'pos-rolls':>9} {'plays':>8} {'pos-rolls/s':>12} {'plays/s':>11} {'vs gnubg':>9}"
     )
     print(f"move generation, seed {args.seed}, best of {args.repeat}, CPU time of one thread")
+    print(f"legal_plays uses {'the compiled kernel' if accelerated else 'pure Python (numba is not installed)'}")
     print(header)
     print("-" * len(header))
     for name, items in corpus.items():
         rows: list[tuple[str, float, int]] = []
         t, n = best_time(run_legal_plays, items, args.repeat)
         rows.append(("legal_plays", t, n))
+        t, n1 = best_time(run_legal_positions, items, args.repeat)
+        rows.append(("legal_plays+positions", t, n1))
+        t, n4 = best_time(run_pure, items, args.repeat)
+        rows.append(("pure Python", t, n4))
+        counts = [n1, n4]
         if kernel is not None:
             arrays = to_arrays(items)
             t, n2 = best_time(kernel[0], arrays, args.repeat)
             rows.append(("kernel (per call)", t, n2))
             t, n3 = best_time(kernel[1], arrays, args.repeat)
             rows.append(("kernel (njit loop)", t, n3))
-            if not n == n2 == n3:
-                print(f"warning: {name}: play counts differ: {n} {n2} {n3}", file=sys.stderr)
+            counts += [n2, n3]
+        if any(c != n for c in counts):
+            print(f"warning: {name}: play counts differ: {n} {counts}", file=sys.stderr)
         gnubg_rate = None
         if gnubg is not None:
             g_items = [([list(p.theirs), list(p.mine)], d1, d2) for p, d1, d2 in items]
@@ -219,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
         for method, t, count in rows:
             rate = len(items) / t
             ratio = f"{rate / gnubg_rate:9.3f}" if gnubg_rate else f"{'n/a':>9}"
-            print(f"{name:<13} {method:<20} {len(items):>9} {count:>8} {rate:>12,.0f} {count / t:>11,.0f} {ratio}")
+            print(f"{name:<13} {method:<22} {len(items):>9} {count:>8} {rate:>12,.0f} {count / t:>11,.0f} {ratio}")
         print()
     if gnubg is None:
         print("gnubg_nn is not installed: no gnubg column", file=sys.stderr)

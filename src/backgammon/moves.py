@@ -14,8 +14,10 @@ checker home).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import overload
 
 from backgammon.errors import IllegalPlayError, InvalidInputError
 from backgammon.position import BAR, Position
@@ -40,22 +42,63 @@ class Step:
         return f"{_point_text(self.source)}/{_point_text(self.destination)}{'*' if self.hit else ''}"
 
 
-@dataclass(frozen=True, slots=True, eq=False)
 class Play:
     """A legal play: its steps and the position it produces.
 
     ``position`` is the position after the play, seen from the opponent, who
     is now on roll. Two plays are equal when they produce the same position
-    from the same position.
+    from the same position. Immutable.
 
     ``str(play)`` is the standard move notation, e.g. ``'24/18 13/11*'``; a
     roll that cannot be played gives the empty play, whose text is ``''``.
+    Plays from :func:`legal_plays` find their ``steps`` (and so their text)
+    only when first asked.
     """
+
+    __slots__ = ("origin", "dice", "position", "_steps", "_source")
 
     origin: Position
     dice: tuple[int, int]
-    steps: tuple[Step, ...]
     position: Position
+
+    def __init__(self, origin: Position, dice: tuple[int, int], steps: tuple[Step, ...], position: Position) -> None:
+        _set = object.__setattr__
+        _set(self, "origin", origin)
+        _set(self, "dice", dice)
+        _set(self, "position", position)
+        _set(self, "_steps", tuple(steps))
+        _set(self, "_source", None)
+
+    @classmethod
+    def _lazy(cls, origin: Position, dice: tuple[int, int], position: Position, source: LegalPlays) -> Play:
+        play = object.__new__(cls)
+        _set = object.__setattr__
+        _set(play, "origin", origin)
+        _set(play, "dice", dice)
+        _set(play, "position", position)
+        _set(play, "_steps", None)
+        _set(play, "_source", source)
+        return play
+
+    @property
+    def steps(self) -> tuple[Step, ...]:
+        """The steps, in the order played (one of the sequences that give ``position``)."""
+        steps = self._steps
+        if steps is None:
+            assert self._source is not None
+            steps = self._source._steps_of(self.position)
+            object.__setattr__(self, "_steps", steps)
+            object.__setattr__(self, "_source", None)
+        return steps  # type: ignore[no-any-return]
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}: Play is immutable")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r}: Play is immutable")
+
+    def __reduce__(self) -> tuple[type[Play], tuple[Position, tuple[int, int], tuple[Step, ...], Position]]:
+        return (Play, (self.origin, self.dice, self.steps, self.position))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Play):
@@ -149,71 +192,198 @@ def _undo(mine: list[int], theirs: list[int], src: int, dst: int, hit: bool) -> 
             theirs[BAR] -= 1
 
 
-def generate(
-    mine_t: tuple[int, ...], theirs_t: tuple[int, ...], die1: int, die2: int
-) -> dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[_RawStep, ...]]:
-    """All legal resulting (mine, theirs) boards, each with one step sequence.
+# Resulting positions are found as exact integer keys: byte i (0..24) of the
+# key, little-endian, counts the opponent's checkers on their index i and byte
+# 25 + i the mover's, so ``key.to_bytes(50, "little")`` is
+# ``bytes(after.mine + after.theirs)`` of the position after the play (seen
+# from the opponent), the layout of the engine kernel's results. A step only
+# adds and subtracts powers of 256, which keeps the key exact and cheap.
+_MINE = tuple(1 << 8 * (25 + i) for i in range(25))
+_HIT = tuple((1 << 8 * 24) - (1 << 8 * (23 - i)) for i in range(24))  # a blot at my index i goes to their bar
+_DESC = tuple(range(24, -1, -1))
+_Keys = dict[int, tuple[_RawStep, ...]]
 
-    The boards are from the mover's view (not flipped). Unchecked: the
-    caller validates the dice.
+
+def _key_of(mine: Sequence[int], theirs: Sequence[int]) -> int:
+    return int.from_bytes(bytes(theirs) + bytes(mine), "little")
+
+
+def _generate(mine_t: tuple[int, ...], theirs_t: tuple[int, ...], die1: int, die2: int) -> _Keys:
+    """The legal resulting positions as keys (see above), each with its first step sequence, in order.
+
+    Depth-first over the dice orders (``die1`` first), sources from the back
+    of the board forwards; deduplicated by resulting position; as many dice as
+    possible; when only one die can be used, the higher one if it can be.
+    Unchecked: the caller validates the dice.
     """
     mine = list(mine_t)
     theirs = list(theirs_t)
-    results: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[_RawStep, ...]] = {}
-    used_die: dict[tuple[tuple[int, ...], tuple[int, ...]], set[int]] = {}
-    best = [0]
+    if die1 == die2:
+        return _doubles(mine, theirs, die1)
+    return _two_dice(mine, theirs, die1, die2)
+
+
+def _two_dice(mine: list[int], theirs: list[int], die1: int, die2: int) -> _Keys:
+    results: _Keys = {}
+    singles: dict[int, int] = {}  # one-die results: which dice gave them (bit 1: the higher die)
+    best = -1
+    key0 = _key_of(mine, theirs)
+    bar = mine[BAR]
+    outside0 = sum(mine[6:])
+    occupied = [i for i in _DESC if mine[i]]
+    high_first = 1 if die1 > die2 else 2
+    for a, b, flag, second_pass in ((die1, die2, high_first, False), (die2, die1, 3 - high_first, True)):
+        # In the second pass, two plain steps (no bar, no bearing off) that the first pass made in the
+        # other order give a position already found: skip them (the kernel does the same).
+        commute = second_pass and not bar
+        moved = False
+        for s1 in (BAR,) if bar else occupied:
+            t1 = s1 - a
+            if t1 >= 0:
+                if theirs[23 - t1] >= 2:
+                    continue
+            elif outside0 or (t1 < -1 and any(mine[s1 + 1 : 6])):
+                continue
+            else:
+                t1 = -1
+            moved = True
+            mine[s1] -= 1
+            key1 = key0 - _MINE[s1]
+            hit1 = False
+            if t1 >= 0:
+                new_point = not mine[t1]
+                mine[t1] += 1
+                key1 += _MINE[t1]
+                if theirs[23 - t1] == 1:
+                    theirs[23 - t1] = 0
+                    theirs[BAR] += 1
+                    key1 += _HIT[t1]
+                    hit1 = True
+            else:
+                new_point = False
+            outside1 = outside0 - 1 if s1 >= 6 and t1 < 6 else outside0
+            if mine[BAR]:
+                sources: Sequence[int] = (BAR,)
+            elif new_point:
+                k = 0
+                while k < len(occupied) and occupied[k] > t1:
+                    k += 1
+                sources = [*occupied[:k], t1, *occupied[k:]]
+            else:
+                sources = occupied
+            moved2 = False
+            for s2 in sources:
+                if not mine[s2]:
+                    continue
+                t2 = s2 - b
+                if t2 >= 0:
+                    if theirs[23 - t2] >= 2:
+                        continue
+                    moved2 = True
+                    if commute and t1 >= 0 and (s2 != t1 or mine[s2] >= 2):
+                        continue
+                    key2 = key1 - _MINE[s2] + _MINE[t2]
+                    hit2 = theirs[23 - t2] == 1
+                    if hit2:
+                        key2 += _HIT[t2]
+                elif outside1 or (t2 < -1 and any(mine[s2 + 1 : 6])):
+                    continue
+                else:
+                    moved2 = True
+                    t2 = -1
+                    hit2 = False
+                    key2 = key1 - _MINE[s2]
+                if best != 2:
+                    best = 2
+                    results.clear()
+                if key2 not in results:
+                    results[key2] = ((s1, t1, hit1), (s2, t2, hit2))
+            if not moved2 and best <= 1:
+                if best < 1:
+                    best = 1
+                    results.clear()
+                if key1 not in results:
+                    results[key1] = ((s1, t1, hit1),)
+                singles[key1] = singles.get(key1, 0) | flag
+            mine[s1] += 1
+            if t1 >= 0:
+                mine[t1] -= 1
+                if hit1:
+                    theirs[23 - t1] = 1
+                    theirs[BAR] -= 1
+        if not moved and best <= 0:
+            best = 0
+            results[key0] = ()
+    if best == 1 and any(f & 1 for f in singles.values()):
+        results = {key: steps for key, steps in results.items() if singles[key] & 1}
+    return results
+
+
+def _doubles(mine: list[int], theirs: list[int], die: int) -> _Keys:
+    results: _Keys = {}
+    best = [-1]
+    # every index a checker may stand on during the play, from the back forwards
+    reach = {s - j * die for s in range(25) if mine[s] for j in range(4)}
+    candidates = sorted((i for i in reach if i >= 0), reverse=True)
     steps: list[_RawStep] = []
 
-    def record(depth: int, first_die: int) -> None:
-        if depth < best[0]:
-            return
-        if depth > best[0]:
-            best[0] = depth
-            results.clear()
-            used_die.clear()
-        key = (tuple(mine), tuple(theirs))
-        if key not in results:
-            results[key] = tuple(steps)
-            used_die[key] = {first_die}
-        else:
-            used_die[key].add(first_die)
-
-    def rec(dice: tuple[int, ...], depth: int, min_src: int) -> None:
-        if depth == len(dice):
-            record(depth, dice[0])
-            return
-        die = dice[depth]
+    def rec(depth: int, first: int, key: int, outside: int) -> None:
         moved = False
-        if mine[BAR]:
-            sources: range | tuple[int, ...] = (BAR,)
-        else:
-            # doubles: steps in non-increasing source order cover every play
-            sources = range(min(min_src, 23), -1, -1)
-        for src in sources:
-            if not mine[src]:
+        for c in range(first, len(candidates)):
+            s = candidates[c]
+            if not mine[s]:
                 continue
-            dst = _can_step(mine, theirs, src, die)
-            if dst == -2:
+            if mine[BAR] and s != BAR:
+                break
+            t = s - die
+            if t >= 0:
+                if theirs[23 - t] >= 2:
+                    continue
+            elif outside or (t < -1 and any(mine[s + 1 : 6])):
                 continue
+            else:
+                t = -1
             moved = True
-            hit = _apply(mine, theirs, src, dst)
-            steps.append((src, dst, hit))
-            rec(dice, depth + 1, src if dice[0] == dice[-1] and len(dice) == 4 else 24)
+            key2 = key - _MINE[s]
+            hit = False
+            if depth == 3:  # the last step: the key is enough
+                if t >= 0:
+                    key2 += _MINE[t]
+                    if theirs[23 - t] == 1:
+                        key2 += _HIT[t]
+                        hit = True
+                if best[0] != 4:
+                    best[0] = 4
+                    results.clear()
+                if key2 not in results:
+                    results[key2] = (*steps, (s, t, hit))
+                continue
+            mine[s] -= 1
+            if t >= 0:
+                mine[t] += 1
+                key2 += _MINE[t]
+                if theirs[23 - t] == 1:
+                    theirs[23 - t] = 0
+                    theirs[BAR] += 1
+                    key2 += _HIT[t]
+                    hit = True
+            steps.append((s, t, hit))
+            rec(depth + 1, c, key2, outside - 1 if s >= 6 and t < 6 else outside)  # sources never increase
             steps.pop()
-            _undo(mine, theirs, src, dst, hit)
-        if not moved:
-            record(depth, dice[0])
+            mine[s] += 1
+            if t >= 0:
+                mine[t] -= 1
+                if hit:
+                    theirs[23 - t] = 1
+                    theirs[BAR] -= 1
+        if not moved and depth >= best[0]:
+            if depth > best[0]:
+                best[0] = depth
+                results.clear()
+            if key not in results:
+                results[key] = tuple(steps)
 
-    if die1 == die2:
-        rec((die1,) * 4, 0, 24)
-    else:
-        rec((die1, die2), 0, 24)
-        rec((die2, die1), 0, 24)
-        if best[0] == 1:
-            high = max(die1, die2)
-            if any(high in d for d in used_die.values()):
-                for key in [k for k, d in used_die.items() if high not in d]:
-                    del results[key]
+    rec(0, 0, _key_of(mine, theirs), sum(mine[6:]))
     return results
 
 
@@ -230,25 +400,176 @@ _STEPS: dict[_RawStep, Step] = {
 _to_step = _STEPS.__getitem__
 
 
-def legal_plays(position: Position, die1: int, die2: int) -> tuple[Play, ...]:
+class LegalPlays(Sequence[Play]):
+    """The distinct legal plays of a position for a roll: a lazy, immutable sequence of :class:`Play`.
+
+    What :meth:`Position.legal_plays` returns. ``len``, truth and ``in`` (a
+    :class:`Play` or a resulting :class:`Position`) need no :class:`Play`
+    objects; they are built on first iteration or indexing, and their steps
+    and notation when first asked for. The order is the generator's (see
+    :func:`legal_plays`), the same with or without the accelerator.
+
+    >>> from backgammon.position import Position
+    >>> plays = Position.initial().legal_plays(3, 1)
+    >>> len(plays), str(plays.find("8/5 6/5")) , plays.find("8/5 6/5").position in plays
+    (16, '8/5 6/5', True)
+    """
+
+    __slots__ = ("origin", "dice", "_rows", "_plays", "_keys", "_steps")
+
+    origin: Position
+    dice: tuple[int, int]
+
+    def __init__(self, origin: Position, dice: tuple[int, int], rows: bytes | list[int], steps: _Keys | None) -> None:
+        # rows: the resulting positions' 50-byte keys concatenated (the kernel), or integer keys (pure Python)
+        self.origin = origin
+        self.dice = dice
+        self._rows = rows
+        self._plays: list[Play] | None = None
+        self._keys: dict[bytes, int] | None = None
+        self._steps = steps
+
+    def __len__(self) -> int:
+        rows = self._rows
+        return len(rows) // 50 if isinstance(rows, bytes) else len(rows)
+
+    def __bool__(self) -> bool:
+        return True  # a roll always has at least the empty play
+
+    def _row_bytes(self) -> list[bytes]:
+        rows = self._rows
+        if isinstance(rows, bytes):
+            return [rows[k : k + 50] for k in range(0, len(rows), 50)]
+        return [key.to_bytes(50, "little") for key in rows]
+
+    def _all(self) -> list[Play]:
+        plays = self._plays
+        if plays is None:
+            origin, dice, trusted, lazy = self.origin, self.dice, Position._trusted, Play._lazy
+            plays = [lazy(origin, dice, trusted(tuple(row[:25]), tuple(row[25:])), self) for row in self._row_bytes()]
+            self._plays = plays
+        return plays
+
+    def _index(self) -> dict[bytes, int]:
+        keys = self._keys
+        if keys is None:
+            keys = self._keys = {row: i for i, row in enumerate(self._row_bytes())}
+        return keys
+
+    def _steps_of(self, after: Position) -> tuple[Step, ...]:
+        steps = self._steps
+        if steps is None:
+            if self.origin.is_game_over():
+                steps = {_key_of(self.origin.mine, self.origin.theirs): ()}
+            else:
+                steps = _generate(self.origin.mine, self.origin.theirs, *self.dice)
+            self._steps = steps
+        return tuple(map(_to_step, steps[_key_of(after.theirs, after.mine)]))
+
+    def __iter__(self) -> Iterator[Play]:
+        return iter(self._all())
+
+    @overload
+    def __getitem__(self, index: int) -> Play: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Play, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> Play | tuple[Play, ...]:
+        if isinstance(index, slice):
+            return tuple(self._all()[index])
+        return self._all()[index]
+
+    def __contains__(self, item: object) -> bool:
+        if isinstance(item, Play):
+            if item.origin != self.origin:
+                return False
+            item = item.position
+        if not isinstance(item, Position):
+            return False
+        return bytes(item.mine + item.theirs) in self._index()
+
+    def get(self, after: Position) -> Play | None:
+        """The play that gives ``after`` (seen from the opponent, as ``Play.position``), or None."""
+        i = self._index().get(bytes(after.mine + after.theirs))
+        return None if i is None else self._all()[i]
+
+    def find(self, query: str | Position | Sequence[tuple[int, int]]) -> Play:
+        """The play a user means: move text, a resulting position or a clicked path (see :func:`find_play`).
+
+        Raises:
+            InvalidInputError: for a malformed query.
+            IllegalPlayError: when no legal play matches.
+            AmbiguousPlayError: when move text matches several.
+        """
+        return find_play(self.origin, self.dice[0], self.dice[1], query, self)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LegalPlays):
+            return self._all() == other._all()
+        if isinstance(other, tuple | list):
+            return tuple(self._all()) == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self._all()))
+
+    def __reduce__(self) -> tuple[type[LegalPlays], tuple[Position, tuple[int, int], bytes | list[int], None]]:
+        return (LegalPlays, (self.origin, self.dice, self._rows, None))
+
+    def __repr__(self) -> str:
+        return f"<LegalPlays {len(self)} plays for {self.dice[0]}{self.dice[1]} in {self.origin.position_id()}>"
+
+
+_ACCELERATOR: list[Callable[[bytes, int, int], bytes] | None] = []  # [] until first use
+
+
+def use_accelerator(enabled: bool = True) -> bool:
+    """Choose the generator behind :func:`legal_plays`; return whether the compiled one is in use.
+
+    ``True`` (the default, also chosen at first use unless the environment
+    variable ``BACKGAMMON_PURE_PYTHON`` is set to something other than ``0``):
+    the engine's numba kernel when numba is installed. It is the core's one
+    optional accelerator, imported only when plays are first asked for, never
+    by ``import backgammon``. ``False``: the pure-Python generator. Both give
+    the same plays in the same order.
+    """
+    kernel = None
+    if enabled:
+        try:
+            from backgammon.engine._movegen import resulting_keys as kernel
+        except ImportError:
+            kernel = None
+    _ACCELERATOR[:] = [kernel]
+    return kernel is not None
+
+
+def legal_plays(position: Position, die1: int, die2: int) -> LegalPlays:
     """The distinct legal plays of ``position`` for the roll ``die1``-``die2``.
 
-    See :meth:`Position.legal_plays`.
+    See :meth:`Position.legal_plays`. Plays are ordered as the depth-first
+    generator finds them: ``die1`` first, then ``die2``; sources from the back
+    of the board forwards.
 
     Raises:
         InvalidInputError: if a die is not an integer 1..6.
     """
-    dice = check_dice(die1, die2)
+    if not (type(die1) is int and type(die2) is int and 0 < die1 < 7 and 0 < die2 < 7):
+        check_dice(die1, die2)
+    try:
+        kernel = _ACCELERATOR[0]
+    except IndexError:
+        use_accelerator(os.environ.get("BACKGAMMON_PURE_PYTHON", "0") in ("", "0"))
+        kernel = _ACCELERATOR[0]
+    if kernel is not None:
+        return LegalPlays(position, (die1, die2), kernel(bytes(position.mine + position.theirs), die1, die2), None)
     if position.is_game_over():
         # nothing to play once a side has borne off all its checkers (moving
         # on would build a board with both sides off, which is not a position)
-        return (Play(position, dice, (), position.flip()),)
-    results = generate(position.mine, position.theirs, die1, die2)
-    plays = []
-    for (mine, theirs), raw in results.items():
-        after = Position._trusted(theirs, mine)
-        plays.append(Play(position, dice, tuple(map(_to_step, raw)), after))
-    return tuple(plays)
+        results = {_key_of(position.mine, position.theirs): ()}
+    else:
+        results = _generate(position.mine, position.theirs, die1, die2)
+    return LegalPlays(position, (die1, die2), list(results), results)
 
 
 def play_from_position(position: Position, die1: int, die2: int, after: Position) -> Play:
@@ -271,7 +592,7 @@ def find_play(
     die1: int,
     die2: int,
     query: str | Position | Sequence[tuple[int, int]],
-    plays: tuple[Play, ...] | None = None,
+    plays: Sequence[Play] | None = None,
 ) -> Play:
     """The legal play a user means: the one place that turns what a person or program gives
     into a :class:`Play` of ``position`` for the roll.
@@ -341,7 +662,7 @@ def _check_path(value: object) -> tuple[tuple[int, int], ...]:
 
 
 def all_step_sequences(
-    position: Position, die1: int, die2: int, plays: tuple[Play, ...] | None = None
+    position: Position, die1: int, die2: int, plays: Sequence[Play] | None = None
 ) -> list[tuple[tuple[Step, ...], Position]]:
     """Every legal step sequence (not deduplicated), with the position it produces.
 
@@ -392,7 +713,7 @@ def sequences_along(
     die1: int,
     die2: int,
     paths: tuple[tuple[tuple[int, ...], tuple[bool, ...]], ...],
-    plays: tuple[Play, ...] | None = None,
+    plays: Sequence[Play] | None = None,
 ) -> list[tuple[tuple[Step, ...], Position, int]]:
     """The legal step sequences that move checkers along written paths.
 

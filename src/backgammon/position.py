@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from backgammon.errors import InvalidInputError, InvalidPositionError
 
 if TYPE_CHECKING:
-    from backgammon.moves import Play
+    from backgammon.moves import LegalPlays
 
 CHECKERS = 15
 BAR = 24  # index of the bar in a side's 25 counts
@@ -183,7 +183,7 @@ class Position:
         """True once no contact is possible any more."""
         return self.phase() in (Phase.RACE, Phase.BEAROFF)
 
-    def legal_plays(self, die1: int, die2: int) -> tuple[Play, ...]:
+    def legal_plays(self, die1: int, die2: int) -> LegalPlays:
         """The distinct legal plays for a roll, one per resulting position.
 
         Each play's ``position`` is the position after the play, seen from the
@@ -191,15 +191,19 @@ class Position:
         single empty play whose position is this one flipped; so does any
         roll once the game is over (a side has borne off all its checkers).
 
-        >>> len(Position.initial().legal_plays(3, 1))
-        16
+        The result is a :class:`~backgammon.moves.LegalPlays`, a lazy sequence
+        of :class:`~backgammon.moves.Play` with ``in`` and ``find`` (by move
+        text or resulting position); it is computed by the engine's compiled
+        generator when numba is installed, else in pure Python.
+
+        >>> plays = Position.initial().legal_plays(3, 1)
+        >>> len(plays), str(plays.find("8/5 6/5"))
+        (16, '8/5 6/5')
 
         Raises:
             InvalidInputError: if a die is not an integer 1..6.
         """
-        from backgammon.moves import legal_plays
-
-        return legal_plays(self, die1, die2)
+        return _legal_plays(self, die1, die2)
 
     # ---------------------------------------------------------------- dunders
     def __repr__(self) -> str:
@@ -209,6 +213,15 @@ class Position:
         from backgammon.render import ascii_board
 
         return ascii_board(self)
+
+
+def _legal_plays(position: Position, die1: int, die2: int) -> LegalPlays:
+    """Bind :func:`backgammon.moves.legal_plays` here on first use (moves imports this module)."""
+    global _legal_plays
+    from backgammon.moves import legal_plays
+
+    _legal_plays = legal_plays
+    return legal_plays(position, die1, die2)
 
 
 def _pips(side: tuple[int, ...]) -> int:

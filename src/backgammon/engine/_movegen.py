@@ -16,9 +16,11 @@ play while avoiding most permutations.
 :func:`phase` classifies a board as :data:`CONTACT`, :data:`RACE`,
 :data:`BEAROFF` or :data:`OVER` (the rule of ``Position.phase``).
 
-This module is private: the public API is ``Position.legal_plays``. It is
-unchecked: the caller passes a valid board and dice 1..6. The engine
-(``backgammon.engine``) uses it for all its move generation.
+This module is private: the public API is ``Position.legal_plays``, which
+calls :func:`resulting_keys` when numba is installed (the core's one optional
+accelerator, discovered at run time). It is unchecked: the caller passes a
+valid board and dice 1..6. The engine (``backgammon.engine``) uses it for all
+its move generation.
 """
 
 from __future__ import annotations
@@ -189,10 +191,43 @@ def successors_ws(board: np.ndarray, d1: int, d2: int, out: np.ndarray, work: np
     opp = work[1]
     me[:] = board[0]
     opp[:] = board[1]
+    return _generate(d1, d2, False, out, work, table)
+
+
+@njit(cache=True)
+def successors_of_key(key: bytes, d1: int, d2: int, out: np.ndarray, work: np.ndarray, table: np.ndarray) -> int:
+    """The rules of ``Position.legal_plays``, for the core's :class:`backgammon.moves.LegalPlays`.
+
+    ``key`` is ``bytes(position.mine + position.theirs)``. Unlike
+    :func:`successors_ws`, the results come in the order of the pure-Python
+    generator in :mod:`backgammon.moves` (``d1`` first, then ``d2``), and a
+    finished game gives only the flipped board.
+    """
+    me = work[0]
+    opp = work[1]
+    for i in range(25):
+        me[i] = key[i]
+        opp[i] = key[25 + i]
+    return _generate(d1, d2, True, out, work, table)
+
+
+@njit(cache=True)
+def _generate(d1: int, d2: int, as_core: bool, out: np.ndarray, work: np.ndarray, table: np.ndarray) -> int:
+    """The flipped resulting boards of the board in rows 0 and 1 of ``work``, into ``out``; their count.
+
+    ``as_core``: dice in the given order (else the higher die first) and a
+    finished game has no moves, as ``backgammon.moves`` does.
+    """
+    me = work[0]
+    opp = work[1]
     h = np.uint64(0)
     outside = 0
+    mine_total = 0
+    theirs_total = 0
     for i in range(25):
         h ^= _ZOBRIST[0, i, me[i]] ^ _ZOBRIST[1, i, opp[i]]
+        mine_total += me[i]
+        theirs_total += opp[i]
         if i >= 6:
             outside += me[i]
     top = 24
@@ -206,13 +241,16 @@ def successors_ws(board: np.ndarray, d1: int, d2: int, out: np.ndarray, work: np
     if table[0, _TABLE_SIZE] > 1 << 60:
         table[0, :] = 0
         table[0, _TABLE_SIZE] = 1
-    if d1 == d2:
+    if as_core and (mine_total == 0 or theirs_total == 0):
+        _record(work, out, table, state, 0, h, 0)
+    elif d1 == d2:
         _doubles(me, opp, d1, top, outside, h, work, out, table, state)
     else:
-        high = max(d1, d2)
-        low = min(d1, d2)
-        _two(me, opp, high, low, 1, top, outside, h, work, out, table, state)
-        _two(me, opp, low, high, 2, top, outside, h, work, out, table, state)
+        first = d1 if as_core else max(d1, d2)
+        second = d1 + d2 - first
+        flag = 1 if first > second else 2  # flag 1 marks one-die results of the higher die
+        _two(me, opp, first, second, flag, False, top, outside, h, work, out, table, state)
+        _two(me, opp, second, first, 3 - flag, True, top, outside, h, work, out, table, state)
         if state[1] == 1:
             # only one die can be used: the higher one if it can be
             keep = 0
@@ -225,6 +263,7 @@ def successors_ws(board: np.ndarray, d1: int, d2: int, out: np.ndarray, work: np
                     if work[2 + r, 0] & 1:
                         if k != r:
                             out[k, :, :] = out[r]
+                            work[2 + k, 0] = work[2 + r, 0]
                         k += 1
                 state[0] = k
     if state[2]:
@@ -239,13 +278,18 @@ def successors_ws(board: np.ndarray, d1: int, d2: int, out: np.ndarray, work: np
 
 
 @njit(cache=True)
-def _two(me, opp, a, b, flag_a, top, outside, h, work, out, table, state) -> None:  # type: ignore[no-untyped-def]
+def _two(me, opp, a, b, flag_a, second_pass, top, outside, h, work, out, table, state) -> None:  # type: ignore[no-untyped-def]
     """Non-doubles: die ``a`` then die ``b``. ``flag_a`` marks one-die results of ``a``.
 
     ``top`` is the highest occupied index: no source lies above it, before or
-    after the first step.
+    after the first step. In the ``second_pass`` (the other die first), two
+    plain steps that the first pass also made in the other order are not
+    recorded again: with no checker on the bar and neither step bearing off,
+    they commute, and both orders are legal when the second step's checker was
+    there before the first step (so the result is already recorded).
     """
     lo1 = 24 if me[24] > 0 else 0
+    commute = second_pass and me[24] == 0
     moved = False
     for s1 in range(top, lo1 - 1, -1):
         if me[s1] == 0:
@@ -265,6 +309,8 @@ def _two(me, opp, a, b, flag_a, top, outside, h, work, out, table, state) -> Non
             if t2 == -2:
                 continue
             moved2 = True
+            if commute and t1 >= 0 and t2 >= 0 and (s2 != t1 or me[s2] >= 2):
+                continue  # the first pass made the same play in the other order
             hit2, h2 = _step(me, opp, s2, t2, h1)
             _record(work, out, table, state, 2, h2, 0)
             _unstep(me, opp, s2, t2, hit2)
@@ -327,6 +373,15 @@ def _doubles(me, opp, die, top, outside, h, work, out, table, state) -> None:  #
 _LOCAL = threading.local()
 
 
+def _buffers() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """This thread's output buffer and workspace."""
+    try:
+        return _LOCAL.buffers  # type: ignore[no-any-return]
+    except AttributeError:
+        _LOCAL.buffers = (np.empty((MAX_PLAYS, 2, 25), dtype=np.int8), *new_workspace())
+        return _LOCAL.buffers  # type: ignore[no-any-return]
+
+
 def successors_py(board: np.ndarray, d1: int, d2: int) -> np.ndarray:
     """Convenience wrapper: the flipped resulting boards as a new ``(n, 2, 25)`` array.
 
@@ -335,15 +390,30 @@ def successors_py(board: np.ndarray, d1: int, d2: int) -> np.ndarray:
     Raises:
         RuntimeError: if the buffer is too small (it never is with ``MAX_PLAYS`` rows).
     """
-    buffers = getattr(_LOCAL, "buffers", None)
-    if buffers is None:
-        buffers = _LOCAL.buffers = (np.empty((MAX_PLAYS, 2, 25), dtype=np.int8), *new_workspace())
-    out, work, table = buffers
+    out, work, table = _buffers()
     n = successors_ws(np.ascontiguousarray(board, dtype=np.int8), d1, d2, out, work, table)
     if n < 0:
         raise RuntimeError("too many plays for the move generator's buffer")
     result: np.ndarray = out[:n].copy()
     return result
+
+
+def resulting_keys(key: bytes, d1: int, d2: int) -> bytes:
+    """The core's accelerator (see :class:`backgammon.moves.LegalPlays`): the positions after the legal plays.
+
+    ``key`` is ``bytes(position.mine + position.theirs)``; the result is one
+    such 50-byte key per resulting position (seen from the opponent),
+    concatenated, in the order of the pure-Python generator in
+    :mod:`backgammon.moves`. Unchecked: the caller validates the dice.
+    """
+    try:
+        out, work, table = _LOCAL.buffers
+    except AttributeError:
+        out, work, table = _buffers()
+    n = successors_of_key(key, d1, d2, out, work, table)
+    if n < 0:
+        raise RuntimeError("too many plays for the move generator's buffer")
+    return out[:n].tobytes()  # type: ignore[no-any-return]
 
 
 def board_of(position: object) -> np.ndarray:
