@@ -27,7 +27,8 @@ import time
 
 import numpy as np
 
-from backgammon.engine.levels import LEVELS, STRONGEST, choose_play, rank_plays
+from backgammon.engine.levels import LEVELS, STRONGEST, choose_play
+from backgammon.engine.search import EvalContext, evaluate_play, rank_plays
 from backgammon.position import Position
 
 
@@ -51,7 +52,7 @@ def sample_decisions(evaluator, count: int, seed: int) -> list[tuple[Position, t
         position = Position.initial()
         while not position.is_game_over() and len(out) < count:
             dice = (rng.randint(1, 6), rng.randint(1, 6))
-            ranked = rank_plays(position, dice, evaluator, 0)
+            ranked = rank_plays(position, dice, EvalContext(evaluator, 0))
             if len(ranked) > 1:
                 out.append((position, dice))
             position = ranked[0].play.position
@@ -75,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     decisions = sample_decisions(evaluator, args.positions, args.seed)
     ref_level = LEVELS[args.reference]
-    reference = [rank_plays(p, d, evaluator, ref_level.plies) for p, d in decisions]
+    reference = [rank_plays(p, d, EvalContext(evaluator, ref_level.plies)) for p, d in decisions]
     print(
         f"{len(decisions)} decisions (seed {args.seed}, evaluator {args.evaluator}), "
         f"reference: {ref_level.name} ({ref_level.plies}-ply) best play"
@@ -91,7 +92,10 @@ def main(argv: list[str] | None = None) -> int:
         differs = 0
         for (position, dice), ranked in zip(decisions, reference):
             play = choose_play(position, dice, level, rng, evaluator)
-            equity = next(r.equity for r in ranked if r.play == play)
+            chosen = next(r for r in ranked if r.play == play)
+            if chosen.plies != ranked[0].plies:  # dropped by the filters: compare it at the reference's depth
+                chosen = evaluate_play(play, EvalContext(evaluator, ref_level.plies))
+            equity = chosen.equity
             losses.append(ranked[0].equity - equity)
             differs += play != ranked[0].play
         mean = statistics.fmean(losses)

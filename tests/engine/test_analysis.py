@@ -7,8 +7,7 @@ import random
 import pytest
 
 from backgammon.engine.analysis import analyze_game, analyze_match, report_json, report_text
-from backgammon.engine.cube import cube_decision
-from backgammon.engine.levels import rank_plays
+from backgammon.engine.search import EvalContext, decide_cube, rank_plays
 
 game_module = pytest.importorskip("backgammon.game")
 match_module = pytest.importorskip("backgammon.match")
@@ -19,8 +18,6 @@ def play_match(evaluator, length: int, seed: int, bad_every: int = 0, cube: bool
     """A match where both sides play the best 0-ply cubeful play (every ``bad_every``-th play the worst) and
     double/take by the cube model; returns (match, number of deliberate blunders)."""
     from backgammon.engine.analysis import _cube_info
-    from backgammon.engine.cube import cube_efficiency
-    from backgammon.engine.protocol import _evaluate
 
     G = game_module
     rng = random.Random(seed)
@@ -35,9 +32,7 @@ def play_match(evaluator, length: int, seed: int, bad_every: int = 0, cube: bool
         elif game.phase is G.GamePhase.ROLL:
             player = game.turn
             if cube and game.may_double(player):
-                d = cube_decision(
-                    _evaluate(evaluator, game.position), _cube_info(game, player), cube_efficiency(game.position)
-                )
+                d = decide_cube(game.position, EvalContext(evaluator, 0, _cube_info(game, player))).decision
                 if d.should_double:
                     match = match.apply(G.Double(player))
                     continue
@@ -45,15 +40,13 @@ def play_match(evaluator, length: int, seed: int, bad_every: int = 0, cube: bool
         elif game.phase is G.GamePhase.DOUBLED:
             player = game.turn
             doubler = player.other
-            d = cube_decision(
-                _evaluate(evaluator, game.position), _cube_info(game, doubler), cube_efficiency(game.position)
-            )
+            d = decide_cube(game.position, EvalContext(evaluator, 0, _cube_info(game, doubler))).decision
             match = match.apply(G.Take(player) if d.take else G.Pass(player))
         elif game.phase is G.GamePhase.MOVE:
-            ranked = rank_plays(game.position, game.dice, evaluator, 0, _cube_info(game, game.turn))
+            ranked = rank_plays(game.position, game.dice, EvalContext(evaluator, 0, _cube_info(game, game.turn)))
             plays += 1
             pick = ranked[0]
-            if bad_every and plays % bad_every == 0 and ranked[-1].score < ranked[0].score - 0.05:
+            if bad_every and plays % bad_every == 0 and ranked[-1].equity < ranked[0].equity - 0.05:
                 pick = ranked[-1]
                 blunders += 1
             match = match.apply(G.Move(game.turn, pick.play))
@@ -103,7 +96,7 @@ def test_wrong_cube_actions_are_errors(gnubg_evaluator) -> None:
     G = game_module
     # a 1-away/1-away style: double at once from the opening in a money game is an error (no double)
     game = G.Game.new(Rules()).apply(G.OpeningRoll(3, 1))
-    game = game.apply(G.Move(Player.WHITE, rank_plays(game.position, (3, 1), gnubg_evaluator)[0].play))
+    game = game.apply(G.Move(Player.WHITE, rank_plays(game.position, (3, 1), EvalContext(gnubg_evaluator))[0].play))
     game = game.apply(G.Double(Player.BLACK)).apply(G.Pass(Player.WHITE))
     decisions = analyze_game(game, gnubg_evaluator)
     cube = [d for d in decisions if d.kind == "cube"]
@@ -123,6 +116,6 @@ def test_luck_is_zero_on_average(gnubg_evaluator) -> None:
     assert max(lucks) > 0.1 and min(lucks) < -0.05  # 6-5 is lucky, 6-4... less so
     G = game_module
     game = G.Game.new(Rules()).apply(G.OpeningRoll(6, 5))
-    best = rank_plays(game.position, (6, 5), gnubg_evaluator)[0].play
+    best = rank_plays(game.position, (6, 5), EvalContext(gnubg_evaluator))[0].play
     decisions = analyze_game(game.apply(G.Move(Player.WHITE, best)), gnubg_evaluator, luck=True)
     assert decisions[0].luck == pytest.approx(lucks[6 * 5 + 4])

@@ -7,7 +7,8 @@ import random
 import pytest
 
 from backgammon.engine.cube import CubeOwner
-from backgammon.engine.levels import LEVELS, choose_play, get_level, rank_plays
+from backgammon.engine.levels import LEVELS, choose_play, get_level
+from backgammon.engine.search import EvalContext, rank_plays
 from backgammon.errors import InvalidInputError
 from backgammon.position import Position
 
@@ -26,15 +27,15 @@ def test_levels_are_ordered_configs() -> None:
 
 def test_rank_plays_bears_off_to_win(fake_evaluator) -> None:
     position = Position.from_points({6: 1, 1: 1}, {1: 3, 2: 2})
-    ranked = rank_plays(position, (6, 1), fake_evaluator)
+    ranked = rank_plays(position, (6, 1), EvalContext(fake_evaluator))
     assert str(ranked[0].play) == "6/off 1/off"
-    assert ranked[0].probabilities == (1.0, 0.0, 0.0, 0.0, 0.0)
+    assert ranked[0].probabilities.as_array().tolist() == [1.0, 0.0, 0.0, 0.0, 0.0]
     assert [r.equity for r in ranked] == sorted((r.equity for r in ranked), reverse=True)
 
 
 def test_expert_takes_the_best_play(fake_evaluator) -> None:
     position = Position.initial()
-    best = rank_plays(position, (3, 1), fake_evaluator)[0].play
+    best = rank_plays(position, (3, 1), EvalContext(fake_evaluator))[0].play
     assert choose_play(position, (3, 1), "expert", random.Random(1), fake_evaluator) == best
 
 
@@ -46,7 +47,7 @@ def test_weaker_levels_lose_more(fake_evaluator) -> None:
         if position.is_game_over():
             position = Position.initial()
         dice = (rng.randint(1, 6), rng.randint(1, 6))
-        ranked = rank_plays(position, dice, fake_evaluator)
+        ranked = rank_plays(position, dice, EvalContext(fake_evaluator))
         if len(ranked) > 1:
             decisions.append((position, dice, ranked))
         position = ranked[0].play.position
@@ -67,14 +68,14 @@ def test_cubeful_ranking_at_double_match_point(gnubg_evaluator) -> None:
     from backgammon.engine.cube import CubeInfo
 
     position = Position.from_points({24: 2, 13: 5, 8: 3, 6: 4, 5: 1}, {24: 2, 13: 5, 8: 3, 6: 5})
-    dmp = rank_plays(position, (6, 4), gnubg_evaluator, 0, CubeInfo.match(1, 1, post_crawford=True))
-    assert all(r.cubeful_mwc is not None for r in dmp)
+    dmp = rank_plays(position, (6, 4), EvalContext(gnubg_evaluator, 0, CubeInfo.match(1, 1, post_crawford=True)))
+    assert all(r.mwc is not None and r.kind == "cubeful match" for r in dmp)
     for r in dmp:
-        assert r.cubeful_mwc == pytest.approx(r.probabilities[0], abs=1e-9)
-    wins = [r.probabilities[0] for r in dmp]
+        assert r.mwc == pytest.approx(r.probabilities.win, abs=1e-9)
+    wins = [r.probabilities.win for r in dmp]
     assert wins == sorted(wins, reverse=True)
-    money = rank_plays(position, (6, 4), gnubg_evaluator, 0, CubeInfo.money())
-    assert all(r.cubeful is not None and -3 <= r.cubeful <= 3 for r in money)
+    money = rank_plays(position, (6, 4), EvalContext(gnubg_evaluator, 0, CubeInfo.money()))
+    assert all(r.mwc is None and r.kind == "cubeful money" and -3 <= r.equity <= 3 for r in money)
 
 
 def test_cubeful_ranking_of_a_winning_play(fake_evaluator) -> None:
@@ -82,11 +83,13 @@ def test_cubeful_ranking_of_a_winning_play(fake_evaluator) -> None:
     from backgammon.engine.met import match_equity
 
     position = Position.from_points({6: 1, 1: 1}, {1: 3, 2: 2})
-    best = rank_plays(position, (6, 1), fake_evaluator, 0, CubeInfo.match(3, 2, value=2, owner=CubeOwner.ME))[0]
+    cube = CubeInfo.match(3, 2, value=2, owner=CubeOwner.ME)
+    best = rank_plays(position, (6, 1), EvalContext(fake_evaluator, 0, cube))[0]
     assert str(best.play) == "6/off 1/off"
-    assert best.cubeful_mwc == pytest.approx(match_equity(1, 2))  # 1-away/2-away: the Crawford game next
-    assert best.cubeful == pytest.approx(1.0)
+    assert best.mwc == pytest.approx(match_equity(1, 2))  # 1-away/2-away: the Crawford game next
+    assert best.equity == pytest.approx(1.0)
+    assert best.label == "0-ply cubeful match, EMG"
     jacoby = rank_plays(
-        Position.from_points({6: 1, 1: 1}, {1: 15}), (6, 1), fake_evaluator, 0, CubeInfo.money(jacoby=True)
+        Position.from_points({6: 1, 1: 1}, {1: 15}), (6, 1), EvalContext(fake_evaluator, 0, CubeInfo.money(jacoby=True))
     )
-    assert jacoby[0].equity == 2.0 and jacoby[0].cubeful == 1.0  # a gammon counts single with a centred cube
+    assert jacoby[0].cubeless == 2.0 and jacoby[0].equity == 1.0  # a gammon counts single with a centred cube

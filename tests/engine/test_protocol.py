@@ -19,9 +19,21 @@ START = "4HPwATDgc/ABMA"
 
 def test_play_request(fake_evaluator) -> None:
     reply = answer(json.dumps({"position_id": START, "dice": [3, 1], "level": "expert"}), fake_evaluator)
-    assert set(reply) == {"play", "position_id", "plies"} and reply["plies"] == 0
+    assert set(reply) == {"play", "position_id", "plies", "kind", "candidates"} and reply["plies"] == 0
     plays = {str(p): p.position.position_id() for p in Position.initial().legal_plays(3, 1)}
     assert reply["position_id"] == plays[reply["play"]]
+    # money with a centred cube unless asked otherwise; every candidate states its depth and kind
+    assert reply["kind"] == "cubeful money" and reply["candidates"][0]["play"] == reply["play"]
+    assert len(reply["candidates"]) == min(10, len(plays))
+    assert all(c["plies"] == 0 and c["kind"] == "cubeful money" for c in reply["candidates"])
+    cubeless = answer(
+        json.dumps({"position_id": START, "dice": [3, 1], "cubeless": True, "candidates": 100}), fake_evaluator
+    )
+    assert cubeless["kind"] == "cubeless" and len(cubeless["candidates"]) == len(plays)
+    assert all(c["equity"] == c["cubeless"] and c["plies"] == 1 for c in cubeless["candidates"][:3])
+    for bad, fragment in (({"cubeless": 1}, "cubeless"), ({"candidates": -1}, "candidates")):
+        reply = answer(json.dumps({"position_id": START, "dice": [3, 1], **bad}), fake_evaluator)
+        assert fragment in reply["error"]
 
 
 def test_cube_request_money(fake_evaluator) -> None:
@@ -86,7 +98,9 @@ def test_engine_subprocess() -> None:
     replies = [json.loads(x) for x in proc.stdout.splitlines()]
     assert len(replies) == 4
     after = {str(p): p.position.position_id() for p in Position.initial().legal_plays(6, 5)}
-    assert replies[0] == {"play": "24/13", "position_id": after["24/13"], "plies": 0}
+    assert {k: replies[0][k] for k in ("play", "position_id", "plies", "kind")} == {
+        "play": "24/13", "position_id": after["24/13"], "plies": 0, "kind": "cubeful money"
+    }
     assert "error" in replies[1] and "error" in replies[2]
     assert replies[3]["action"] == "no double"
 
@@ -191,7 +205,10 @@ def test_fuzzed_requests_never_stop_the_engine_nor_leak_exception_text(fake_eval
         reply = answer(line, fake_evaluator)
         assert isinstance(reply, dict) and reply
         text = json.dumps(reply)
-        assert len(text) < 400, text[:200]  # a bad request is never echoed back whole
+        if "candidates" in reply:  # a valid play request: the ranking, at most the default number of candidates
+            assert len(reply["candidates"]) <= 10 and all(c["kind"] == reply["kind"] for c in reply["candidates"])
+        else:
+            assert len(text) < 400, text[:200]  # a bad request is never echoed back whole
         if "error" in reply:
             for leak in ("Traceback", "internal error", "RecursionError", "ValueError", "KeyError", "TypeError"):
                 assert leak not in reply["error"], (line[:80], reply)

@@ -3,7 +3,7 @@ import pytest
 
 from backgammon import Position
 from backgammon.engine.evaluator import NetEvaluator, Probabilities, RandomEvaluator, flip_array
-from backgammon.engine.search import ROLLS, MoveFilter, best_play, evaluate_ply, rank_plays
+from backgammon.engine.search import ROLLS, EvalContext, MoveFilter, best_play, evaluate_ply, rank_plays
 from backgammon.errors import InvalidInputError
 
 from ._helpers import FakeEvaluator
@@ -28,7 +28,7 @@ def test_one_ply_is_the_average_of_zero_ply_over_21_rolls() -> None:
 def test_rank_plays_at_zero_ply_orders_by_equity() -> None:
     fake = FakeEvaluator()
     p = Position.initial()
-    ranked = rank_plays(p, 6, 5, fake, 0)
+    ranked = rank_plays(p, (6, 5), EvalContext(fake, 0))
     assert len(ranked) == len(p.legal_plays(6, 5))
     eqs = [r.equity for r in ranked]
     assert eqs == sorted(eqs, reverse=True)
@@ -39,7 +39,7 @@ def test_rank_plays_at_zero_ply_orders_by_equity() -> None:
 
 def test_filter_keeps_the_best_few() -> None:
     fake = FakeEvaluator()
-    ranked = rank_plays(Position.initial(), 4, 2, fake, 1, MoveFilter(2, 10.0))
+    ranked = rank_plays(Position.initial(), (4, 2), EvalContext(fake, 1, None, MoveFilter(2, 10.0)))
     top = ranked[:2]
     for r in top:
         assert r.probabilities.as_array() == pytest.approx(
@@ -56,25 +56,29 @@ def test_bears_off_rather_than_moves(plies: int) -> None:
 def test_hits_to_win(plies: int) -> None:
     # the opponent's last checker, a blot on my 4-point, is far ahead in the race: hit it
     p = Position.from_points({8: 2, 6: 2, 5: 2, 4: 0, 3: 2, 2: 2, 1: 2, 13: 3}, {21: 1})
-    ranked = rank_plays(p, 4, 1, NetEvaluator.default(), plies)
+    ranked = rank_plays(p, (4, 1), EvalContext(NetEvaluator.default(), plies))
     assert "*" in str(ranked[0].play)
 
 
 def test_bad_arguments() -> None:
     ev = RandomEvaluator(1)
     with pytest.raises(InvalidInputError, match="plies"):
-        rank_plays(Position.initial(), 3, 1, ev, 7)
+        rank_plays(Position.initial(), (3, 1), EvalContext(ev, 7))
     with pytest.raises(InvalidInputError):
-        rank_plays(Position.initial(), 0, 1, ev)
+        rank_plays(Position.initial(), (0, 1), EvalContext(ev))
     with pytest.raises(InvalidInputError, match="over"):
-        rank_plays(Position.from_points({}, {6: 1}), 3, 1, ev)
+        rank_plays(Position.from_points({}, {6: 1}), (3, 1), EvalContext(ev))
+    with pytest.raises(InvalidInputError, match="CubeInfo"):
+        EvalContext(ev, 0, "money")  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError, match="MoveFilter"):
+        EvalContext(ev, 1, None, (0.1,))  # type: ignore[arg-type]
     with pytest.raises(InvalidInputError):
         MoveFilter(0, 0.1)
 
 
 def test_probabilities_of_finishing_play() -> None:
     p = Position.from_points({1: 1}, {6: 15})
-    r = rank_plays(p, 3, 1, NetEvaluator.default(), 1)[0]
+    r = rank_plays(p, (3, 1), EvalContext(NetEvaluator.default(), 1))[0]
     assert r.probabilities == Probabilities(1.0, 1.0, 0.0, 0.0, 0.0) and r.equity == 2.0
 
 

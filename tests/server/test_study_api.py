@@ -169,6 +169,93 @@ def test_check_bad_input(client):
     assert "dice" in error_of(client.post("/api/study/check", json={"setup": setup(dice=None), "play": "13/8"}), 400)
 
 
+def test_every_number_states_its_depth_and_kind(client):
+    doc = client.post("/api/study/analyze", json={"setup": setup(), "depth": 1}).json()
+    assert doc["label"] == "1-ply cubeful money" and doc["cube"]["label"] == "1-ply cubeful money"
+    depths = [p["plies"] for p in doc["plays"]]
+    assert depths[0] == 1 and depths == sorted(depths, reverse=True)  # the deeper ones first, never mixed
+    assert all(p["label"] == f"{p['plies']}-ply cubeful money" for p in doc["plays"])
+    assert all((p["loss"] is None) == (p["plies"] != 1) for p in doc["plays"])  # no loss across depths
+    match = setup(match_length=7, score=[3, 5], cube=2, owner="me")  # 4-away/2-away, my cube
+    doc = client.post("/api/study/analyze", json={"setup": match, "depth": 0}).json()
+    assert doc["label"] == "0-ply cubeful match, EMG" and all(0 < p["mwc"] < 1 for p in doc["plays"])
+    check = client.post("/api/study/check", json={"setup": match, "play": doc["plays"][-1]["play"]}).json()
+    assert check["equity_label"] == "0-ply cubeful match, EMG" and check["kind"] == "cubeful match"
+
+
+MIDGAME = Position.from_points(
+    {24: 1, 13: 4, 11: 1, 8: 2, 6: 4, 5: 2, 4: 1}, {24: 2, 13: 4, 10: 1, 8: 3, 6: 4, 3: 1}
+)
+
+
+@pytest.mark.parametrize(
+    "extra, plies",
+    [({}, 1), ({"match_length": 7, "score": [3, 5], "cube": 2, "owner": "me"}, 1), ({"match_length": 5, "score": [2, 4]}, 0)],
+)
+def test_cli_engine_protocol_and_study_give_the_same_numbers(client, capsys, monkeypatch, extra, plies):
+    """The same position, dice, depth and cube (the study board's own gnubg ID passed to the others):
+    `backgammon hint`, the engine protocol and the study API give the same plays, equities, depths and kinds."""
+    import json
+
+    from backgammon.cli import main
+    from backgammon.engine.evaluator import NetEvaluator
+    from backgammon.engine.protocol import answer
+
+    monkeypatch.delenv("BACKGAMMON_EVALUATOR", raising=False)
+    doc = setup(mine=list(MIDGAME.mine), theirs=list(MIDGAME.theirs), dice=[4, 2], **extra)
+    study = client.post("/api/study/analyze", json={"setup": doc, "depth": plies}).json()
+    position_id, match_id = study["setup"]["gnubg_id"].split(":")
+    try:
+        main(["hint", position_id, "42", "--plies", str(plies), "--match-id", match_id, "--json"])
+    except SystemExit as exc:
+        assert not exc.code
+    cli = json.loads(capsys.readouterr().out)["plays"]
+    request = {"position_id": position_id, "match_id": match_id, "dice": [4, 2], "plies": plies, "candidates": 100}
+    engine = answer(json.dumps(request), NetEvaluator.default())["candidates"]
+    assert len(cli) == len(engine) == study["count"] > 5
+    for c, e, w in zip(cli, engine, study["plays"], strict=False):
+        assert c["play"] == e["play"] == w["play"]
+        assert c["equity"] == e["equity"] and round(e["equity"], 4) == w["equity"]
+        assert c["plies"] == e["plies"] == w["plies"] and c["kind"] == e["kind"] == w["kind"]
+        assert c["label"] == w["label"]
+    no_dice = client.post("/api/study/setup", json={"setup": {**doc, "dice": None}}).json()["gnubg_id"].split(":")[1]
+    cube = answer(json.dumps({"position_id": position_id, "match_id": no_dice, "plies": plies}), NetEvaluator.default())
+    assert cube["plies"] == study["cube"]["plies"] and cube["kind"] == study["cube"]["kind"]
+    for key in ("no_double", "double_take", "double_pass"):
+        assert cube["equities"][key] == pytest.approx(study["cube"][key], abs=6e-5)
+
+
+# ----------------------------------------------------- clicked moves (item 6)
+def test_clicked_steps_are_checked_one_by_one(client):
+    def move(steps, **extra):
+        return client.post("/api/study/move", json={"setup": setup(**extra), "steps": steps})
+
+    assert move([]).json() == {"complete": False, "play": None}
+    assert move([[24, 22]]).json() == {"complete": False, "play": None}  # a legal start
+    assert move([[13, 11], [13, 8]]).json() == {"complete": True, "play": "13/11 13/8"}
+    assert move([[13, 6]]).json() == {"complete": True, "play": "13/6"}  # one checker, both dice
+    assert "illegal move '24/17'" in error_of(move([[24, 17]]), 422)  # 17 is theirs, by 22 or by 19
+    message = error_of(move([[6, 3]]), 422)  # no die of 3
+    assert "illegal move '6/3' for 5-2" in message
+    message = error_of(move([[13, 11], [11, 9]]), 422)  # the 2 is used
+    assert "no legal play starts with it" in message
+    # a checker on the bar must enter first
+    bar = list(INITIAL)
+    bar[23], bar[24] = 1, 1
+    error_of(move([[13, 8]], mine=bar), 422)
+    assert move([[25, 20]], mine=bar).json()["complete"] is False
+    assert "step start 30" in error_of(move([[30, 1]]), 400) and "steps" in error_of(move("13/8"), 400)
+    assert "dice" in error_of(move([[13, 8]], dice=None), 400)
+
+
+def test_check_takes_clicked_steps(client):
+    doc = client.post("/api/study/check", json={"setup": setup(), "steps": [[13, 8], [13, 11]]}).json()
+    assert doc["play"] == "13/11 13/8" and doc["count"] == len(Position.initial().legal_plays(5, 2))
+    message = error_of(client.post("/api/study/check", json={"setup": setup(), "steps": [[13, 8]]}), 422)
+    assert "incomplete" in message
+    error_of(client.post("/api/study/check", json={"setup": setup(), "steps": [[6, 3]]}), 422)
+
+
 # ------------------------------------------------------------ rollouts
 def test_rollout_job_runs_off_the_request_path(client):
     r = client.post("/api/study/rollouts", json={"setup": setup(), "top": 2, "trials": 36})

@@ -73,39 +73,34 @@ def hint(
     truncate: int = typer.Option(0, "--truncate", help="truncate rollouts after this many plies (0: play out)"),
     seed: int = typer.Option(0, "--seed", help="rollout seed"),
     match_id: str = typer.Option(None, "--match-id", help="gnubg Match ID: rank by cubeful equity at that score"),
+    jacoby: bool = typer.Option(False, "--jacoby", help="money play with the Jacoby rule"),
+    cubeless: bool = typer.Option(False, "--cubeless", help="rank by cubeless equity instead of cubeful"),
     as_json: bool = typer.Option(False, "--json", help="print JSON"),
 ) -> None:
-    """Rank the legal plays for a roll: equity and win/gammon chances.
+    """Rank the legal plays for a roll: equity and win/gammon chances, each with its depth and kind.
 
-    With --match-id, plays are ranked by cubeful equity (EMG) at that cube and score.
+    Plays are ranked by cubeful equity: money with a centred cube, or with --match-id at that
+    cube and score (EMG); --cubeless ranks by cubeless money equity. Plays dropped by the move
+    filters are listed below the deepest ones, at the depth they reached.
     """
     from backgammon.cli.core import parse_dice
-    from backgammon.engine.levels import rank_plays
+    from backgammon.engine.protocol import candidate_json
+    from backgammon.engine.search import EvalContext, rank_plays
 
     position = Position.from_position_id(position_id)
     d1, d2 = parse_dice(dice)
-    cube = _cube_info(match_id, None, position, False)[1] if match_id else None
+    cube = None if cubeless else _cube_info(match_id, None, position, jacoby)[1]
     if plies not in (0, 1, 2):
         raise InvalidInputError(f"invalid plies {plies!r}: expected 0, 1 or 2")
     if rollout < 0 or candidates < 1 or truncate < 0:
         raise InvalidInputError("invalid rollout options: expected non-negative trials/truncation and candidates >= 1")
     evaluator = load_evaluator()
-    ranked = rank_plays(position, (d1, d2), evaluator, plies, cube)
-    rows: list[dict[str, Any]] = [
-        {
-            "move": str(r.play),
-            "position_id": r.play.position.position_id(),
-            "equity": r.score,
-            "cubeless_equity": r.equity,
-            "probabilities": list(r.probabilities),
-            **({"mwc": r.cubeful_mwc} if r.cubeful_mwc is not None else {}),
-        }
-        for r in ranked
-    ]
+    ranked = rank_plays(position, (d1, d2), EvalContext(evaluator, plies, cube))
+    rows: list[dict[str, Any]] = [{**candidate_json(r), "label": r.label} for r in ranked]
     if rollout:
         from backgammon.engine.rollout import RolloutSettings, rollout_plays
 
-        if cube is not None:
+        if match_id:
             raise InvalidInputError("--rollout with --match-id is not supported: rollouts here are cubeless money")
         settings = RolloutSettings(trials=rollout, truncate=truncate or None, seed=seed, workers=0)
         top = [r.play for r in ranked[:candidates]]
@@ -113,28 +108,35 @@ def hint(
             results = rollout_plays(position, (d1, d2), evaluator, settings, top, progress=advance)
         rows = [
             {
-                "move": str(r.play),
+                "play": str(r.play),
                 "position_id": r.play.position.position_id(),
                 "equity": r.result.equity,
                 "equity_ci95": r.result.equity_ci95,
                 "probabilities": list(r.result.probabilities),
                 "trials": r.result.trials,
+                "kind": "cubeless",
+                "label": f"cubeless rollout, {r.result.trials} trials",
             }
             for r in results
         ]
+    for row in rows:
+        row["move"] = row["play"]  # the older name of the field
     if as_json:
         doc = {"position_id": position.position_id(), "dice": [d1, d2], "plies": plies, "cubeful": cube is not None}
         print(json.dumps({**doc, "plays": rows}))
         return
     best = rows[0]["equity"]
-    header = f"{'#':>3} {'play':<24}{'equity':>9}{'diff':>8}  {'win':>6} {'w.g':>6} {'w.bg':>6} {'l.g':>6} {'l.bg':>6}"
+    header = (
+        f"{'#':>3} {'play':<24}{'equity':>9}{'diff':>8}  {'win':>6} {'w.g':>6} {'w.bg':>6} {'l.g':>6} {'l.bg':>6}"
+        "  depth and kind"
+    )
     print(header)
     for i, row in enumerate(rows, 1):
         w, wg, wb, lg, lb = row["probabilities"]
-        extra = f"  +-{row['equity_ci95']:.3f}" if "equity_ci95" in row else ""
+        extra = f" +-{row['equity_ci95']:.3f}" if "equity_ci95" in row else ""
         print(
-            f"{i:>3} {row['move'] or '(no legal move)':<24}{row['equity']:>+9.3f}{row['equity'] - best:>+8.3f}  "
-            f"{_pct(w)} {_pct(wg)} {_pct(wb)} {_pct(lg)} {_pct(lb)}{extra}"
+            f"{i:>3} {row['play'] or '(no legal move)':<24}{row['equity']:>+9.3f}{row['equity'] - best:>+8.3f}  "
+            f"{_pct(w)} {_pct(wg)} {_pct(wb)} {_pct(lg)} {_pct(lb)}  {row['label']}{extra}"
         )
 
 
@@ -147,8 +149,8 @@ def eval_cmd(
     as_json: bool = typer.Option(False, "--json", help="print JSON"),
 ) -> None:
     """Evaluate a position: probabilities, cubeless equity and (with a Match ID or XGID) the cube decision."""
-    from backgammon.engine.cube import cube_decision, cube_efficiency
-    from backgammon.engine.protocol import _evaluate, decision_json
+    from backgammon.engine.protocol import decision_json
+    from backgammon.engine.search import EvalContext, decide_cube
 
     position = Position.from_position_id(position_id) if position_id else None
     if position is None and not xgid:
@@ -159,8 +161,9 @@ def eval_cmd(
         raise InvalidInputError(f"the game is over in position {position.position_id()!r}")
     if plies not in (0, 1, 2):
         raise InvalidInputError(f"invalid plies {plies!r}: expected 0, 1 or 2")
-    probs = _evaluate(load_evaluator(), position, plies)
-    decision = cube_decision(probs, info, cube_efficiency(position))
+    analysed = decide_cube(position, EvalContext(load_evaluator(), plies, info))
+    decision, p = analysed.decision, analysed.probabilities
+    probs = (p.win, p.win_gammon, p.win_backgammon, p.lose_gammon, p.lose_backgammon)
     with_cube = bool(match_id or xgid or jacoby)
     if as_json:
         doc: dict[str, Any] = {
@@ -168,6 +171,8 @@ def eval_cmd(
             "probabilities": list(probs),
             "equity": decision.cubeless_equity,
             "cubeful_equity": decision.no_double,
+            "plies": analysed.plies,
+            "kind": analysed.kind,
         }
         if with_cube:
             doc["cube"] = decision_json(decision)
@@ -178,7 +183,10 @@ def eval_cmd(
         f"position {position.position_id()}  ({'money' if info.is_money else f'{info.away[0]}-away/{info.away[1]}-away'})"
     )
     print(f"win {_pct(w)}  win gammon {_pct(wg)}  win bg {_pct(wb)}  lose gammon {_pct(lg)}  lose bg {_pct(lb)}")
-    print(f"cubeless equity {decision.cubeless_equity:+.3f}   cubeful (no double) {decision.no_double:+.3f}")
+    print(
+        f"{plies}-ply cubeless equity {decision.cubeless_equity:+.3f}   "
+        f"{analysed.label} (no double) {decision.no_double:+.3f}"
+    )
     if with_cube:
         print(
             f"cube: {decision.action.value}  (no double {decision.no_double:+.3f}, double/take "

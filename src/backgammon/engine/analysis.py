@@ -5,16 +5,19 @@ Jellyfish ``.mat`` file by :mod:`backgammon.formats.mat`), or single
 :class:`backgammon.game.Game` objects. Each game is replayed from its start
 through its action log; before each action the engine judges the decision:
 
-* **plays** (``Move``): every legal play is ranked (:func:`levels.rank_plays`,
-  0-ply unless asked otherwise) by cubeful equity at the game's cube and
-  score (the opponent's best cube action after the play, from
-  :mod:`backgammon.engine.cube`; EMG in a match, so dead gammons count for
-  nothing), as gnubg does; the error is the best play's equity minus the
-  played one's. A play is *forced* when the roll leaves one distinct
-  resulting position.
+* **plays** (``Move``): every legal play is ranked
+  (:func:`backgammon.engine.search.rank_plays`, 0-ply unless asked
+  otherwise) by cubeful equity at the game's cube and score (the opponent's
+  best cube action after the play, from :mod:`backgammon.engine.cube`; EMG in
+  a match, so dead gammons count for nothing), as gnubg does; the error is the
+  best play's equity minus the played one's. A play is *forced* when the roll
+  leaves one distinct resulting position. A played move the filters dropped
+  before the full depth is evaluated at the full depth to be compared (as
+  gnubg does).
 * **cube decisions** of the side on roll when it may double (``Double``, or
-  ``Roll`` = no double): the error is the best of no double / double (with the
-  receiver's best answer) minus what the choice gives
+  ``Roll`` = no double), at the same depth
+  (:func:`backgammon.engine.search.decide_cube`): the error is the best of no
+  double / double (with the receiver's best answer) minus what the choice gives
   (:meth:`cube.CubeDecision.error`), in money equity per cube or EMG.
   A no-double is counted as a decision only when it was close: an error, or a
   double/no-double gap under :data:`CLOSE_CUBE` (gnubg likewise skips
@@ -35,9 +38,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from backgammon.engine.cube import CubeInfo, CubeOwner, cube_decision, cube_efficiency
-from backgammon.engine.levels import rank_plays
-from backgammon.engine.protocol import _evaluate
+from backgammon.engine.cube import CubeInfo, CubeOwner
+from backgammon.engine.search import CUBELESS, EvalContext, decide_cube, equity_label, evaluate_play, rank_plays
 from backgammon.errors import InvalidInputError
 from backgammon.position import Position
 
@@ -62,6 +64,13 @@ class Decision:
     error: float
     forced: bool = False
     luck: float | None = None
+    plies: int = 0  # the depth the equities were evaluated at
+    equity_kind: str = CUBELESS  # "cubeless", "cubeful money" or "cubeful match" (EMG)
+
+    @property
+    def equity_label(self) -> str:
+        """Depth and kind of the equities, as shown to users (``"1-ply cubeful match, EMG"``)."""
+        return equity_label(self.plies, self.equity_kind)
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,7 +137,7 @@ def _luck(position: Position, dice: tuple[int, int], evaluator: Any, plies: int,
     def best(d: tuple[int, int]) -> float:
         key = (position, min(d), max(d))
         if key not in cache:
-            cache[key] = rank_plays(position, d, evaluator, plies)[0].equity
+            cache[key] = rank_plays(position, d, EvalContext(evaluator, plies))[0].equity
         return cache[key]
 
     mean = sum(best((a, b)) for a in range(1, 7) for b in range(1, 7)) / 36
@@ -163,10 +172,13 @@ def analyze_game(
         if isinstance(action, Move) and g.phase is GamePhase.MOVE and g.dice is not None:
             position = g.position
             cube = _cube_info(g, action.player) if cubeful else None
-            ranked = rank_plays(position, g.dice, evaluator, plies, cube)
+            ranked = rank_plays(position, g.dice, EvalContext(evaluator, plies, cube))
             chosen = next((r for r in ranked if r.play == action.play), None)
             if chosen is None:
                 raise InvalidInputError(f"play {str(action.play)!r} is not legal in {position.position_id()!r}")
+            if chosen.plies != ranked[0].plies:  # dropped by the filters: judge it at the full depth
+                chosen = evaluate_play(chosen.play, EvalContext(evaluator, plies, cube))
+            best = ranked[0]
             out.append(
                 Decision(
                     game=game_number,
@@ -177,11 +189,13 @@ def analyze_game(
                     dice=g.dice,
                     chosen=str(action.play),
                     best=str(ranked[0].play),
-                    chosen_equity=chosen.score,
-                    best_equity=ranked[0].score,
-                    error=max(0.0, ranked[0].score - chosen.score),
+                    chosen_equity=chosen.equity,
+                    best_equity=best.equity,
+                    error=max(0.0, best.equity - chosen.equity),
                     forced=len(ranked) == 1,
                     luck=_luck(position, g.dice, evaluator, plies, cache) if luck else None,
+                    plies=chosen.plies,
+                    equity_kind=chosen.kind,
                 )
             )
         elif (
@@ -193,7 +207,8 @@ def analyze_game(
             position = g.position
             info = _cube_info(g, action.player)
             if info.may_double():
-                decision = cube_decision(_evaluate(evaluator, position), info, cube_efficiency(position))
+                analysed = decide_cube(position, EvalContext(evaluator, plies, info))
+                decision = analysed.decision
                 doubled = isinstance(action, Double)
                 error, _ = decision.error(doubled)
                 best_double = min(decision.double_take, decision.double_pass)
@@ -212,14 +227,17 @@ def analyze_game(
                             chosen_equity=best_double if doubled else decision.no_double,
                             best_equity=max(decision.no_double, best_double),
                             error=error,
+                            plies=analysed.plies,
+                            equity_kind=analysed.kind,
                         )
                     )
-                pending = decision if doubled else None
+                pending = analysed if doubled else None
         elif isinstance(action, (Take, Pass, Beaver)) and pending is not None:
             took = not isinstance(action, Pass)
-            _, receiver_error = pending.error(True, took)
-            got = pending.double_take if took else pending.double_pass
-            best = min(pending.double_take, pending.double_pass)
+            decision = pending.decision
+            _, receiver_error = decision.error(True, took)
+            got = decision.double_take if took else decision.double_pass
+            best_answer = min(decision.double_take, decision.double_pass)
             out.append(
                 Decision(
                     game=game_number,
@@ -229,10 +247,12 @@ def analyze_game(
                     position_id=g.position.position_id(),
                     dice=None,
                     chosen="take" if took else "pass",
-                    best="take" if pending.take else "pass",
+                    best="take" if decision.take else "pass",
                     chosen_equity=-got,
-                    best_equity=-best,
+                    best_equity=-best_answer,
                     error=receiver_error or 0.0,
+                    plies=pending.plies,
+                    equity_kind=pending.kind,
                 )
             )
             pending = None
@@ -338,6 +358,9 @@ def report_json(report: MatchReport) -> dict[str, Any]:
                 "best_equity": round(d.best_equity, 4),
                 "error": round(d.error, 4),
                 "forced": d.forced,
+                "plies": d.plies,
+                "equity_kind": d.equity_kind,
+                "equity_label": d.equity_label,
                 **({"luck": round(d.luck, 4)} if d.luck is not None else {}),
             }
             for d in report.decisions
@@ -347,7 +370,8 @@ def report_json(report: MatchReport) -> dict[str, Any]:
 
 def report_text(report: MatchReport, errors_only: bool = False, threshold: float = 0.02) -> str:
     """A report as text: the decisions (or only the errors) and the totals per player."""
-    lines = []
+    labels = sorted({d.equity_label for d in report.decisions})
+    lines = [f"equities: {'; '.join(labels)}"] if labels else []
     for d in report.decisions:
         if errors_only and d.error <= threshold:
             continue

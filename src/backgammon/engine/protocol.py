@@ -14,11 +14,9 @@ import random
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any
 
-import numpy as np
-
-from backgammon.engine.cube import CubeInfo, CubeOwner, clip_outputs, cube_decision, cube_efficiency
-from backgammon.engine.levels import STRONGEST, choose_play, get_level
-from backgammon.engine.rollout import position_to_board
+from backgammon.engine.cube import CubeInfo, CubeOwner
+from backgammon.engine.levels import STRONGEST, get_level, pick
+from backgammon.engine.search import EvalContext, RankedPlay, decide_cube, rank_plays
 from backgammon.errors import BackgammonError, InvalidInputError
 from backgammon.position import Position
 from backgammon.safejson import loads, shorten
@@ -80,17 +78,6 @@ def parse_xgid(text: str) -> tuple[Position, Any]:
     return xgid_module.Xgid.parse(text).to_gnubg()
 
 
-def _evaluate(evaluator: Any, position: Position, plies: int = 0) -> tuple[float, float, float, float, float]:
-    """The side on roll's 5 outputs at ``plies`` (0: the evaluator itself), clipped into a consistent order."""
-    if plies:
-        from backgammon.engine.search import evaluate_boards_ply
-
-        probs = np.asarray(evaluate_boards_ply(position_to_board(position)[None], evaluator, plies), dtype=float)[0]
-    else:
-        probs = np.asarray(evaluator.evaluate_boards(position_to_board(position)[None]), dtype=float)[0]
-    return clip_outputs(probs)
-
-
 def _dice(value: Any) -> tuple[int, int]:
     if (
         not isinstance(value, list | tuple)
@@ -101,7 +88,10 @@ def _dice(value: Any) -> tuple[int, int]:
     return int(value[0]), int(value[1])
 
 
-KNOWN_FIELDS = frozenset({"position_id", "dice", "level", "plies", "match_id", "xgid", "seed", "jacoby"})
+KNOWN_FIELDS = frozenset(
+    {"position_id", "dice", "level", "plies", "match_id", "xgid", "seed", "jacoby", "cubeless", "candidates"}
+)
+DEFAULT_CANDIDATES = 10  # candidates listed in a play answer unless the request says
 
 
 def error_answer(message: str) -> dict[str, Any]:
@@ -179,16 +169,51 @@ def _answer(request: dict[str, Any], evaluator: Any, rng: random.Random | None) 
     jacoby = request.get("jacoby", False)
     if not isinstance(jacoby, bool):
         raise InvalidInputError(f"invalid jacoby flag {shorten(jacoby)}: expected true or false")
+    cubeless = request.get("cubeless", False)
+    if not isinstance(cubeless, bool):
+        raise InvalidInputError(f"invalid cubeless flag {shorten(cubeless)}: expected true or false")
+    count = request.get("candidates", DEFAULT_CANDIDATES)
+    if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= 1000:
+        raise InvalidInputError(f"invalid candidates {shorten(count)}: expected an integer from 0 to 1000")
     info = (
         CubeInfo.money(jacoby=jacoby) if state is None else cube_info_from_match_state(state, state.dice_owner, jacoby)
     )
     if dice_value is not None:
         dice = _dice(dice_value)
-        # in a match, plays are ranked by match-winning chances (gammons worth what the score makes them)
-        play = choose_play(position, dice, level, rng, evaluator, info if state is not None else None)
-        return {"play": str(play), "position_id": play.position.position_id(), "plies": level.plies}
-    decision = cube_decision(_evaluate(evaluator, position, level.plies), info, cube_efficiency(position))
-    return {**decision_json(decision), "plies": level.plies}
+        # cubeful (money per cube, or EMG at the match score) unless asked for cubeless equities
+        ranked = rank_plays(position, dice, EvalContext(evaluator, level.plies, None if cubeless else info))
+        chosen = pick(ranked, level, rng)
+        return {
+            "play": str(chosen.play),
+            "position_id": chosen.play.position.position_id(),
+            "plies": chosen.plies,
+            "kind": chosen.kind,
+            "candidates": [candidate_json(r) for r in ranked[:count]],
+        }
+    analysed = decide_cube(position, EvalContext(evaluator, level.plies, info))
+    return {**decision_json(analysed.decision), "plies": analysed.plies, "kind": analysed.kind}
+
+
+def candidate_json(r: RankedPlay) -> dict[str, Any]:
+    """A ranked play as JSON (the numbers unrounded, so that every front end shows the same)."""
+    out: dict[str, Any] = {
+        "play": str(r.play),
+        "position_id": r.play.position.position_id(),
+        "equity": r.equity,
+        "plies": r.plies,
+        "kind": r.kind,
+        "cubeless": r.cubeless,
+        "probabilities": [
+            r.probabilities.win,
+            r.probabilities.win_gammon,
+            r.probabilities.win_backgammon,
+            r.probabilities.lose_gammon,
+            r.probabilities.lose_backgammon,
+        ],
+    }
+    if r.mwc is not None:
+        out["mwc"] = r.mwc
+    return out
 
 
 def decision_json(decision: Any) -> dict[str, Any]:
@@ -272,6 +297,7 @@ def serve(
 
 __all__ = [
     "answer",
+    "candidate_json",
     "cube_info_from_match_state",
     "decision_json",
     "parse_match_id",

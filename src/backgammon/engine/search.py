@@ -7,10 +7,17 @@
   the value, at (n-1)-ply, of the position after X's best play for that roll,
   the best play being chosen by 0-ply (as gnubg does).
 
-To rank the plays of a roll at n-ply, every play is first scored at 0-ply;
-each :class:`MoveFilter` then keeps the best few within an equity threshold,
-and the survivors are scored one ply deeper, until n. Plays dropped on the way
-keep their lower-ply score and rank below the survivors.
+To rank the plays of a roll at n-ply (:func:`rank_plays`, the one ranking
+that the CLI, the engine protocol, match analysis, the study board and the web
+player all use), every play is first scored at 0-ply; each
+:class:`MoveFilter` then keeps the best few within an equity threshold, and
+the survivors are scored one ply deeper, until n. Plays dropped on the way
+keep their lower-ply score and rank below the survivors, grouped by the depth
+they reached: plays evaluated at different depths are never compared. The
+number compared is cubeless money equity, or with a cube in the
+:class:`EvalContext` the cubeful equity after the play (money per cube, or
+EMG in a match); every :class:`RankedPlay` states its depth and kind.
+:func:`decide_cube` is the one home for cube decisions at a depth.
 
 >>> from backgammon import Position
 >>> from backgammon.engine.evaluator import NetEvaluator
@@ -20,13 +27,14 @@ keep their lower-ply score and rank below the survivors.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
 from backgammon.engine._movegen import MAX_PLAYS, OVER, new_workspace, phase, successors_py, successors_ws
+from backgammon.engine.cube import CubeDecision, CubeInfo, CubeOwner, clip_outputs, cube_decision, cube_efficiency
 from backgammon.engine.encoding import MAX_NONZERO
 from backgammon.engine.evaluator import (
     Evaluator,
@@ -39,20 +47,30 @@ from backgammon.engine.evaluator import (
     net_choose,
     net_evaluate_one,
 )
+from backgammon.engine.met import match_equity
 from backgammon.engine.network import flip_outputs
 from backgammon.errors import InvalidInputError
 from backgammon.moves import Play
 from backgammon.position import Position
 
 __all__ = [
+    "CUBEFUL_MATCH",
+    "CUBEFUL_MONEY",
+    "CUBELESS",
     "DEFAULT_FILTERS",
     "ROLLS",
+    "CubeAnalysis",
+    "EvalContext",
     "MoveFilter",
     "RankedPlay",
     "best_board",
     "best_play",
+    "decide_cube",
+    "equity_label",
     "evaluate_boards_ply",
+    "evaluate_play",
     "evaluate_ply",
+    "play_cubeful",
     "rank_boards",
     "rank_plays",
 ]
@@ -80,12 +98,97 @@ class MoveFilter:
 DEFAULT_FILTERS: tuple[MoveFilter, ...] = (MoveFilter(8, 0.16), MoveFilter(3, 0.04))
 
 
-class RankedPlay(NamedTuple):
-    """A play with its chances and cubeless equity, from the mover's view."""
+#: The kinds of equity a number can be (every number shown says which, and its depth).
+CUBELESS = "cubeless"
+CUBEFUL_MONEY = "cubeful money"
+CUBEFUL_MATCH = "cubeful match"
+
+
+def equity_label(plies: int, kind: str) -> str:
+    """How a number is labelled for users: ``"2-ply cubeful money"``, ``"1-ply cubeful match, EMG"``.
+
+    >>> equity_label(1, CUBEFUL_MATCH)
+    '1-ply cubeful match, EMG'
+    """
+    return f"{plies}-ply {kind}" + (", EMG" if kind == CUBEFUL_MATCH else "")
+
+
+@dataclass(frozen=True, slots=True)
+class EvalContext:
+    """What a ranking needs besides the position and dice.
+
+    ``evaluator``: the 0-ply evaluator. ``plies``: the search depth (0..4).
+    ``cube``: the mover's cube and score; ``None`` ranks by cubeless money
+    equity. ``move_filter``: one filter per ply of lookahead (a single filter
+    is used at every ply; default :data:`DEFAULT_FILTERS`, the last repeated).
+
+    Raises:
+        InvalidInputError: for a bad depth, cube or filter.
+    """
+
+    evaluator: Evaluator
+    plies: int = 0
+    cube: CubeInfo | None = None
+    move_filter: tuple[MoveFilter, ...] | MoveFilter | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.plies, int) or isinstance(self.plies, bool) or not 0 <= self.plies <= 4:
+            raise InvalidInputError(f"expected plies 0..4, got {self.plies!r}")
+        if self.cube is not None and not isinstance(self.cube, CubeInfo):
+            raise InvalidInputError(f"expected a CubeInfo or None for the cube, got {self.cube!r}")
+        _filters(self.move_filter)
+
+    @property
+    def kind(self) -> str:
+        """The kind of the play equities this context gives (:data:`CUBELESS`, ...)."""
+        if self.cube is None:
+            return CUBELESS
+        return CUBEFUL_MONEY if self.cube.is_money else CUBEFUL_MATCH
+
+
+@dataclass(frozen=True, slots=True)
+class RankedPlay:
+    """A candidate play, evaluated from the mover's side at ``plies``.
+
+    ``equity``: the number the ranking compares, of ``kind``: cubeless money
+    equity (no cube given), cubeful money equity in points per cube, or
+    cubeful match equity as EMG (``mwc`` then holds the match-winning
+    chance); for a cubeful kind the opponent, on roll after the play, takes
+    its best cube action. ``cubeless``: the cubeless money equity at the same
+    depth. ``probabilities``: the mover's five chances at ``plies``.
+    """
 
     play: Play
     probabilities: Probabilities
     equity: float
+    plies: int
+    kind: str
+    cubeless: float
+    mwc: float | None = None
+
+    @property
+    def label(self) -> str:
+        """Depth and kind of ``equity``, as shown to users (``"1-ply cubeful match, EMG"``)."""
+        return equity_label(self.plies, self.kind)
+
+
+@dataclass(frozen=True, slots=True)
+class CubeAnalysis:
+    """The cube decision of the side on roll, from its chances at ``plies``.
+
+    ``decision``'s equities are cubeful, of ``kind`` (money: points per cube;
+    match: EMG, with match-winning chances beside them).
+    """
+
+    decision: CubeDecision
+    probabilities: Probabilities
+    plies: int
+    kind: str
+
+    @property
+    def label(self) -> str:
+        """Depth and kind of the decision's equities (``"2-ply cubeful money"``)."""
+        return equity_label(self.plies, self.kind)
 
 
 @njit(cache=True, nogil=True)
@@ -188,41 +291,176 @@ def evaluate_ply(position: Position, evaluator: Evaluator, plies: int = 0) -> Pr
     return Probabilities.from_array(evaluate_boards_ply(board_of(position)[None], evaluator, plies)[0])
 
 
-def rank_plays(
-    position: Position,
-    die1: int,
-    die2: int,
-    evaluator: Evaluator,
-    plies: int = 0,
-    move_filter: tuple[MoveFilter, ...] | MoveFilter | None = None,
-) -> list[RankedPlay]:
-    """The legal plays of a roll, best first, each with chances and equity (the mover's view).
+def rank_plays(position: Position, dice: tuple[int, int], context: EvalContext) -> list[RankedPlay]:
+    """The legal plays of a roll, best first: the one ranking every caller uses.
 
-    ``move_filter`` gives one filter per ply of lookahead (a single filter is
-    used at every ply; default :data:`DEFAULT_FILTERS`, the last one repeated).
+    Like gnubg's move filters: every play is scored at 0-ply; before each ply
+    of lookahead the context's :class:`MoveFilter` keeps the best few (by the
+    context's number: cubeful when a cube is given), and all the survivors are
+    scored one ply deeper, up to ``context.plies``. The list starts with the
+    last stage's survivors, ranked among themselves at the full depth; below
+    them come the plays dropped at each earlier stage, deepest stage first,
+    each group ranked at the depth it reached. Plays evaluated at different
+    depths are never compared; each entry states its depth and kind.
 
     Raises:
-        InvalidInputError: if a die is not 1..6, ``plies`` is not 0..4, or the
-            position is already over.
+        InvalidInputError: if the dice are not two numbers 1..6 or the game is over.
     """
-    if not isinstance(plies, int) or not 0 <= plies <= 4:
-        raise InvalidInputError(f"expected plies 0..4, got {plies!r}")
+    if (
+        not isinstance(dice, tuple | list)
+        or len(dice) != 2
+        or not all(isinstance(d, int) and not isinstance(d, bool) and 1 <= d <= 6 for d in dice)
+    ):
+        raise InvalidInputError(f"invalid dice {dice!r}: expected two numbers from 1 to 6")
     if position.is_game_over():
         raise InvalidInputError(f"the game is over in {position!r}: there is no play to choose")
-    plays = position.legal_plays(die1, die2)
+    plays = position.legal_plays(dice[0], dice[1])
     boards = np.stack([board_of(p.position) for p in plays])
-    order, vals, _ = rank_boards(boards, evaluator, plies, move_filter)
-    eq = equities(vals)
-    return [RankedPlay(plays[j], Probabilities.from_array(vals[j]), float(eq[j])) for j in order]
+    cube = context.cube
+    mwc = np.full(len(plays), np.nan)
+
+    def score(idx: np.ndarray, vals: np.ndarray) -> np.ndarray:
+        if cube is None:
+            return equities(vals)
+        out = np.empty(len(idx))
+        for k, i in enumerate(idx):
+            out[k], m = play_cubeful(plays[i].position, vals[k], cube)
+            mwc[i] = np.nan if m is None else m
+        return out
+
+    order, vals, depth, scores = _rank(boards, context.evaluator, context.plies, _filters(context.move_filter), score)
+    cubeless = equities(vals)
+    kind = context.kind
+    return [
+        RankedPlay(
+            plays[j],
+            Probabilities.from_array(vals[j]),
+            float(scores[j]),
+            int(depth[j]),
+            kind,
+            float(cubeless[j]),
+            None if np.isnan(mwc[j]) else float(mwc[j]),
+        )
+        for j in order
+    ]
+
+
+def evaluate_play(play: Play, context: EvalContext) -> RankedPlay:
+    """One play evaluated directly at the context's full depth and cube (no filter): how a
+    play the filters dropped is compared with the top of :func:`rank_plays` (as gnubg
+    evaluates a played move that is not among its survivors)."""
+    vals = flip_array(evaluate_boards_ply(board_of(play.position)[None], context.evaluator, context.plies))[0]
+    if context.cube is None:
+        equity, mwc = float(equities(vals[None])[0]), None
+    else:
+        equity, mwc = play_cubeful(play.position, vals, context.cube)
+    cubeless = float(equities(vals[None])[0])
+    return RankedPlay(play, Probabilities.from_array(vals), equity, context.plies, context.kind, cubeless, mwc)
+
+
+def play_cubeful(after: Position, mover: np.ndarray | tuple[float, ...], cube: CubeInfo) -> tuple[float, float | None]:
+    """The mover's cubeful equity after a play, and its match-winning chance (``None`` for money).
+
+    ``after``: the position after the play (the opponent on roll); ``mover``:
+    the mover's five chances there. The opponent takes its best cube action
+    (:func:`backgammon.engine.cube.cube_decision`). Money: points per cube;
+    match: EMG for the mover's cube value.
+    """
+    w, wg, wb, lg, lb = (float(v) for v in mover)
+    if after.is_game_over():  # the mover has just won
+        if cube.is_money:
+            return (1.0 if cube.jacoby and cube.owner is CubeOwner.CENTRED else 2 * w - 1 + wg - lg + wb - lb), None
+        points = 3 if wb >= 1.0 else 2 if wg >= 1.0 else 1
+        mwc = _match_value(cube, points * cube.value)
+        return _emg(cube, mwc), mwc
+    decision = cube_decision(clip_outputs((1.0 - w, lg, lb, wg, wb)), cube.flip(), cube_efficiency(after))
+    if cube.is_money:
+        return -decision.best_equity, None
+    their_mwc = decision.best_mwc
+    assert their_mwc is not None
+    mwc = 1.0 - their_mwc
+    return _emg(cube, mwc), mwc
+
+
+def _match_value(cube: CubeInfo, points: int) -> float:
+    """The mover's match-winning chance after winning ``points`` now."""
+    assert cube.away is not None
+    a, b = cube.away
+    return match_equity(a - points, b, cube.crawford or cube.post_crawford)
+
+
+def _emg(cube: CubeInfo, mwc: float) -> float:
+    """A match-winning chance as EMG for the mover (losing the cube value: -1, winning it: +1)."""
+    assert cube.away is not None
+    a, b = cube.away
+    post = cube.crawford or cube.post_crawford
+    lo, hi = match_equity(a, b - cube.value, post), match_equity(a - cube.value, b, post)
+    return 2 * (mwc - lo) / (hi - lo) - 1 if hi > lo else 0.0
+
+
+def decide_cube(position: Position, context: EvalContext) -> CubeAnalysis:
+    """The cube decision of the side on roll at the context's depth and cube (the one home for it).
+
+    The side's chances are evaluated at ``context.plies`` (clipped into a
+    consistent order) and judged by :func:`backgammon.engine.cube.cube_decision`
+    with the position's cube efficiency. Without a cube in the context: money,
+    centred cube.
+
+    Raises:
+        InvalidInputError: if the game is over.
+    """
+    if position.is_game_over():
+        raise InvalidInputError(f"the game is over in {position!r}: there is no cube decision")
+    cube = context.cube if context.cube is not None else CubeInfo.money()
+    probs = clip_outputs(evaluate_boards_ply(board_of(position)[None], context.evaluator, context.plies)[0])
+    decision = cube_decision(probs, cube, cube_efficiency(position))
+    kind = CUBEFUL_MONEY if cube.is_money else CUBEFUL_MATCH
+    return CubeAnalysis(decision, Probabilities.from_array(probs), context.plies, kind)
 
 
 def _filters(move_filter: tuple[MoveFilter, ...] | MoveFilter | None) -> tuple[MoveFilter, ...]:
     if isinstance(move_filter, MoveFilter):
         return (move_filter,)
-    filters = DEFAULT_FILTERS if move_filter is None else tuple(move_filter)
+    try:
+        filters = DEFAULT_FILTERS if move_filter is None else tuple(move_filter)
+    except TypeError:
+        filters = ()
     if not filters or not all(isinstance(f, MoveFilter) for f in filters):
         raise InvalidInputError(f"expected one or more MoveFilter, got {move_filter!r}")
     return filters
+
+
+def _rank(
+    boards: np.ndarray,
+    evaluator: Evaluator,
+    plies: int,
+    filters: tuple[MoveFilter, ...],
+    score: Callable[[np.ndarray, np.ndarray], np.ndarray],
+) -> tuple[list[int], np.ndarray, np.ndarray, np.ndarray]:
+    """The filtered search shared by :func:`rank_plays` and :func:`rank_boards`.
+
+    ``score(indices, mover_values)`` gives the number compared for those
+    candidates at the depth of ``mover_values``. Returns ``(order, values,
+    depth, scores)``: order deepest first, each depth group best first
+    (stable on ties); values, depth and score of each candidate at the depth
+    it reached.
+    """
+    vals = flip_array(evaluator.evaluate_boards(boards))  # the mover's view
+    n = len(boards)
+    depth = np.zeros(n, dtype=np.int64)
+    alive = np.arange(n)
+    scores = np.asarray(score(alive, vals), dtype=float).copy()
+    for ply in range(1, plies + 1):
+        f = filters[min(ply - 1, len(filters) - 1)]
+        s = scores[alive]  # every survivor was scored at ply - 1
+        order = np.argsort(-s, kind="stable")
+        best = s[order[0]]
+        alive = np.array([alive[j] for j in order[: f.keep] if s[j] >= best - f.threshold], dtype=np.int64)
+        vals[alive] = flip_array(evaluate_boards_ply(boards[alive], evaluator, ply))
+        depth[alive] = ply
+        scores[alive] = score(alive, vals[alive])
+    order_all: list[int] = np.lexsort((-scores, -depth)).tolist()  # deepest first, then best
+    return order_all, vals, depth, scores
 
 
 def rank_boards(
@@ -231,7 +469,8 @@ def rank_boards(
     plies: int = 0,
     move_filter: tuple[MoveFilter, ...] | MoveFilter | None = None,
 ) -> tuple[list[int], np.ndarray, np.ndarray]:
-    """Rank candidate results (raw boards, opponent on roll) for the mover.
+    """Rank candidate results (raw boards, opponent on roll) for the mover, cubeless (fast path of
+    :func:`rank_plays`, same filters and order).
 
     Returns ``(order, values, depth)``: indices best first, the mover's
     outputs ``(n, 5)`` and the ply each candidate was scored at.
@@ -239,20 +478,9 @@ def rank_boards(
     Raises:
         InvalidInputError: for a bad filter or ``plies``.
     """
-    filters = _filters(move_filter)
-    vals = flip_array(evaluator.evaluate_boards(boards))  # the mover's view
-    depth = np.zeros(len(boards), dtype=np.int64)
-    alive = np.arange(len(boards))
-    for ply in range(1, plies + 1):
-        f = filters[min(ply - 1, len(filters) - 1)]
-        eq = equities(vals[alive])
-        order = np.argsort(-eq, kind="stable")
-        best = eq[order[0]]
-        alive = np.array([alive[j] for j in order[: f.keep] if eq[j] >= best - f.threshold], dtype=np.int64)
-        vals[alive] = flip_array(evaluate_boards_ply(boards[alive], evaluator, ply))
-        depth[alive] = ply
-    eq = equities(vals)
-    order: list[int] = np.lexsort((-eq, -depth)).tolist()  # deepest first, then best; stable on ties
+    if not isinstance(plies, int) or not 0 <= plies <= 4:
+        raise InvalidInputError(f"expected plies 0..4, got {plies!r}")
+    order, vals, depth, _ = _rank(boards, evaluator, plies, _filters(move_filter), lambda _i, v: equities(v))
     return order, vals, depth
 
 
@@ -285,4 +513,4 @@ def best_play(
     Raises:
         InvalidInputError: as :func:`rank_plays`.
     """
-    return rank_plays(position, die1, die2, evaluator, plies, move_filter)[0].play
+    return rank_plays(position, (die1, die2), EvalContext(evaluator, plies, None, move_filter))[0].play

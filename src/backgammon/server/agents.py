@@ -158,6 +158,9 @@ class EngineAgent(GreedyAgent):
             post_crawford=bool(cube.get("post_crawford")),
         )
 
+    def _cube_or_none(self, cube: dict | None) -> Any:
+        return None if cube is None else self._cube_info(cube)
+
     def _decision(self, position: Position, cube: dict) -> Any:
         from backgammon.engine.cube import cube_decision
 
@@ -173,10 +176,14 @@ class EngineAgent(GreedyAgent):
             self._levels = None  # a broken engine must not stop the game
             return fallback()
 
-    def choose_play(self, position: Position, dice: tuple[int, int]) -> Play:
+    def choose_play(self, position: Position, dice: tuple[int, int], cube: dict | None = None) -> Play:
+        """The level's play; with ``cube`` (the :class:`Agent` cube dict) ranked by cubeful equity at
+        that cube and score, else by cubeless equity."""
         return self._guard(
             lambda: GreedyAgent.choose_play(self, position, dice),
-            lambda: self._levels.choose_play(position, dice, self.level, self._rng, self._evaluator()),
+            lambda: self._levels.choose_play(
+                position, dice, self.level, self._rng, self._evaluator(), self._cube_or_none(cube)
+            ),
         )
 
     def wants_to_double(self, position: Position, cube: dict) -> bool:
@@ -204,10 +211,11 @@ class EngineAgent(GreedyAgent):
             lambda: float(self._evaluator().evaluate(position).equity()) < -0.05,
         )
 
-    def ranked(
-        self, position: Position, dice: tuple[int, int], limit: int = 8
-    ) -> list[tuple[Play, float, float, float]]:
-        """The engine's ranked plays (1-ply), best first: ``(play, equity, win, gammon)``.
+    def ranked_plays(
+        self, position: Position, dice: tuple[int, int], cube: dict | None = None, plies: int = 1
+    ) -> list[Any]:
+        """The engine's ranking (:func:`backgammon.engine.search.rank_plays`), best first: each entry
+        has its play, equity, depth and kind (``label``); cubeful with ``cube``, else cubeless.
 
         Raises:
             EngineError: when the engine is not available.
@@ -216,8 +224,23 @@ class EngineAgent(GreedyAgent):
             from backgammon.errors import EngineError
 
             raise EngineError("the engine is not available")
-        ranked = self._levels.rank_plays(position, dice, self._evaluator(), plies=1)
-        return [(r.play, float(r.equity), float(r.probabilities[0]), float(r.probabilities[1])) for r in ranked[:limit]]
+        from backgammon.engine.search import EvalContext, rank_plays
+
+        return rank_plays(position, dice, EvalContext(self._evaluator(), plies, self._cube_or_none(cube)))
+
+    def ranked(
+        self, position: Position, dice: tuple[int, int], limit: int = 8, cube: dict | None = None
+    ) -> list[tuple[Play, float, float, float]]:
+        """The engine's ranked plays (1-ply; cubeful with ``cube``), best first: ``(play, equity, win,
+        gammon)`` (:meth:`ranked_plays` has each one's depth and kind).
+
+        Raises:
+            EngineError: when the engine is not available.
+        """
+        return [
+            (r.play, float(r.equity), float(r.probabilities.win), float(r.probabilities.win_gammon))
+            for r in self.ranked_plays(position, dice, cube)[:limit]
+        ]
 
 
 def warm_up() -> bool:

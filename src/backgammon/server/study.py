@@ -24,6 +24,7 @@ from backgammon.errors import EngineError, IllegalActionError, InvalidInputError
 from backgammon.formats.match_id import MatchState, format_gnubg_id, parse_gnubg_id
 from backgammon.formats.xgid import Xgid
 from backgammon.grading import grade
+from backgammon.moves import find_play
 from backgammon.position import Position
 from backgammon.server import protocol
 from backgammon.server.protocol import shown
@@ -216,6 +217,8 @@ def _plies(value: object) -> int:
 
 
 def _probs(p: Any) -> dict[str, float]:
+    if hasattr(p, "win_gammon"):  # the engine's Probabilities
+        p = (p.win, p.win_gammon, p.win_backgammon, p.lose_gammon, p.lose_backgammon)
     win, wg, wbg, lg, lbg = (float(x) for x in p)
     return {
         "win": round(win, 4),
@@ -226,48 +229,57 @@ def _probs(p: Any) -> dict[str, float]:
     }
 
 
+def context(setup: Setup, plies: int) -> Any:
+    """The engine's evaluation context for a setup: its cube and score, at ``plies``."""
+    from backgammon.engine.search import EvalContext
+
+    return EvalContext(evaluator(), plies, setup.cube_info())
+
+
 def ranked_plays(setup: Setup, plies: int) -> list[Any]:
-    """The engine's plays for the setup's roll, best first (cubeful when there is a cube).
+    """The engine's plays for the setup's roll, best first, cubeful at the setup's cube and score
+    (:func:`backgammon.engine.search.rank_plays`, the ranking every front end uses).
 
     Raises:
         InvalidInputError: when the setup has no dice.
     """
-    from backgammon.engine.levels import rank_plays
+    from backgammon.engine.search import rank_plays
 
     if setup.dice is None:
         raise InvalidInputError("no dice: set the dice to rank the plays")
-    return rank_plays(setup.position, setup.dice, evaluator(), plies, setup.cube_info())
-
-
-def _score(r: Any) -> float:
-    return float(r.score)
+    return rank_plays(setup.position, setup.dice, context(setup, plies))
 
 
 def analyze(setup: Setup, plies: int, limit: int = 20) -> dict[str, Any]:
-    """Ranked plays (if dice are set) and the cube decision (if not) for a setup."""
-    from backgammon.engine.cube import cube_decision, cube_efficiency
-    from backgammon.engine.search import evaluate_ply
+    """Ranked plays (if dice are set) and the cube decision for a setup, each number with the
+    depth (``plies``) and kind of equity it is (``label``, e.g. "1-ply cubeful match, EMG")."""
+    from backgammon.engine.search import decide_cube
 
     out: dict[str, Any] = {"depth": plies, "setup": setup_to_wire(setup), "plays": None, "cube": None}
     if setup.dice is not None:
         ranked = ranked_plays(setup, plies)
-        best = _score(ranked[0])
+        best = ranked[0].equity
         out["plays"] = [
             {
                 "rank": i + 1,
                 "play": str(r.play),
-                "equity": round(_score(r), 4),
-                "cubeless": round(float(r.equity), 4),
-                "loss": round(best - _score(r), 4),
+                "equity": round(r.equity, 4),
+                "cubeless": round(r.cubeless, 4),
+                # a loss only against plays of the same depth (the deepest ones are first)
+                "loss": round(best - r.equity, 4) if r.plies == ranked[0].plies else None,
+                "plies": r.plies,
+                "kind": r.kind,
+                "label": r.label,
+                **({"mwc": round(r.mwc, 4)} if r.mwc is not None else {}),
                 **_probs(r.probabilities),
             }
             for i, r in enumerate(ranked[:limit])
         ]
         out["count"] = len(ranked)
-    probs = evaluate_ply(setup.position, evaluator(), plies)
-    values = (probs.win, probs.win_gammon, probs.win_backgammon, probs.lose_gammon, probs.lose_backgammon)
-    info = setup.cube_info()
-    decision = cube_decision(values, info, cube_efficiency(setup.position))
+        out["kind"] = ranked[0].kind
+        out["label"] = ranked[0].label
+    analysed = decide_cube(setup.position, context(setup, plies))
+    decision = analysed.decision
     out["cube"] = {
         "action": decision.action.value,
         "may_double": decision.may_double,
@@ -276,38 +288,131 @@ def analyze(setup: Setup, plies: int, limit: int = 20) -> dict[str, Any]:
         "double_take": round(decision.double_take, 4),
         "double_pass": round(decision.double_pass, 4),
         "cubeless": round(decision.cubeless_equity, 4),
-        **_probs(values),
+        "plies": analysed.plies,
+        "kind": analysed.kind,
+        "label": analysed.label,
+        **_probs(analysed.probabilities),
     }
     return out
 
 
-def tactical_check(setup: Setup, text: object, plies: int) -> dict[str, Any]:
-    """Grade the user's chosen play against the engine's best.
+def _clicked_steps(value: object) -> list[tuple[int, int]]:
+    if not isinstance(value, list) or len(value) > 4:
+        raise InvalidInputError(f"invalid steps {shown(value)}: expected a list of up to 4 [from, to] pairs")
+    out = []
+    for item in value:
+        if not isinstance(item, list) or len(item) < 2:
+            raise InvalidInputError(f"invalid step {shown(item)}: expected [from, to] with points 0..25")
+        out.append((_int(item[0], "step start", 0, 25), _int(item[1], "step end", 0, 25)))
+    return out
+
+
+def _chunks(seq: Any, clicked: list[tuple[int, int]]) -> int | None:
+    """How many die steps of a legal step sequence the clicked steps cover (each click may move one
+    checker by several dice), or None when the sequence does not start with them."""
+    i = 0
+    for start, end in clicked:
+        at = start
+        while True:
+            if i >= len(seq) or seq[i].source != at:
+                return None
+            at = seq[i].destination
+            i += 1
+            if at == end:
+                break
+    return i
+
+
+def _clicked(setup: Setup, steps: object) -> Any:
+    """The play the clicked steps make (found by :func:`backgammon.moves.find_play`), or None
+    while some legal play starts with them but they are not a whole one yet.
+
+    Raises:
+        InvalidInputError: without dice, or for malformed steps.
+        IllegalPlayError: when no legal play starts with these steps (the message says which).
+    """
+    from backgammon.errors import IllegalPlayError
+    from backgammon.moves import all_step_sequences
+
+    if setup.dice is None:
+        raise InvalidInputError("no dice: set the dice before moving checkers")
+    clicked = _clicked_steps(steps)
+    d1, d2 = setup.dice
+    plays = setup.position.legal_plays(d1, d2)
+    partial = False
+    for seq, _after in all_step_sequences(setup.position, d1, d2, plays):
+        used = _chunks(seq, clicked)
+        if used == len(seq):
+            return find_play(setup.position, d1, d2, [(st.source, st.destination) for st in seq], plays)
+        partial = partial or used is not None
+    if partial or not clicked:
+        return None
+    text = " ".join(f"{'bar' if a == 25 else a}/{'off' if b == 0 else b}" for a, b in clicked)
+    raise IllegalPlayError(f"illegal move {text!r} for {d1}-{d2}: no legal play starts with it")
+
+
+def clicked_move(setup: Setup, steps: object) -> dict[str, Any]:
+    """Check checkers moved by clicking on the analysis board, step by step.
+
+    Returns ``{"complete": bool, "play": text or None}``: whether the steps make a whole legal
+    play, and which.
+
+    Raises:
+        InvalidInputError: without dice, or for malformed steps.
+        IllegalPlayError: when no legal play starts with these steps.
+    """
+    play = _clicked(setup, steps)
+    return {"complete": play is not None, "play": None if play is None else str(play)}
+
+
+def clicked_play(setup: Setup, steps: object) -> Any:
+    """The legal play a complete clicked path means.
+
+    Raises:
+        IllegalPlayError: when the steps are not a whole legal play.
+    """
+    from backgammon.errors import IllegalPlayError
+
+    play = _clicked(setup, steps)
+    if play is None:
+        raise IllegalPlayError("incomplete move: play the rest of the roll")
+    return play
+
+
+def tactical_check(setup: Setup, text: object, plies: int, steps: object = None) -> dict[str, Any]:
+    """Grade the user's chosen play (move text, or a clicked path of ``[from, to]`` steps) against
+    the engine's best, both at the full depth.
 
     Raises:
         InvalidInputError / IllegalPlayError / AmbiguousPlayError: for a play that cannot be read.
     """
-    from backgammon.notation import parse_play
+    from backgammon.engine.search import evaluate_play
 
-    if not isinstance(text, str) or len(text) > 80:
+    if steps is None and (not isinstance(text, str) or len(text) > 80):
         raise InvalidInputError(f"invalid play {shown(text)}: expected move notation such as '24/18 13/11'")
     if setup.dice is None:
         raise InvalidInputError("no dice: set the dice before choosing a play")
-    play = parse_play(setup.position, setup.dice[0], setup.dice[1], text)
+    play = clicked_play(setup, steps) if steps is not None else find_play(setup.position, *setup.dice, text)
     ranked = ranked_plays(setup, plies)
     index = next(i for i, r in enumerate(ranked) if r.play == play)
-    loss = max(0.0, _score(ranked[0]) - _score(ranked[index]))
+    mine = ranked[index]
+    if mine.plies != ranked[0].plies:  # dropped by the filters: evaluate it at the full depth to compare
+        mine = evaluate_play(play, context(setup, plies))
+    loss = max(0.0, ranked[0].equity - mine.equity)
     g = grade(loss)
     return {
         "play": str(play),
         "best": str(ranked[0].play),
         "rank": index + 1,
         "count": len(ranked),
-        "equity": round(_score(ranked[index]), 4),
-        "best_equity": round(_score(ranked[0]), 4),
+        "equity": round(mine.equity, 4),
+        "best_equity": round(ranked[0].equity, 4),
         "loss": round(loss, 4),
-        "grade": g.value,
+        "plies": ranked[0].plies,
+        "kind": ranked[0].kind,
         "label": {lang: g.label(lang) for lang in LANGS},
+        "equity_label": ranked[0].label,
+        "grade": g.value,
         "mark": g.mark,
     }
 
@@ -615,7 +720,12 @@ def make_router(state: dict[str, Any], read_body: Any) -> APIRouter:
     async def check_ep(request: Request) -> dict[str, Any]:
         doc = await read_body(request)
         setup, plies = parse_setup(doc.get("setup")), _plies(doc.get("depth"))
-        return await asyncio.to_thread(tactical_check, setup, doc.get("play"), plies)
+        return await asyncio.to_thread(tactical_check, setup, doc.get("play"), plies, doc.get("steps"))
+
+    @router.post("/api/study/move")
+    async def move_ep(request: Request) -> dict[str, Any]:
+        doc = await read_body(request)
+        return await asyncio.to_thread(clicked_move, parse_setup(doc.get("setup")), doc.get("steps"))
 
     @router.post("/api/study/rollouts")
     async def start_rollout(request: Request) -> dict[str, Any]:

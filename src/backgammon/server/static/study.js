@@ -108,6 +108,7 @@ function arrows(svg, text, cls, offset) {
 
 // A play built by clicking: the starting boards, the steps and the boards now.
 function newPlay(mine, theirs) { return { mine: mine.slice(), theirs: theirs.slice(), steps: [], selected: null }; }
+function copyPlay(play) { return { mine: play.mine.slice(), theirs: play.theirs.slice(), steps: play.steps.map((st) => st.slice()), selected: null }; }
 function playText(play) { return play.steps.map((st) => `${st[0] === 25 ? "bar" : st[0]}/${st[1] === 0 ? "off" : st[1]}${st[2] ? "*" : ""}`).join(" "); }
 function playClick(play, p) {
   if (p === null) return;
@@ -152,8 +153,10 @@ function go(path) { history.pushState({}, "", path); route(); }
 const INITIAL = [0, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0];
 const A = {
   setup: { mine: INITIAL.slice(), theirs: INITIAL.slice(), dice: null, cube: 1, owner: "centre", match_length: 0, score: [0, 0], crawford: false, jacoby: false },
-  play: null, started: false, job: null, timer: null, seq: 0,
+  play: null, confirmed: null, started: false, job: null, timer: null, seq: 0, clickSeq: 0,
 };
+// A fresh clicked play from the setup (the server has confirmed its empty path, of course).
+function freshPlay() { A.play = newPlay(A.setup.mine, A.setup.theirs); A.confirmed = copyPlay(A.play); A.clickSeq++; }
 
 function fillSelects() {
   for (const id of ["#die1", "#die2"]) $(id).replaceChildren(h("option", { value: "" }, "–"), ...[1, 2, 3, 4, 5, 6].map((d) => h("option", {}, d)));
@@ -190,7 +193,7 @@ function drawAnalysis() {
   $("#pips").textContent = `${model.pips.me} (${s("on_roll")}) – ${model.pips.them} (${s("opponent")})`;
 }
 function resetResults() {
-  A.play = newPlay(A.setup.mine, A.setup.theirs);
+  freshPlay();
   $("#play-text").value = "";
   $("#check-result").hidden = true;
   $("#analysis").hidden = true;
@@ -236,9 +239,11 @@ function editClick(p) {
   const mode = $("#click-mode").value;
   if (mode === "play") {
     if (!A.setup.dice) { $("#analysis-error").textContent = s("err_no_dice"); return; }
+    const steps = A.play.steps.length;
     playClick(A.play, p);
     $("#play-text").value = playText(A.play);
     drawAnalysis();
+    if (A.play.steps.length > steps) checkClicked();
     return;
   }
   if (p === null || p === 0) return;
@@ -255,14 +260,36 @@ function editClick(p) {
   else if (st.theirs[ti] > 0) st.theirs[ti]--;
   changed();
 }
+// The server checks every clicked step (through the one "legal play the user means" function):
+// a step no legal play starts with is refused with its message, and the board goes back to the
+// last confirmed steps, so it never shows a position the roll cannot make.
+async function checkClicked() {
+  const seq = ++A.clickSeq, sent = copyPlay(A.play);
+  try {
+    const r = await api("POST", "/api/study/move", { setup: A.setup, steps: sent.steps.map((st) => [st[0], st[1]]) });
+    if (seq !== A.clickSeq) return;
+    A.confirmed = sent;
+    $("#analysis-error").textContent = "";
+    if (r.complete) $("#play-text").value = r.play;
+  } catch (e) {
+    if (seq !== A.clickSeq) return;
+    A.play = copyPlay(A.confirmed);
+    $("#play-text").value = playText(A.play);
+    $("#analysis-error").textContent = e.message;
+    drawAnalysis();
+  }
+}
 function renderAnalysis(doc, mine) {
-  const rows = (doc.plays || []).map((p) => row([p.rank, p.play || "—", fmt(p.equity), p.loss ? fmt(-p.loss) : "", pct(p.win), pct(p.win_gammon), pct(p.lose_gammon)], { class: p.play === mine ? "mine" : "" }));
+  // every equity states its depth and kind ("1-ply cubeful match, EMG"); a loss is shown only
+  // against plays of the same depth (plays the filters dropped early come last, at their depth)
+  const rows = (doc.plays || []).map((p) => row([p.rank, p.play || "—", fmt(p.equity), p.loss ? fmt(-p.loss) : "", p.label, pct(p.win), pct(p.win_gammon), pct(p.lose_gammon)], { class: [p.play === mine ? "mine" : "", p.plies !== doc.plays[0].plies ? "shallow" : ""].join(" ").trim() }));
   $("#plays").replaceChildren(...(doc.plays
-    ? [headRow(["#", "play", "equity", "loss", "win", "gammon", "lose_gammon"]), ...rows]
+    ? [headRow(["#", "play", "equity", "loss", "depth_kind", "win", "gammon", "lose_gammon"]), ...rows]
     : [row([s("err_no_dice")])]));
   const c = doc.cube;
   const act = { "no double": "act_no_double", "double, take": "act_double_take", "double, pass": "act_double_pass", "too good to double, take": "act_too_good_take", "too good to double, pass": "act_too_good_pass" };
   $("#cubetable").replaceChildren(
+    row([s("depth_kind"), c.label]),
     row([s("no_double"), fmt(c.no_double)]), row([s("double_take"), fmt(c.double_take)]), row([s("double_pass"), fmt(c.double_pass)]),
     h("tr", {}, h("td", {}, s("action")), h("td", { class: "cube-action" }, s(act[c.action] || c.action))),
     row([`${s("win")} / ${s("gammon")}`, `${pct(c.win)} / ${pct(c.win_gammon)}`]));
@@ -285,7 +312,7 @@ async function checkPlay() {
     box.className = `verdict grade-${r.grade}`;
     box.replaceChildren(h("b", { class: "grade" }, `${s("grade")}: ${r.label[language()] || r.grade} ${r.mark}`), h("br"),
       s("your_choice", { play: r.play || "—", rank: r.rank, count: r.count }), h("br"),
-      s("equity_loss", { best: r.best || "—", loss: r.loss.toFixed(3) }));
+      s("equity_loss", { best: r.best || "—", loss: r.loss.toFixed(3) }), ` (${r.equity_label})`);
     box.hidden = false;
     await runAnalysis(r.play);
   } catch (e) { $("#analysis-error").textContent = e.message; }
@@ -331,7 +358,7 @@ function startAnalysis() {
   for (const id of ["#die1", "#die2", "#cube", "#owner", "#match-length", "#score-me", "#score-them", "#crawford", "#jacoby"]) {
     $(id).addEventListener("change", () => { formToSetup(); changed(); });
   }
-  $("#click-mode").addEventListener("change", () => { A.play = newPlay(A.setup.mine, A.setup.theirs); $("#play-text").value = ""; drawAnalysis(); });
+  $("#click-mode").addEventListener("change", () => { freshPlay(); $("#play-text").value = ""; drawAnalysis(); });
   $("#board").addEventListener("click", (e) => editClick(pointAt($("#board"), e.clientX, e.clientY, ORIENT)));
   $("#btn-initial").onclick = () => { A.setup.mine = INITIAL.slice(); A.setup.theirs = INITIAL.slice(); changed(); };
   $("#btn-clear").onclick = () => { A.setup.mine = Array(25).fill(0); A.setup.theirs = Array(25).fill(0); changed(); };
@@ -343,7 +370,7 @@ function startAnalysis() {
     setupToForm(st);
     changed();
   };
-  $("#btn-reset-play").onclick = () => { A.play = newPlay(A.setup.mine, A.setup.theirs); $("#play-text").value = ""; drawAnalysis(); };
+  $("#btn-reset-play").onclick = () => { freshPlay(); $("#play-text").value = ""; drawAnalysis(); };
   $("#check-form").addEventListener("submit", (e) => { e.preventDefault(); checkPlay(); });
   $("#btn-analyze").onclick = () => runAnalysis(null);
   $("#btn-rollout").onclick = startRollout;
