@@ -40,11 +40,11 @@ def _free_port() -> int:
 class Server:
     """One ``backgammon serve`` process on the shared database."""
 
-    def __init__(self, tmp: Path, name: str) -> None:
+    def __init__(self, tmp: Path, name: str, workers: int = 1) -> None:
         self.port = _free_port()
         self.log = tmp / f"{name}.log"
         cmd = [BACKGAMMON, "serve", "--port", str(self.port), "--database-url", URL, "--dice-seed", "7"]
-        cmd += ["--bot-delay", "0", "--data-dir", str(tmp / name)]
+        cmd += ["--bot-delay", "0", "--data-dir", str(tmp / name), "--workers", str(workers)]
         with open(self.log, "wb") as out:
             self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + 120
@@ -249,3 +249,34 @@ def test_kill_9_of_the_owner_loses_no_confirmed_action(tmp_path, fresh_database)
     finally:
         a.kill()
         b.stop()
+
+
+def test_serve_workers_2_is_one_site(tmp_path, fresh_database):
+    """``serve --workers 2``: two processes behind one port; a match is played through it whichever
+    process each connection lands on."""
+    site = Server(tmp_path, "site", workers=2)
+    try:
+        processes = set()
+        deadline = time.monotonic() + 60
+        while len(processes) < 2 and time.monotonic() < deadline:
+            with httpx.Client() as http:  # a new connection each time: the kernel spreads them
+                processes.add(http.get(f"{site.http}/api/health").json()["process"])
+        assert len(processes) == 2, "both worker processes answer"
+        table, tokens = _new_table(site, 1)
+        joined = httpx.post(f"{site.http}/api/tables/{table}/join", json={"name": "Bea"})
+        tokens[joined.json()["seat"]] = joined.json()["token"]
+
+        async def main():
+            white, black, spectator = Client("white"), Client("black"), Client("spectator")
+            for client, token in ((white, tokens["white"]), (black, tokens["black"]), (spectator, None)):
+                await client.connect(site.ws, table, token)
+            last = await _play({"white": white, "black": black})
+            final = await spectator.wait(lambda s: s["version"] >= last)
+            for client in (white, black, spectator):
+                await client.close()
+            return final
+
+        final = asyncio.run(main())
+        assert final["match"]["over"]
+    finally:
+        site.stop()

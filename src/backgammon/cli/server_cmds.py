@@ -21,7 +21,7 @@ def serve(
         False, "--test-hooks", help="allow tables that start from a given position (tests only)"
     ),
     bot_delay: float = typer.Option(0.4, "--bot-delay", help="seconds the computer waits before acting"),
-    workers: int = typer.Option(1, "--workers", help="server processes (only 1 for now)"),
+    workers: int = typer.Option(1, "--workers", help="server processes (more than 1 needs PostgreSQL)"),
 ) -> None:
     """Start the web app (http://127.0.0.1:8000 by default)."""
     import uvicorn
@@ -38,30 +38,34 @@ def serve(
         test_hooks=test_hooks,
         bot_delay=bot_delay,
     )
-    print(f"backgammon: serving on http://{host}:{port}/", flush=True)
-    uvicorn.run(create_app(config), host=host, port=port, log_level="warning")
+    print(f"backgammon: serving on http://{host}:{port}/" + (f" ({workers} processes)" if workers > 1 else ""), flush=True)
+    if workers == 1:
+        uvicorn.run(create_app(config), host=host, port=port, log_level="warning")
+        return
+    import os
+
+    from backgammon.server.app import CONFIG_ENV, config_to_env
+
+    os.environ[CONFIG_ENV] = config_to_env(config)  # each worker builds its app from these settings
+    uvicorn.run(
+        "backgammon.server.app:app_from_env", factory=True, workers=workers, host=host, port=port, log_level="warning"
+    )
 
 
 def check_workers(workers: int, database_url: str | None) -> None:
     """Refuse more than one process where the tables cannot be shared.
 
     Raises:
-        InvalidInputError: for fewer than 1 process, several on SQLite, or several at all
-            (the rooms are not yet handed between processes; see README, "Several processes").
+        InvalidInputError: for fewer than 1 process, or several on SQLite (one process only: several
+            processes share tables through PostgreSQL; see README, "Several processes").
     """
     if workers < 1:
         raise InvalidInputError(f"invalid --workers {workers!r}: expected 1 or more")
-    if workers == 1:
-        return
-    if not database_url or not database_url.startswith("postgresql"):
+    if workers > 1 and (not database_url or not database_url.startswith("postgresql")):
         raise InvalidInputError(
             f"--workers {workers} needs PostgreSQL: SQLite serves one process only; "
             "give --database-url postgresql://... or run with --workers 1"
         )
-    raise InvalidInputError(
-        f"--workers {workers} is not supported yet: each table lives in one process's memory, "
-        "so run one process (--workers 1) per database for now"
-    )
 
 
 def play(

@@ -74,6 +74,26 @@ class ServerConfig:
     auth_failures_per_minute: int = 5  # failed logins per account
 
 
+CONFIG_ENV = "BACKGAMMON_SERVER_CONFIG"
+"""The environment variable through which ``serve --workers N`` hands its settings to each worker."""
+
+
+def config_to_env(config: ServerConfig) -> str:
+    """The settings as the JSON text :func:`app_from_env` reads."""
+    doc = {name: getattr(config, name) for name in ServerConfig.__dataclass_fields__}
+    doc["data_dir"] = str(config.data_dir)
+    return json.dumps(doc)
+
+
+def app_from_env() -> FastAPI:
+    """The app of one worker process of ``serve --workers N`` (settings from :data:`CONFIG_ENV`)."""
+    import os
+
+    doc = json.loads(os.environ[CONFIG_ENV])
+    doc["data_dir"] = Path(doc["data_dir"])
+    return create_app(ServerConfig(**doc))
+
+
 class HTTPError(Exception):
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
@@ -230,7 +250,8 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             engine = "warming"
         else:
             engine = "ready" if not warm.cancelled() and warm.exception() is None and warm.result() else "unavailable"
-        return protocol.health_to_wire(len(state["manager"].tables), engine)
+        manager: TableManager = state["manager"]
+        return protocol.health_to_wire(len(manager.tables), engine, manager.process[:12])
 
     # ----------------------------------------------------------- accounts
     @app.post("/api/register")

@@ -25,6 +25,7 @@ from sqlalchemy import (
     UniqueConstraint,
     create_engine,
     event,
+    text,
 )
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
@@ -117,6 +118,9 @@ def open_database(url: str) -> sessionmaker:
     return sessionmaker(engine, expire_on_commit=False)
 
 
+MIGRATION_LOCK = 0x6267_6D69_6772  # the advisory-lock key held while the schema is upgraded
+
+
 def run_migrations(engine: Engine) -> None:
     """Upgrade the schema to the latest Alembic revision."""
     from alembic import command
@@ -125,6 +129,8 @@ def run_migrations(engine: Engine) -> None:
     cfg = Config()
     cfg.set_main_option("script_location", str(Path(__file__).parent / "migrations"))
     with engine.begin() as connection:
+        if engine.dialect.name == "postgresql":  # several processes start at once: one migrates, the others wait
+            connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK})
         cfg.attributes["connection"] = connection
         command.upgrade(cfg, "head")
 

@@ -753,9 +753,10 @@ def history_row(row: Any, table: Any, user_id: int) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------- messages
-def health_to_wire(tables: int, engine: str) -> dict[str, Any]:
-    """``/api/health``: tables in memory and the engine's state (ready, warming, unavailable, not warmed)."""
-    return {"ok": True, "tables": tables, "engine": engine}
+def health_to_wire(tables: int, engine: str, process: str) -> dict[str, Any]:
+    """``/api/health``: tables in this process's memory, the engine's state (ready, warming,
+    unavailable, not warmed) and which server process answered (an opaque id)."""
+    return {"ok": True, "tables": tables, "engine": engine, "process": process}
 
 
 PONG: dict[str, Any] = {"type": "pong"}
