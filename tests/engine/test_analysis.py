@@ -119,3 +119,42 @@ def test_luck_is_zero_on_average(gnubg_evaluator) -> None:
     best = rank_plays(game.position, (6, 5), EvalContext(gnubg_evaluator))[0].play
     decisions = analyze_game(game.apply(G.Move(Player.WHITE, best)), gnubg_evaluator, luck=True)
     assert decisions[0].luck == pytest.approx(lucks[6 * 5 + 4])
+
+
+def test_decisions_state_depth_and_kind_and_compare_at_one_depth(fake_evaluator) -> None:
+    """At 1 ply every judged number is a 1-ply one (a play the filters dropped is evaluated at 1 ply
+    to be compared; cube decisions are made at 1 ply), and says so."""
+    from backgammon.engine.analysis import _cube_info
+    from backgammon.engine.search import evaluate_play
+
+    G = game_module
+    game = G.Game.new(Rules()).apply(G.OpeningRoll(3, 1))
+    context = EvalContext(fake_evaluator, 1, _cube_info(game, Player.WHITE))
+    ranked = rank_plays(game.position, (3, 1), context)
+    worst = ranked[-1]
+    assert worst.plies == 0  # dropped by the filters before 1 ply
+    game = game.apply(G.Move(Player.WHITE, worst.play))
+    before_double = game
+    game = game.apply(G.Double(Player.BLACK)).apply(G.Take(Player.WHITE))
+    decisions = analyze_game(game, fake_evaluator, plies=1)
+    assert [d.kind for d in decisions] == ["play", "cube", "take"]
+    assert all(d.plies == 1 and d.equity_kind == "cubeful money" for d in decisions)
+    assert decisions[0].equity_label == "1-ply cubeful money"
+    full = evaluate_play(worst.play, context)
+    assert decisions[0].chosen_equity == pytest.approx(full.equity) and decisions[0].best_equity == ranked[0].equity
+    assert full.equity != pytest.approx(worst.equity)  # its 0-ply number would not have been comparable
+    assert decisions[0].error == pytest.approx(max(0.0, ranked[0].equity - full.equity))
+    cube = decide_cube(
+        before_double.position, EvalContext(fake_evaluator, 1, _cube_info(before_double, Player.BLACK))
+    ).decision
+    assert decisions[1].chosen_equity == pytest.approx(min(cube.double_take, cube.double_pass))
+    doc = report_json(analyze_match(_one_game_match(game), fake_evaluator, plies=1))
+    assert all(d["plies"] == 1 and d["equity_label"] == "1-ply cubeful money" for d in doc["decisions"])
+
+
+def _one_game_match(game):
+    """A money session whose current game is ``game``."""
+    match = match_module.Match.new(Rules(), ("Alice", "Bob"))
+    for action in game.log:
+        match = match.apply(action)
+    return match

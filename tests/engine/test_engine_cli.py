@@ -110,3 +110,24 @@ def test_cubeful_match_rollout_command(capsys) -> None:
     assert code == 0
     result = json.loads(out)["results"][0]
     assert result["cubeful_unit"] == "match winning chance" and 0.0 <= result["cubeful"] <= 1.0
+
+
+def test_hint_states_depth_and_kind_of_every_equity(capsys) -> None:
+    code, out, _ = run(capsys, "hint", START, "31", "--plies", "1", "--json")
+    assert code == 0
+    plays = json.loads(out)["plays"]
+    depths = [p["plies"] for p in plays]
+    assert depths[0] == 1 and depths == sorted(depths, reverse=True) and 0 in depths  # grouped, deepest first
+    assert all(p["kind"] == "cubeful money" and p["label"] == f"{p['plies']}-ply cubeful money" for p in plays)
+    code, out, _ = run(capsys, "hint", START, "31", "--plies", "1")
+    lines = out.splitlines()
+    assert lines[0].endswith("depth and kind") and lines[1].endswith("1-ply cubeful money")
+    shallow = next(line for line in lines[1:] if line.endswith("0-ply cubeful money"))
+    assert shallow[28:37].strip().startswith(("+", "-")) and not shallow[37:45].strip()  # no diff across depths
+    assert lines[1][37:45].strip() == "+0.000"
+    code, out, _ = run(capsys, "hint", START, "31", "--cubeless", "--json")
+    plays = json.loads(out)["plays"]
+    assert code == 0 and all(p["label"] == "0-ply cubeless" and p["equity"] == p["cubeless"] for p in plays)
+    code, out, _ = run(capsys, "eval", START, "--plies", "1", "--json")
+    doc = json.loads(out)
+    assert (doc["plies"], doc["kind"]) == (1, "cubeful money")
