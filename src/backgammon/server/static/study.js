@@ -563,6 +563,7 @@ async function showDecision(i) {
   const kind = s(`kind_${d.kind}`);
   let caption = `${who} (${kind}): ${s("chosen")} ${d.chosen || "—"}, ${s("best")} ${d.best || "—"}`;
   if (d.grade !== "good") caption += ` — ${d.label[language()] || d.grade} (${fmt(-d.error)})`;
+  if (d.equity_label) caption += ` [${d.equity_label}]`;  // the depth and kind of the equities judged
   $("#review-caption").textContent = caption;
 }
 
