@@ -93,3 +93,20 @@ def test_cubeful_ranking_of_a_winning_play(fake_evaluator) -> None:
         Position.from_points({6: 1, 1: 1}, {1: 15}), (6, 1), EvalContext(fake_evaluator, 0, CubeInfo.money(jacoby=True))
     )
     assert jacoby[0].cubeless == 2.0 and jacoby[0].equity == 1.0  # a gammon counts single with a centred cube
+
+
+def test_a_noisy_level_picks_only_among_the_deepest_candidates() -> None:
+    from backgammon.engine.evaluator import Probabilities
+    from backgammon.engine.levels import pick
+    from backgammon.engine.search import RankedPlay
+
+    plays = Position.initial().legal_plays(3, 1)
+    p = Probabilities(0.5, 0.1, 0.0, 0.1, 0.0)
+    # the dropped 0-ply plays carry numbers far above the 1-ply ones: they must not be compared
+    ranked = [RankedPlay(pl, p, eq, d, "cubeless", eq) for pl, eq, d in zip(plays, (0.1, 0.0, 5.0, 4.0), (1, 1, 0, 0))]
+    rng = random.Random(3)
+    chosen = {pick(ranked, "beginner", rng).plies for _ in range(200)}
+    assert chosen == {1}
+    assert pick(ranked, "expert", None) is ranked[0]
+    with pytest.raises(InvalidInputError, match="no candidates"):
+        pick([], "expert", None)
