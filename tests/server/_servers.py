@@ -1,0 +1,165 @@
+"""Real ``backgammon serve`` processes and WebSocket clients that play, for the end-to-end tests."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+BACKGAMMON = str(Path(sys.executable).with_name("backgammon"))
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """One ``backgammon serve`` process on the shared database."""
+
+    def __init__(self, tmp: Path, name: str, workers: int = 1, database_url: str | None = None) -> None:
+        self.port = free_port()
+        self.log = tmp / f"{name}.log"
+        cmd = [BACKGAMMON, "serve", "--port", str(self.port), "--dice-seed", "7", "--bot-delay", "0"]
+        cmd += ["--data-dir", str(tmp / name), "--workers", str(workers)]
+        if database_url:
+            cmd += ["--database-url", database_url]
+        with open(self.log, "wb") as out:
+            self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.monotonic() + 120
+        while True:
+            assert self.proc.poll() is None, self.log.read_text()
+            try:
+                if httpx.get(f"{self.http}/api/health", timeout=2).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline, "server did not start: " + self.log.read_text()
+            time.sleep(0.2)
+
+    @property
+    def http(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws(self) -> str:
+        return f"ws://127.0.0.1:{self.port}"
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+class Client:
+    """A WebSocket client of one seat (or a spectator) that keeps the newest state it was sent."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.state: dict | None = None
+        self.versions: list[int] = []
+        self.changed = asyncio.Event()
+        self.ws = None
+        self.reader: asyncio.Task | None = None
+
+    async def connect(self, base: str, table: str, token: str | None) -> None:
+        import websockets
+
+        query = f"?token={token}" if token else ""
+        self.ws = await websockets.connect(f"{base}/ws/tables/{table}{query}", max_size=2**22)
+        self.reader = asyncio.create_task(self._read())
+        await self.wait(lambda s: True)
+
+    async def _read(self) -> None:
+        try:
+            async for text in self.ws:
+                doc = json.loads(text)
+                if doc.get("type") in ("state", "event"):
+                    state = doc["state"]
+                    if self.state is None or state["version"] >= self.state["version"]:
+                        self.state = state
+                        self.versions.append(state["version"])
+                    self.changed.set()
+        except Exception:  # noqa: BLE001 - the server went away: the test reconnects
+            pass
+
+    async def wait(self, predicate, timeout: float = 30.0) -> dict:
+        deadline = time.monotonic() + timeout
+        while self.state is None or not predicate(self.state):
+            self.changed.clear()
+            left = deadline - time.monotonic()
+            assert left > 0, f"{self.name}: timed out at {self.state and self.state['version']}"
+            try:
+                await asyncio.wait_for(self.changed.wait(), left)
+            except TimeoutError:
+                pass
+        return self.state
+
+    async def send(self, doc: dict) -> None:
+        await self.ws.send(json.dumps(doc))
+
+    async def close(self) -> None:
+        if self.reader:
+            self.reader.cancel()
+        if self.ws is not None:
+            await self.ws.close()
+
+
+def next_action(state: dict) -> dict | None:
+    allowed = state["allowed"]
+    if "roll" in allowed:
+        return {"action": "roll"}
+    if "move" in allowed:
+        return {"action": "move", "steps": state["moves"][0] if state["moves"] else []}
+    for kind in ("take", "accept_resignation", "reject_draw"):
+        if kind in allowed:
+            return {"action": kind}
+    return None
+
+
+async def play(players: dict[str, Client], stop_after: int | None = None, waits: list | None = None) -> int:
+    """Both seats play (roll, first listed move) until the match ends or ``stop_after`` actions
+    have been confirmed; returns the last confirmed version. ``waits`` collects each action's round
+    trip in seconds."""
+    done = 0
+    while True:
+        newest = max((c.state for c in players.values()), key=lambda s: s["version"])
+        if newest["match"]["over"] or (stop_after is not None and done >= stop_after):
+            return newest["version"]
+        turn = newest["game"]["turn"]
+        if turn is None:  # between games: the server rolls the next opening by itself
+            await next(iter(players.values())).wait(lambda s, v=newest["version"]: s["version"] > v)
+            continue
+        mover = players[turn]
+        state = await mover.wait(lambda s, v=newest["version"]: s["version"] >= v)
+        action = next_action(state)
+        assert action is not None, state["allowed"]
+        sent = time.monotonic()
+        await mover.send({"type": "action", "version": state["version"], **action})
+        await mover.wait(lambda s, v=state["version"]: s["version"] > v)
+        if waits is not None:
+            waits.append(time.monotonic() - sent)
+        done += 1
+
+
+def new_table(server: Server, length: int) -> tuple[str, dict[str, str]]:
+    made = httpx.post(f"{server.http}/api/tables", json={"mode": "human", "rules": {"match_length": length}})
+    made.raise_for_status()
+    return made.json()["id"], {made.json()["seat"]: made.json()["token"]}
