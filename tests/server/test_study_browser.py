@@ -77,6 +77,30 @@ def test_analysis_from_pasted_xgid(browser, server):
     assert page.errors == []
 
 
+def test_an_illegal_clicked_step_is_refused_with_a_message(browser, server):
+    """Issue 16, item 6: the server checks each clicked step; one no legal play starts with is undone."""
+    page = page_for(browser, server)
+    page.goto(server.url + "/study")
+    page.fill("#paste-text", OPENING_52)
+    page.click("#paste button[type=submit]")
+    page.wait_for_function("() => document.querySelector('#id-pos').textContent === '4HPwATDgc/ABMA'")
+    for point in (6, 3):  # 6/3: there is no 3 in 5-2
+        click_point(page, "#board", point)
+    page.wait_for_function("() => document.querySelector('#analysis-error').textContent.includes('illegal move')")
+    assert "6/3" in page.text_content("#analysis-error")
+    assert page.input_value("#play-text") == ""  # the step is undone: the board shows the setup again
+    for point in (13, 11, 13, 8):  # then a legal play goes through, and the message goes away
+        click_point(page, "#board", point)
+    page.wait_for_function("() => document.querySelector('#analysis-error').textContent === ''")
+    assert page.input_value("#play-text") == "13/11 13/8"
+    page.click("#btn-check")
+    page.wait_for_selector("#check-result:not([hidden])")
+    assert "0-ply cubeful money" in page.text_content("#check-result")  # the equities say what they are
+    page.wait_for_selector("#plays tr.mine")
+    assert "0-ply cubeful money" in page.text_content("#cubetable")
+    assert page.errors == []
+
+
 def test_analysis_in_japanese(browser, server):
     page = page_for(browser, server, "ja")
     page.goto(server.url + "/study?id=" + OPENING_52)
