@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -456,6 +457,18 @@ def check_steps(value: object) -> tuple[tuple[int, int], ...]:
     return tuple(steps)
 
 
+@functools.lru_cache(maxsize=4096)
+def _step_sequences(position: Position, die1: int, die2: int) -> tuple[tuple[tuple[tuple[int, int], ...], Position], ...]:
+    """Every legal step sequence of a roll as ``((from, to), ...)`` with the position it gives.
+
+    Cached: each state of a table needs them twice (the mover's state lists them, and the move
+    sent back is matched against them), and the search is the costliest part of an action."""
+    return tuple(
+        (tuple((s.source, s.destination) for s in seq), after)
+        for seq, after in all_step_sequences(position, die1, die2)
+    )
+
+
 def play_from_steps(game: Game, steps: tuple[tuple[int, int], ...]):
     """The legal play made of these steps (in the mover's numbering, 25 = bar, 0 = off).
 
@@ -464,27 +477,21 @@ def play_from_steps(game: Game, steps: tuple[tuple[int, int], ...]):
         IllegalPlayError: if the steps are not a complete legal play.
     """
     from backgammon.errors import IllegalActionError, IllegalPlayError
+    from backgammon.moves import find_play
 
     if game.phase is not GamePhase.MOVE or game.dice is None:
         raise IllegalActionError(f"cannot move now: {game.describe()}")
-    for seq, after in all_step_sequences(game.position, *game.dice):
-        if tuple((s.source, s.destination) for s in seq) == steps:
-            for play in game.legal_plays:
-                if play.position == after:
-                    return play
-    if not steps and len(game.legal_plays) == 1 and not game.legal_plays[0].steps:
-        return game.legal_plays[0]
-    text = " ".join(f"{a}/{b}" for a, b in steps) or "(no move)"
-    raise IllegalPlayError(f"illegal move {text!r} for {game.dice[0]}-{game.dice[1]}: expected a complete legal play")
+    for seq, after in _step_sequences(game.position, *game.dice):
+        if seq == steps:
+            return find_play(game.position, game.dice[0], game.dice[1], after, plays=game.legal_plays)
+    return find_play(game.position, game.dice[0], game.dice[1], steps, plays=game.legal_plays)  # raises
 
 
 def move_tree(game: Game) -> list[list[list[int]]]:
     """Every legal step sequence of the current roll as ``[[from, to], ...]`` (deduplicated)."""
     if game.phase is not GamePhase.MOVE or game.dice is None:
         return []
-    seen: dict[tuple, None] = {}
-    for seq, _after in all_step_sequences(game.position, *game.dice):
-        seen[tuple((s.source, s.destination) for s in seq)] = None
+    seen = dict.fromkeys(seq for seq, _after in _step_sequences(game.position, *game.dice))
     return [[list(step) for step in seq] for seq in seen]
 
 
