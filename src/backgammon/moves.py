@@ -71,13 +71,12 @@ class Play:
 
     @classmethod
     def _lazy(cls, origin: Position, dice: tuple[int, int], position: Position, source: LegalPlays) -> Play:
-        play = object.__new__(cls)
-        _set = object.__setattr__
-        _set(play, "origin", origin)
-        _set(play, "dice", dice)
-        _set(play, "position", position)
-        _set(play, "_steps", None)
-        _set(play, "_source", source)
+        play = _new(cls)
+        _set_origin(play, origin)
+        _set_dice(play, dice)
+        _set_position(play, position)
+        _set_steps(play, None)
+        _set_source(play, source)
         return play
 
     @property
@@ -125,6 +124,15 @@ class Play:
     def hits(self) -> int:
         """How many opposing checkers the play sends to the bar."""
         return sum(1 for step in self.steps if step.hit)
+
+
+# slot setters: build plays without the immutability check of __setattr__
+_new = object.__new__
+_set_origin = Play.__dict__["origin"].__set__
+_set_dice = Play.__dict__["dice"].__set__
+_set_position = Play.__dict__["position"].__set__
+_set_steps = Play.__dict__["_steps"].__set__
+_set_source = Play.__dict__["_source"].__set__
 
 
 def _point_text(point: int) -> str:
@@ -262,7 +270,18 @@ def _two_dice(mine: list[int], theirs: list[int], die1: int, die2: int) -> _Keys
             else:
                 new_point = False
             outside1 = outside0 - 1 if s1 >= 6 and t1 < 6 else outside0
-            if mine[BAR]:
+            if commute and best == 2 and t1 >= 0 and outside1:
+                # only the checker just moved, alone on its point, can give a new position
+                t2 = t1 - b
+                if new_point and t2 >= 0 and theirs[23 - t2] < 2:
+                    key2 = key1 - _MINE[t1] + _MINE[t2]
+                    hit2 = theirs[23 - t2] == 1
+                    if hit2:
+                        key2 += _HIT[t2]
+                    if key2 not in results:
+                        results[key2] = ((s1, t1, hit1), (t1, t2, hit2))
+                sources = ()
+            elif mine[BAR]:
                 sources: Sequence[int] = (BAR,)
             elif new_point:
                 k = 0
@@ -271,7 +290,7 @@ def _two_dice(mine: list[int], theirs: list[int], die1: int, die2: int) -> _Keys
                 sources = [*occupied[:k], t1, *occupied[k:]]
             else:
                 sources = occupied
-            moved2 = False
+            moved2 = not sources  # the shortcut above: a second die was played, no one-die result
             for s2 in sources:
                 if not mine[s2]:
                     continue

@@ -71,8 +71,8 @@ class Position:
     def _trusted(cls, mine: tuple[int, ...], theirs: tuple[int, ...]) -> Position:
         """Build without validation (internal fast path; the caller guarantees validity)."""
         p = object.__new__(cls)
-        object.__setattr__(p, "mine", mine)
-        object.__setattr__(p, "theirs", theirs)
+        _set_mine(p, mine)
+        _set_theirs(p, theirs)
         return p
 
     @classmethod
@@ -213,6 +213,11 @@ class Position:
         from backgammon.render import ascii_board
 
         return ascii_board(self)
+
+
+# slot setters: build positions without the frozen dataclass's __setattr__ (see Position._trusted)
+_set_mine = Position.__dict__["mine"].__set__
+_set_theirs = Position.__dict__["theirs"].__set__
 
 
 def _legal_plays(position: Position, die1: int, die2: int) -> LegalPlays:

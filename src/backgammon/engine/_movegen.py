@@ -300,6 +300,16 @@ def _two(me, opp, a, b, flag_a, second_pass, top, outside, h, work, out, table, 
         moved = True
         out1 = outside - 1 if (s1 >= 6 and t1 < 6) else outside
         hit1, h1 = _step(me, opp, s1, t1, h)
+        if commute and state[1] == 2 and t1 >= 0 and out1 > 0:
+            # only the checker just moved, alone on its point, can give a new result
+            if me[t1] == 1:
+                t2 = _dest(me, opp, t1, b, out1)
+                if t2 >= 0:
+                    hit2, h2 = _step(me, opp, t1, t2, h1)
+                    _record(work, out, table, state, 2, h2, 0)
+                    _unstep(me, opp, t1, t2, hit2)
+            _unstep(me, opp, s1, t1, hit1)
+            continue
         moved2 = False
         lo2 = 24 if me[24] > 0 else 0
         for s2 in range(top, lo2 - 1, -1):
