@@ -54,7 +54,8 @@ def test_confidence_intervals_cover_the_truth(fake_evaluator) -> None:
     covered = 0
     runs = 40
     for seed in range(runs):
-        r = rollout_position(MIDGAME, fake_evaluator, RolloutSettings(trials=30, truncate=1, seed=seed, stratify=False))
+        settings = RolloutSettings(trials=30, truncate=1, seed=seed, stratify=False, variance_reduction=False)
+        r = rollout_position(MIDGAME, fake_evaluator, settings)
         assert r.equity_ci95 > 0
         covered += abs(r.equity - truth) <= r.equity_ci95
     assert covered >= 33  # nominal 95%: 38 of 40 expected
@@ -124,8 +125,9 @@ def test_cubeful_match_rollout_gives_match_winning_chances(fake_evaluator) -> No
     r = rollout_position(MIDGAME, fake_evaluator, settings)
     assert r.cubeful is not None and 0.0 <= r.cubeful <= 1.0
     # candidates' results are turned back to the mover: mwc + opponent's mwc = 1
-    plays = rollout_plays(MIDGAME, (3, 1), fake_evaluator, settings)
-    assert all(0.0 <= p.result.cubeful <= 1.0 for p in plays)
+    some = list(MIDGAME.legal_plays(3, 1))[:3]
+    plays = rollout_plays(MIDGAME, (3, 1), fake_evaluator, settings, some)
+    assert len(plays) == 3 and all(0.0 <= p.result.cubeful <= 1.0 for p in plays)
 
 
 def test_cubeful_sure_wins(fake_evaluator) -> None:
@@ -215,13 +217,16 @@ class _Proxy:
 
 
 @pytest.mark.parametrize("settings", [
-    RolloutSettings(trials=40, seed=3),
-    RolloutSettings(trials=30, seed=4, truncate=9, stratify=False),
+    RolloutSettings(trials=40, seed=3, variance_reduction=False),
+    RolloutSettings(trials=30, seed=4, truncate=9, stratify=False, variance_reduction=False),
     RolloutSettings(trials=5, truncate=0),
+    RolloutSettings(trials=6, seed=5),
+    RolloutSettings(trials=8, seed=6, truncate=7, stratify=False),
 ])
 def test_compiled_trials_equal_the_python_loop(net_evaluator, settings) -> None:
-    """Cubeless 0-ply rollouts with the network run compiled; every trial (outputs, equity) is the
-    Python loop's, for played-out, truncated and unstratified trials, over several roots."""
+    """Cubeless 0-ply rollouts with the network run compiled; every trial (outputs, equity, luck) is
+    the Python loop's, for played-out, truncated and unstratified trials, over several roots, with
+    and without variance reduction."""
     from backgammon.engine import rollout as R
 
     roots = [position_to_board(Position.initial()), position_to_board(MIDGAME)]
@@ -229,6 +234,8 @@ def test_compiled_trials_equal_the_python_loop(net_evaluator, settings) -> None:
     python = R._run_chunk((_Proxy(net_evaluator), roots, settings, 0, settings.trials))
     assert np.array_equal(compiled[..., :6], python[..., :6])
     assert np.isnan(compiled[..., 6]).all()
+    assert np.allclose(compiled[..., 7:12], python[..., 7:12], rtol=0, atol=1e-12)
+    assert compiled[..., 7:12].any() == (settings.variance_reduction and settings.truncate != 0)
     assert rollout_position(MIDGAME, net_evaluator, settings) == rollout_position(MIDGAME, _Proxy(net_evaluator), settings)
 
 
@@ -244,12 +251,24 @@ def test_compiled_trial_asks_for_more_dice() -> None:
     whole, parts = np.empty(5), np.empty(5)
     state = np.zeros(2, dtype=np.int64)
     board = position_to_board(MIDGAME).copy()
-    assert R._trial_kernel(board, state, dice, -1, *ev.kernel_args(), cand, work, table, whole)
+    luck = np.zeros(5)
+    assert R._trial_kernel(board, state, dice, -1, *ev.kernel_args(), cand, work, table, R._NO_ROLLS, luck, whole)
     plies = int(state[0])
     assert plies > 4
     state[:] = 0
     board = position_to_board(MIDGAME).copy()
-    assert not R._trial_kernel(board, state, dice[:3], -1, *ev.kernel_args(), cand, work, table, parts)
+    assert not R._trial_kernel(board, state, dice[:3], -1, *ev.kernel_args(), cand, work, table, R._NO_ROLLS,
+                               luck, parts)
     assert state[0] == 3 and state[1] == 1
-    assert R._trial_kernel(board, state, dice, -1, *ev.kernel_args(), cand, work, table, parts)
-    assert state[0] == plies and np.array_equal(whole, parts)
+    assert R._trial_kernel(board, state, dice, -1, *ev.kernel_args(), cand, work, table, R._NO_ROLLS, luck, parts)
+    assert state[0] == plies and np.array_equal(whole, parts) and not luck.any()
+    # with variance reduction: the same game, and the luck summed over its rolls, also when resumed
+    board, state[:] = position_to_board(MIDGAME).copy(), 0
+    assert R._trial_kernel(board, state, dice, -1, *ev.kernel_args(), cand, work, table, R.ROLLS21, luck, parts)
+    assert state[0] == plies and np.array_equal(whole, parts) and luck.any()
+    resumed = np.zeros(5)
+    board, state[:] = position_to_board(MIDGAME).copy(), 0
+    assert not R._trial_kernel(board, state, dice[:3], -1, *ev.kernel_args(), cand, work, table, R.ROLLS21,
+                               resumed, parts)
+    assert R._trial_kernel(board, state, dice, -1, *ev.kernel_args(), cand, work, table, R.ROLLS21, resumed, parts)
+    assert np.array_equal(resumed, luck)

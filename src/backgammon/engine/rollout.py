@@ -20,7 +20,37 @@ Reproducibility and variance reduction:
   ``(i div 36) mod 36`` (stratified: 36 trials cover every first roll exactly
   once, 1296 every pair of first two rolls);
 * candidate plays are rolled out with the same trials, hence the same dice
-  (duplicate dice), so their differences are measured with less noise.
+  (duplicate dice), so their differences are measured with less noise;
+* **luck subtraction** (``variance_reduction=True``, the default), as GNU
+  Backgammon's variance-reduced rollouts do: at every roll of a trial, the
+  luck of the roll for the side on roll is the value (the evaluator's 0-ply
+  outputs) after the best 0-ply play for the rolled dice minus the average of
+  that over the 21 rolls (weighted 1/36 and 2/36). Its expectation over the
+  dice is exactly zero, whatever happened before, so each trial's result
+  minus the luck of both sides' rolls (turned to the root player's side) is
+  still an unbiased estimate, and it varies much less: the dice's noise is
+  mostly taken out (``benchmarks/rollout_variance.py``). Each of the five
+  outputs gets its own luck; the equity's luck is their equity combination.
+  The trial plays the same game either way (the same dice and plays: the
+  trial's own 0-ply choice is the luck's best play for the rolled dice), so
+  it costs about 21 times the evaluations of a plain 0-ply trial. Cubeful
+  trials subtract the cubeless equity luck scaled to the cubeful unit by the
+  cube value before the roll (money: cube / root cube; match: half the
+  match-winning chances between winning and losing that many points): a
+  scale known before the roll keeps the correction's mean at zero, so the
+  cubeful estimate is unbiased too, if less reduced than a cubeful luck
+  would make it.
+
+Every result carries standard errors (the trials' sample standard deviation
+over the square root of their number; with stratified first rolls this is
+slightly conservative) and 95% intervals (1.96 standard errors).
+:func:`rollout_plays` also gives each candidate's difference from the best,
+with the 95% interval of the paired difference (same trials, same dice), and
+with ``stop_confidence`` stops as soon as the best candidate is separated from
+every other one: for each other candidate the interval of the difference at
+that confidence excludes zero, checked after each chunk of trials once
+``min_trials`` are done (a sequential check: the chance of stopping on a
+wrong leader is somewhat above ``1 - stop_confidence``; ``min_trials`` bounds it).
 
 ``truncate=N`` stops a trial after N plies (one ply = one side's roll and play)
 and scores it with the evaluator's (0-ply) probabilities instead. ``cubeful=True``
@@ -47,11 +77,13 @@ import multiprocessing
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from statistics import NormalDist
 from typing import Any, Protocol
 
 import numpy as np
 from numba import njit
 
+from backgammon.dice import ALL_ROLLS
 from backgammon.engine._movegen import MAX_PLAYS, OVER, new_workspace, phase, successors_ws
 from backgammon.engine._movegen import board_of as position_to_board
 from backgammon.engine._movegen import successors_py as successor_boards
@@ -68,6 +100,14 @@ from backgammon.position import Position
 OUTPUT_NAMES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon", "equity")
 ORDERED_ROLLS: tuple[tuple[int, int], ...] = tuple((a, b) for a in range(1, 7) for b in range(1, 7))
 Z95 = 1.96
+ROLLS21 = np.array(ALL_ROLLS, dtype=np.int64)
+"""The 21 rolls as rows ``(high die, low die, weight out of 36)`` (:data:`backgammon.dice.ALL_ROLLS`)."""
+_NO_ROLLS = np.zeros((0, 3), dtype=np.int64)
+# columns of a trial's samples: the 5 outputs and the cubeless equity, the cubeful result (nan if
+# cubeless), then the luck of the 5 outputs and of the cubeful result (root player's side; 0 without VR)
+_COLS = 13
+_LUCK = slice(7, 12)
+_CUBEFUL_LUCK = 12
 
 
 class BoardEvaluator(Protocol):
@@ -90,11 +130,16 @@ class RolloutSettings:
     stratified over the 36 ordered rolls; ``cubeful`` and ``cube`` (the cube and
     score at the root, money with a centred cube by default); ``workers``:
     processes (1: run here, 0: one per CPU); ``cluster``: a Ray address;
-    ``ply``: lookahead of each play choice in the trials (0 or 1).
+    ``ply``: lookahead of each play choice in the trials (0 or 1);
+    ``variance_reduction``: subtract each roll's luck (module docstring);
+    ``stop_confidence``: with :func:`rollout_plays`, stop before ``trials``
+    once the best candidate is separated from every other one at this
+    confidence (e.g. 0.95; None: run every trial), checked after each chunk
+    from ``min_trials`` trials on.
 
     Raises:
         InvalidInputError: on non-positive trials, a negative truncation or
-            workers, or a ply other than 0 or 1.
+            workers, a ply other than 0 or 1, or a confidence not between 0 and 1.
     """
 
     trials: int = 1296
@@ -107,6 +152,9 @@ class RolloutSettings:
     chunk: int = 36
     stratify: bool = True
     ply: int = 0
+    variance_reduction: bool = True
+    stop_confidence: float | None = None
+    min_trials: int = 144
 
     def __post_init__(self) -> None:
         if not isinstance(self.trials, int) or self.trials < 1:
@@ -119,15 +167,22 @@ class RolloutSettings:
             raise InvalidInputError(f"invalid rollout ply {self.ply!r}: expected 0 or 1")
         if self.chunk < 1:
             raise InvalidInputError(f"invalid chunk size {self.chunk!r}: expected a positive integer")
+        c = self.stop_confidence
+        if c is not None and (isinstance(c, bool) or not isinstance(c, (int, float)) or not 0.0 < c < 1.0):
+            raise InvalidInputError(f"invalid stop confidence {c!r}: expected a number between 0 and 1, e.g. 0.95")
+        if isinstance(self.min_trials, bool) or not isinstance(self.min_trials, int) or self.min_trials < 2:
+            raise InvalidInputError(f"invalid minimum trials {self.min_trials!r}: expected an integer >= 2")
 
 
 @dataclass(frozen=True, slots=True)
 class RolloutResult:
-    """Means and 95% confidence half-widths, from the root player's point of view.
+    """Means, standard errors and 95% confidence half-widths, from the root player's point of view.
 
-    ``mean`` / ``ci95``: the 5 gnubg outputs and the cubeless equity (see
-    :data:`OUTPUT_NAMES`); ``cubeful`` / ``cubeful_ci95``: the cubeful result
-    (money points per root cube, or match-winning chance), None if cubeless.
+    ``mean`` / ``se`` / ``ci95``: the 5 gnubg outputs and the cubeless equity (see
+    :data:`OUTPUT_NAMES`); ``cubeful`` / ``cubeful_se`` / ``cubeful_ci95``: the cubeful
+    result (money points per root cube, or match-winning chance), None if cubeless;
+    ``trials``: the trials the figures rest on (fewer than asked when a rollout
+    stopped early); ``variance_reduced``: whether the luck was subtracted.
     """
 
     trials: int
@@ -135,6 +190,9 @@ class RolloutResult:
     ci95: tuple[float, ...]
     cubeful: float | None = None
     cubeful_ci95: float | None = None
+    se: tuple[float, ...] = ()
+    cubeful_se: float | None = None
+    variance_reduced: bool = False
 
     @property
     def probabilities(self) -> tuple[float, float, float, float, float]:
@@ -150,6 +208,23 @@ class RolloutResult:
     def equity_ci95(self) -> float:
         """95% confidence half-width of the cubeless equity."""
         return self.ci95[5]
+
+    @property
+    def equity_se(self) -> float:
+        """Standard error of the cubeless equity."""
+        return self.se[5]
+
+    @property
+    def equity_interval(self) -> tuple[float, float]:
+        """95% confidence interval of the cubeless equity."""
+        return self.mean[5] - self.ci95[5], self.mean[5] + self.ci95[5]
+
+    @property
+    def cubeful_interval(self) -> tuple[float, float] | None:
+        """95% confidence interval of the cubeful result (None if cubeless)."""
+        if self.cubeful is None or self.cubeful_ci95 is None:
+            return None
+        return self.cubeful - self.cubeful_ci95, self.cubeful + self.cubeful_ci95
 
 
 def board_to_position(board: np.ndarray) -> Position:
@@ -199,6 +274,75 @@ def _choose(evaluator: BoardEvaluator, board: np.ndarray, d1: int, d2: int, ply:
     return chosen
 
 
+def _equities(probs: np.ndarray) -> np.ndarray:
+    """Cubeless equities of rows of 5 outputs."""
+    return 2 * probs[:, 0] - 1 + probs[:, 1] - probs[:, 3] + probs[:, 2] - probs[:, 4]
+
+
+def _luck_equity(luck: np.ndarray) -> np.ndarray:
+    """The equity change of changes of the 5 outputs (the last axis)."""
+    return 2 * luck[..., 0] + luck[..., 1] - luck[..., 3] + luck[..., 2] - luck[..., 4]
+
+
+def _roll_index(d1: int, d2: int) -> int:
+    """The row of :data:`ROLLS21` of a roll in either order."""
+    hi, lo = max(d1, d2), min(d1, d2)
+    return hi * (hi - 1) // 2 + lo - 1
+
+
+def _choose_with_luck(
+    evaluator: BoardEvaluator, board: np.ndarray, d1: int, d2: int, ply: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
+    """The trial's play for ``(d1, d2)`` (as :func:`_choose`) and the roll's luck for the side on roll.
+
+    The luck: the 5 outputs (mover's view) after the best 0-ply play for the rolled dice, minus their
+    average over the 21 rolls, weighted by the rolls' chances; every roll's plays in one batch. The
+    rolled dice's plays come in their own order, so the trial's 0-ply choice is :func:`_choose`'s.
+    """
+    actual = _roll_index(d1, d2)
+    groups = [
+        successor_boards(board, d1, d2) if r == actual else successor_boards(board, int(hi), int(lo))
+        for r, (hi, lo, _) in enumerate(ROLLS21)
+    ]
+    probs = np.asarray(evaluator.evaluate_boards(np.concatenate(groups)), dtype=float)
+    acc = np.zeros(5)
+    start = 0
+    mine = np.zeros(5)
+    chosen = groups[actual][0]
+    for r, group in enumerate(groups):
+        part = probs[start:start + len(group)]
+        start += len(group)
+        c = int(np.argmin(_equities(part)))  # each board is seen by the opponent: the worst for them
+        mover = flip_outputs(part[c])
+        acc += ROLLS21[r, 2] * mover
+        if r == actual:
+            mine = mover
+            chosen = group[c]
+    if ply > 0 and len(groups[actual]) > 1:
+        chosen = _choose(evaluator, board, d1, d2, ply)
+    return chosen, mine - acc / 36.0
+
+
+def roll_luck(position: Position, evaluator: BoardEvaluator) -> dict[tuple[int, int], tuple[float, ...]]:
+    """The luck of each of the 21 rolls for the player on roll, as rollouts subtract it.
+
+    For each roll ``(high, low)``: the 5 outputs and the cubeless equity after the best 0-ply play,
+    minus their average over the 21 rolls weighted by the rolls' chances (1/36 for doubles, 2/36 for
+    the others); so the weighted sum of each column over the 21 rolls is zero.
+
+    Raises:
+        InvalidInputError: if the game is already over.
+    """
+    if position.is_game_over():
+        raise InvalidInputError(f"no roll in a finished game: {position.position_id()!r}")
+    board = position_to_board(position)
+    table = {}
+    for hi, lo, _ in ROLLS21:
+        luck = _choose_with_luck(evaluator, board, int(hi), int(lo))[1]
+        table[(int(hi), int(lo))] = (*(float(v) for v in luck), float(_luck_equity(luck)))
+    return table
+
+
 def _trial_dice(seed: int, trial: int, stratify: bool = True) -> Callable[[int], tuple[int, int]]:
     """The roll of each ply of trial ``trial`` (the rolls :func:`_dice_of_trial` lists, drawn as needed)."""
     dice, rng = _dice_of_trial(seed, trial, stratify, 64)
@@ -241,10 +385,28 @@ def _points(outputs: np.ndarray) -> int:
     return 3 if outputs[4] else 2 if outputs[3] else 1
 
 
+def _root_luck(luck: np.ndarray, sign: int) -> np.ndarray:
+    """A luck of the 5 outputs of the side on roll, seen from the root player (``sign`` 1: the opponent)."""
+    if sign == 0:
+        return luck
+    return np.array([-luck[0], luck[3], luck[4], luck[1], luck[2]])
+
+
+def _luck_scale(root_cube: CubeInfo, cube_value: int) -> float:
+    """Cubeful units per cubeless point at a cube value (see the module docstring)."""
+    if root_cube.away is None:
+        return cube_value / root_cube.value
+    return (_score_value(root_cube, cube_value, True) - _score_value(root_cube, cube_value, False)) / 2
+
+
 def _play_trial(
     evaluator: BoardEvaluator, root: np.ndarray, settings: RolloutSettings, trial: int
-) -> tuple[np.ndarray, float | None]:
-    """One game from ``root`` (its side on roll rolls first); outputs from the root side, cubeful value."""
+) -> tuple[np.ndarray, float | None, np.ndarray, float]:
+    """One game from ``root`` (its side on roll rolls first).
+
+    Returns the 5 outputs from the root side, the cubeful value (None if cubeless), the summed luck
+    of the 5 outputs (root side; zeros without variance reduction) and the cubeful luck (0.0 if none).
+    """
     roll = _trial_dice(settings.seed, trial, settings.stratify)
     board = root
     sign = 0  # 0: the side on roll is the root player, 1: the opponent
@@ -252,24 +414,24 @@ def _play_trial(
     cube_from_root = cube  # kept from the side on roll's view
     ply = 0
     cubeful_value: float | None = None
+    luck = np.zeros(5)
+    cubeful_luck = 0.0
     while True:
         if settings.truncate is not None and ply >= settings.truncate:
             probs = np.asarray(evaluator.evaluate_boards(board[None]), dtype=float)[0]
             outputs = probs if sign == 0 else flip_outputs(probs)
             if settings.cubeful:
                 cubeful_value = _cubeful_truncated(probs, cube_from_root, board, sign, settings.cube)
-            return outputs, cubeful_value
+            return outputs, cubeful_value, luck, cubeful_luck
         if settings.cubeful and cube_from_root.may_double():
             probs = np.asarray(evaluator.evaluate_boards(board[None]), dtype=float)[0]
             decision = cube_decision(clip_outputs(probs), cube_from_root, cube_efficiency(board_to_position(board)))
             if decision.should_double:
                 if not decision.take:  # the opponent passes: the side on roll wins the cube value
-                    outputs = np.zeros(5)
-                    outputs[0] = 1.0
                     won = np.array([1.0, 0, 0, 0, 0])
                     real = won if sign == 0 else flip_outputs(won)
                     value = _score_value(settings.cube, cube_from_root.value, sign == 0)
-                    return real, value
+                    return real, value, luck, cubeful_luck
                 cube_from_root = CubeInfo(
                     value=2 * cube_from_root.value,
                     owner=CubeOwner.OPPONENT,
@@ -280,7 +442,14 @@ def _play_trial(
                     limit=cube_from_root.limit,
                 )
         d1, d2 = roll(ply)
-        board = _choose(evaluator, board, d1, d2, settings.ply)
+        if settings.variance_reduction:
+            board, mover_luck = _choose_with_luck(evaluator, board, d1, d2, settings.ply)
+            step = _root_luck(mover_luck, sign)
+            luck += step
+            if settings.cubeful:
+                cubeful_luck += _luck_scale(settings.cube, cube_from_root.value) * float(_luck_equity(step))
+        else:
+            board = _choose(evaluator, board, d1, d2, settings.ply)
         ply += 1
         sign ^= 1
         cube_from_root = cube_from_root.flip()
@@ -293,24 +462,31 @@ def _play_trial(
                 if cube_from_root.jacoby and cube_from_root.owner is CubeOwner.CENTRED:
                     points = 1
                 cubeful_value = _score_value(settings.cube, cube_from_root.value * points, root_won)
-            return outputs, cubeful_value
+            return outputs, cubeful_value, luck, cubeful_luck
 
 
 @njit(cache=True, nogil=True)
 def _trial_kernel(board, state, dice, truncate, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, first, ways,
-                  use_bearoff, cand, work, table, out) -> bool:
+                  use_bearoff, cand, work, table, rolls, luck, out) -> bool:
     """A cubeless trial with 0-ply plays, as :func:`_play_trial` plays it, compiled.
 
     ``board`` (the side on roll's view) and ``state`` (ply, and 1 when the opponent of the root is on
     roll) advance in place; ``dice[ply]`` is the roll of each ply. Returns True with the root side's five
     outputs in ``out`` when the trial ends (or is truncated, ``truncate >= 0``), False when it needs
-    more dice than ``dice`` holds (call again with more).
+    more dice than ``dice`` holds (call again with more). With ``rolls`` (:data:`ROLLS21`; an empty
+    array: no variance reduction) each roll's luck, as :func:`_choose_with_luck` measures it, is added
+    to ``luck`` (the root side's 5 outputs; the caller zeroes it before the trial).
     """
     idx = np.empty(MAX_NONZERO, dtype=np.int64)
     val = np.empty(MAX_NONZERO, dtype=np.float64)
     hid = np.empty(max(cb1.shape[0], rb1.shape[0]))
     o = np.empty(5)
     best = np.empty(5)
+    mine = np.empty(5)
+    mover = np.empty(5)
+    acc = np.empty(5)
+    chosen = np.empty((2, 25), dtype=np.int8)
+    vr = rolls.shape[0] > 0
     while True:
         if truncate >= 0 and state[0] >= truncate:
             net_evaluate_one(board, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, first, ways, use_bearoff,
@@ -319,12 +495,44 @@ def _trial_kernel(board, state, dice, truncate, cw1, cb1, cw2, cb2, rw1, rb1, rw
         if state[0] >= dice.shape[0]:
             return False
         ply = state[0]
-        n = successors_ws(board, dice[ply, 0], dice[ply, 1], cand, work, table)
+        d1 = dice[ply, 0]
+        d2 = dice[ply, 1]
+        n = successors_ws(board, d1, d2, cand, work, table)
         c = 0
-        if n > 1:
+        if n > 1 or vr:
             c = net_choose(cand, n, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, first, ways, use_bearoff,
                            idx, val, hid, o, best)
-        board[:, :] = cand[c]
+        if vr:
+            chosen[:, :] = cand[c]
+            flip_outputs_into(best, mine)  # the mover's view
+            hi = max(d1, d2)
+            lo = min(d1, d2)
+            acc[:] = 0.0
+            for r in range(rolls.shape[0]):
+                if rolls[r, 0] == hi and rolls[r, 1] == lo:  # the rolled dice: the trial's own evaluations
+                    for k in range(5):
+                        acc[k] += rolls[r, 2] * mine[k]
+                    continue
+                m = successors_ws(board, rolls[r, 0], rolls[r, 1], cand, work, table)
+                net_choose(cand, m, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, first, ways, use_bearoff,
+                           idx, val, hid, o, best)
+                flip_outputs_into(best, mover)
+                for k in range(5):
+                    acc[k] += rolls[r, 2] * mover[k]
+            for k in range(5):
+                mine[k] = mine[k] - acc[k] / 36.0
+            if state[1] == 0:
+                for k in range(5):
+                    luck[k] += mine[k]
+            else:  # the opponent's luck, seen from the root side
+                luck[0] += -mine[0]
+                luck[1] += mine[3]
+                luck[2] += mine[4]
+                luck[3] += mine[1]
+                luck[4] += mine[2]
+            board[:, :] = chosen
+        else:
+            board[:, :] = cand[c]
         state[0] += 1
         state[1] ^= 1
         if phase(board) == OVER:  # the side that just moved is off: the result of the side on roll
@@ -345,19 +553,24 @@ def _run_chunk_compiled(
     cand = np.empty((MAX_PLAYS, 2, 25), dtype=np.int8)
     work, table = new_workspace()
     truncate = -1 if settings.truncate is None else settings.truncate
-    out = np.zeros((len(roots), stop - start, 7))
+    rolls = ROLLS21 if settings.variance_reduction else _NO_ROLLS
+    out = np.zeros((len(roots), stop - start, _COLS))
     res = np.empty(5)
+    luck = np.zeros(5)
     state = np.zeros(2, dtype=np.int64)
     for t in range(start, stop):
         dice, rng = _dice_of_trial(settings.seed, t, settings.stratify, 256)
         for r, root in enumerate(roots):
             board = np.array(root, dtype=np.int8)
             state[:] = 0
-            while not _trial_kernel(board, state, dice, truncate, *args, cand, work, table, res):
+            luck[:] = 0.0
+            while not _trial_kernel(board, state, dice, truncate, *args, cand, work, table, rolls, luck, res):
                 dice = _more_dice(dice, rng)
             out[r, t - start, :5] = res
             out[r, t - start, 5] = outputs_equity(res)
             out[r, t - start, 6] = np.nan
+            out[r, t - start, _LUCK] = luck
+            out[r, t - start, _CUBEFUL_LUCK] = np.nan
     return out
 
 
@@ -395,7 +608,8 @@ def _init_worker(evaluator: Any) -> None:
 
 
 def _run_chunk(args: tuple[Any, list[np.ndarray], RolloutSettings, int, int]) -> np.ndarray:
-    """Trials [start, stop) of every root board: array (roots, trials, 7) (outputs, equity, cubeful).
+    """Trials [start, stop) of every root board: array (roots, trials, 13): outputs, equity, cubeful,
+    then the luck of the 5 outputs and of the cubeful result (see ``_COLS``).
 
     ``args[0]`` is the evaluator, or None in a pool worker (then the one given to the initializer).
     """
@@ -404,27 +618,52 @@ def _run_chunk(args: tuple[Any, list[np.ndarray], RolloutSettings, int, int]) ->
         evaluator = _WORKER_EVALUATOR[0]
     if not settings.cubeful and settings.ply == 0 and type(evaluator) is NetEvaluator:
         return _run_chunk_compiled(evaluator, roots, settings, start, stop)
-    out = np.zeros((len(roots), stop - start, 7))
+    out = np.zeros((len(roots), stop - start, _COLS))
     for r, root in enumerate(roots):
         for t in range(start, stop):
-            outputs, cubeful = _play_trial(evaluator, root, settings, t)
+            outputs, cubeful, luck, cubeful_luck = _play_trial(evaluator, root, settings, t)
             out[r, t - start, :5] = outputs
             out[r, t - start, 5] = outputs_equity(outputs)
             out[r, t - start, 6] = np.nan if cubeful is None else cubeful
+            out[r, t - start, _LUCK] = luck
+            out[r, t - start, _CUBEFUL_LUCK] = cubeful_luck if settings.cubeful else np.nan
     return out
 
 
-def _summarise(samples: np.ndarray, cubeful: bool) -> RolloutResult:
-    n = samples.shape[0]
-    mean = samples.mean(axis=0)
-    sd = samples.std(axis=0, ddof=1) if n > 1 else np.full(samples.shape[1], math.inf)
-    ci = Z95 * sd / math.sqrt(n)
+def _trial_values(samples: np.ndarray, variance_reduction: bool) -> np.ndarray:
+    """Each trial's estimate ``(..., 7)``: 5 outputs, equity, cubeful; less the luck with variance reduction."""
+    values = samples[..., :7].copy()
+    if variance_reduction:
+        luck = samples[..., _LUCK]
+        values[..., :5] -= luck
+        values[..., 5] -= _luck_equity(luck)
+        values[..., 6] -= samples[..., _CUBEFUL_LUCK]
+    return values
+
+
+def _standard_errors(values: np.ndarray) -> np.ndarray:
+    """Standard errors of the means of the columns of ``values`` (trials along axis 0); inf for one trial."""
+    n = values.shape[0]
+    if n < 2:
+        return np.full(values.shape[1:], math.inf)
+    return values.std(axis=0, ddof=1) / math.sqrt(n)
+
+
+def _summarise(samples: np.ndarray, cubeful: bool, variance_reduction: bool) -> RolloutResult:
+    values = _trial_values(samples, variance_reduction)
+    n = values.shape[0]
+    mean = values.mean(axis=0)
+    se = _standard_errors(values)
+    ci = Z95 * se
     return RolloutResult(
         trials=n,
         mean=tuple(float(v) for v in mean[:6]),
         ci95=tuple(float(v) for v in ci[:6]),
         cubeful=float(mean[6]) if cubeful else None,
         cubeful_ci95=float(ci[6]) if cubeful else None,
+        se=tuple(float(v) for v in se[:6]),
+        cubeful_se=float(se[6]) if cubeful else None,
+        variance_reduced=variance_reduction,
     )
 
 
@@ -434,35 +673,57 @@ def _rollout_boards(
     settings: RolloutSettings,
     progress: ProgressCallback | None,
 ) -> list[RolloutResult]:
+    samples = _rollout_samples(evaluator, roots, settings, progress)
+    return [_summarise(samples[r], settings.cubeful, settings.variance_reduction) for r in range(len(roots))]
+
+
+def _rollout_samples(
+    evaluator: BoardEvaluator,
+    roots: list[np.ndarray],
+    settings: RolloutSettings,
+    progress: ProgressCallback | None,
+    stop: Callable[[np.ndarray], bool] | None = None,
+) -> np.ndarray:
+    """Every trial of every root: array ``(roots, trials, 13)`` (see :func:`_run_chunk`).
+
+    ``stop(samples so far)`` is asked after each chunk once ``settings.min_trials`` trials are done;
+    True ends the rollout there (the trials done so far, in order, are returned).
+    """
     total = settings.trials
     bounds = [(s, min(total, s + settings.chunk)) for s in range(0, total, settings.chunk)]
     tasks = [(evaluator, roots, settings, a, b) for a, b in bounds]
     parts: list[np.ndarray] = []
     done = 0
 
-    def advance(part: np.ndarray) -> None:
+    def advance(part: np.ndarray) -> bool:
+        """Keep a chunk's trials; True when the rollout should stop here."""
         nonlocal done
         parts.append(part)
         done += part.shape[1]
         if progress is not None:
             progress(done, total)
+        return stop is not None and done < total and done >= settings.min_trials and stop(
+            np.concatenate(parts, axis=1)
+        )
 
     if settings.cluster is not None:
         for part in _run_on_ray(tasks, settings.cluster):
-            advance(part)
+            if advance(part):
+                break
     else:
         workers = settings.workers or os.cpu_count() or 1
         if workers == 1 or len(tasks) == 1:
             for task in tasks:
-                advance(_run_chunk(task))
+                if advance(_run_chunk(task)):
+                    break
         else:
             ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
             light = [(None, *task[1:]) for task in tasks]
             with ctx.Pool(min(workers, len(tasks)), initializer=_init_worker, initargs=(evaluator,)) as pool:
                 for part in pool.imap(_run_chunk, light):
-                    advance(part)
-    samples = np.concatenate(parts, axis=1)
-    return [_summarise(samples[r], settings.cubeful) for r in range(len(roots))]
+                    if advance(part):
+                        break  # leaving the block terminates the pool's remaining chunks
+    return np.concatenate(parts, axis=1)
 
 
 def _run_on_ray(tasks: list[Any], address: str) -> Any:
@@ -501,11 +762,81 @@ def rollout_position(
 
 
 @dataclass(frozen=True, slots=True)
+class RolloutTrials:
+    """Every trial of a rollout of one position, for measuring: ``raw`` ``(trials, 7)`` holds each
+    trial's result (5 outputs, cubeless equity, cubeful result or nan) from the root player's side,
+    ``luck`` ``(trials, 6)`` the luck summed over its rolls (5 outputs, cubeful; zeros when the
+    rollout ran without variance reduction)."""
+
+    raw: np.ndarray
+    luck: np.ndarray
+
+    def values(self, variance_reduction: bool = True) -> np.ndarray:
+        """Each trial's estimate ``(trials, 7)``: the raw result, less its luck if ``variance_reduction``."""
+        samples = np.concatenate([self.raw, self.luck], axis=1)
+        return _trial_values(samples, variance_reduction)
+
+
+def rollout_trials(
+    position: Position, evaluator: BoardEvaluator, settings: RolloutSettings | None = None
+) -> RolloutTrials:
+    """The trials of :func:`rollout_position`, one by one (the same games, dice and plays).
+
+    With ``settings.variance_reduction`` both the plain and the variance-reduced estimates of the
+    same trials are at hand (``values(False)`` / ``values(True)``).
+
+    Raises:
+        InvalidInputError: if the game is already over.
+    """
+    settings = settings or RolloutSettings()
+    if position.is_game_over():
+        raise InvalidInputError(f"cannot roll out a finished game: {position.position_id()!r}")
+    samples = _rollout_samples(evaluator, [position_to_board(position)], settings, None)[0]
+    return RolloutTrials(raw=samples[:, :7].copy(), luck=samples[:, 7:].copy())
+
+
+@dataclass(frozen=True, slots=True)
 class PlayRollout:
-    """A candidate play and its rollout, from the mover's side."""
+    """A candidate play and its rollout, from the mover's side.
+
+    ``diff``: the best candidate's value (cubeful if the rollout is, else cubeless equity) minus
+    this one's, averaged over the same trials (0 for the best), and ``diff_ci95`` the 95%
+    half-width of that paired difference.
+    """
 
     play: Play
     result: RolloutResult
+    diff: float = 0.0
+    diff_ci95: float = 0.0
+
+    @property
+    def diff_interval(self) -> tuple[float, float]:
+        """95% confidence interval of :attr:`diff`."""
+        return self.diff - self.diff_ci95, self.diff + self.diff_ci95
+
+
+def _z(confidence: float) -> float:
+    """The two-sided normal quantile of a confidence (1.96 for 0.95)."""
+    return NormalDist().inv_cdf(0.5 + confidence / 2)
+
+
+def separated(values: np.ndarray, z: float) -> bool:
+    """Whether the candidate with the best mean beats every other one with confidence.
+
+    ``values`` ``(candidates, trials)`` holds paired trials (the same dice along each column); the
+    best candidate is separated when for every other one the mean of the paired differences exceeds
+    ``z`` standard errors (its two-sided interval excludes zero). Needs two trials or more.
+    """
+    k, n = values.shape
+    if k < 2:
+        return True
+    if n < 2:
+        return False
+    means = values.mean(axis=1)
+    best = int(np.argmax(means))
+    diffs = values[best][None, :] - np.delete(values, best, axis=0)
+    se = diffs.std(axis=1, ddof=1) / math.sqrt(n)
+    return bool(np.all(diffs.mean(axis=1) > z * se))
 
 
 def rollout_plays(
@@ -516,12 +847,16 @@ def rollout_plays(
     plays: Sequence[Play] | None = None,
     progress: ProgressCallback | None = None,
 ) -> list[PlayRollout]:
-    """Roll out candidate plays for a roll with duplicate dice, best first (by mean equity).
+    """Roll out candidate plays for a roll with duplicate dice, best first (by mean value).
 
     ``plays``: the candidates (all legal plays if omitted). Each play's
     resulting position is rolled out with the opponent rolling first; results
     are turned back to the mover's side. For cubeful rollouts the cube is
-    passed to the opponent's view and back.
+    passed to the opponent's view and back. Candidates are ranked by the
+    cubeful result if the rollout is cubeful, else by cubeless equity; with
+    ``settings.stop_confidence`` the rollout stops once the best is separated
+    from every other candidate (:func:`separated` on paired trials), and each
+    result's ``trials`` says how many were used.
 
     Raises:
         InvalidInputError: on bad dice or a play that is not legal here.
@@ -535,34 +870,72 @@ def rollout_plays(
     opp_settings = replace(settings, cube=settings.cube.flip())
     roots = [position_to_board(p.position) for p in candidates]
     # a finished game needs no rollout: score it exactly
-    results: list[PlayRollout] = []
-    live = [i for i, r in enumerate(roots) if terminal_outputs(r) is None]
-    rolled = _rollout_boards(evaluator, [roots[i] for i in live], opp_settings, progress) if live else []
-    by_index = dict(zip(live, rolled))
-    for i, play in enumerate(candidates):
-        if i in by_index:
-            results.append(PlayRollout(play, _flip_result(by_index[i], settings.cube)))
-        else:
-            end = flip_outputs(terminal_outputs(roots[i]))  # type: ignore[arg-type]
+    exact: dict[int, tuple[np.ndarray, float | None]] = {}
+    for i, root in enumerate(roots):
+        end = terminal_outputs(root)
+        if end is not None:
+            mover = flip_outputs(end)
             cubeful = None
             if settings.cubeful:
                 jacoby = settings.cube.jacoby and settings.cube.owner is CubeOwner.CENTRED
-                points = 1 if jacoby else _points(end)
+                points = 1 if jacoby else _points(mover)
                 cubeful = _score_value(settings.cube, settings.cube.value * points, True)
-            mean = (*[float(v) for v in end], outputs_equity(end))
-            results.append(
-                PlayRollout(
-                    play,
-                    RolloutResult(settings.trials, mean, (0.0,) * 6, cubeful, 0.0 if settings.cubeful else None),
-                )
+            exact[i] = (mover, cubeful)
+    live = [i for i in range(len(roots)) if i not in exact]
+    column = 6 if settings.cubeful else 5
+
+    def mover_values(samples: np.ndarray) -> np.ndarray:
+        """Each candidate's value per trial ``(candidates, trials)``, from the mover's side."""
+        n = samples.shape[1]
+        out = np.empty((len(roots), n))
+        opp = _trial_values(samples, settings.variance_reduction)[..., column]
+        match = settings.cubeful and settings.cube.away is not None
+        for j, i in enumerate(live):
+            out[i] = 1.0 - opp[j] if match else -opp[j]
+        for i, (mover, cubeful) in exact.items():
+            out[i] = cubeful if settings.cubeful else outputs_equity(mover)
+        return out
+
+    stop = None
+    if settings.stop_confidence is not None and len(roots) > 1:
+        z = _z(settings.stop_confidence)
+
+        def stop(samples: np.ndarray) -> bool:
+            return separated(mover_values(samples), z)
+
+    if live:
+        samples = _rollout_samples(evaluator, [roots[i] for i in live], opp_settings, progress, stop)
+    else:
+        samples = np.zeros((0, settings.trials, _COLS))
+    n = samples.shape[1]
+    values = mover_values(samples)
+    best = int(np.argmax(values.mean(axis=1))) if len(roots) else 0
+    results: list[PlayRollout] = []
+    for i, play in enumerate(candidates):
+        if i in exact:
+            mover, cubeful = exact[i]
+            mean = (*[float(v) for v in mover], outputs_equity(mover))
+            zero = (0.0,) * 6
+            result = RolloutResult(
+                n, mean, zero, cubeful, 0.0 if settings.cubeful else None, zero,
+                0.0 if settings.cubeful else None, settings.variance_reduction,
             )
-    results.sort(key=lambda r: -(r.result.cubeful if r.result.cubeful is not None else r.result.equity))
+        else:
+            j = live.index(i)
+            result = _flip_result(
+                _summarise(samples[j], settings.cubeful, settings.variance_reduction), settings.cube
+            )
+        d = values[best] - values[i]
+        diff_se = float(_standard_errors(d[:, None])[0]) if i != best else 0.0
+        results.append(PlayRollout(play, result, float(d.mean()) if n else 0.0, Z95 * diff_se))
+    results.sort(key=lambda r: (r.diff, -(r.result.cubeful if r.result.cubeful is not None else r.result.equity)))
     return results
 
 
 def _flip_result(result: RolloutResult, root_cube: CubeInfo) -> RolloutResult:
     w, wg, wb, lg, lb, eq = result.mean
     cw, cwg, cwb, clg, clb, ceq = result.ci95
+    sw, swg, swb, slg, slb, seq = result.se
     cubeful = result.cubeful
     if cubeful is not None:
         cubeful = -cubeful if root_cube.away is None else 1.0 - cubeful
@@ -572,19 +945,27 @@ def _flip_result(result: RolloutResult, root_cube: CubeInfo) -> RolloutResult:
         ci95=(cw, clg, clb, cwg, cwb, ceq),
         cubeful=cubeful,
         cubeful_ci95=result.cubeful_ci95,
+        se=(sw, slg, slb, swg, swb, seq),
+        cubeful_se=result.cubeful_se,
+        variance_reduced=result.variance_reduced,
     )
 
 
 __all__ = [
     "OUTPUT_NAMES",
+    "ROLLS21",
     "BoardEvaluator",
     "PlayRollout",
     "RolloutResult",
     "RolloutSettings",
+    "RolloutTrials",
     "board_to_position",
     "position_to_board",
+    "roll_luck",
     "rollout_plays",
     "rollout_position",
+    "rollout_trials",
+    "separated",
     "successor_boards",
     "terminal_outputs",
 ]
