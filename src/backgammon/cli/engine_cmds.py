@@ -338,6 +338,53 @@ def engine() -> None:
     serve(request_lines(sys.stdin.buffer), sys.stdout, load_evaluator)
 
 
+def external(
+    port: int = typer.Option(0, "--port", help="TCP port to listen on (0: any free port, printed at start)"),
+    host: str = typer.Option("127.0.0.1", "--host", help="address to listen on"),
+    unix_socket: str = typer.Option(None, "--socket", help="listen on this Unix socket path instead of TCP"),
+    level: str = typer.Option(None, "--level", help="engine level (default: the strongest)"),
+    plies: int = typer.Option(None, "--plies", help="search depth 0, 1 or 2 (replaces the level's)"),
+    seed: int = typer.Option(None, "--seed", help="seed of the level's noise"),
+    once: bool = typer.Option(False, "--once", help="stop after the first connection"),
+    log_file: str = typer.Option(None, "--log", help="append one JSON line per decision to this file"),
+    dialect: str = typer.Option("gnubg", "--dialect", help="whose the score fields are: gnubg (as gnubg 1.07 writes) or fibs"),
+) -> None:
+    """Serve gnubg's external player interface: in gnubg, `set player 0 external HOST:PORT`."""
+    from backgammon.engine.external import EnginePlayer, listen, serve
+
+    from backgammon.engine.external import DIALECTS
+
+    if dialect not in DIALECTS:
+        raise InvalidInputError(f"unknown dialect {dialect!r}: expected {' or '.join(DIALECTS)}")
+    player = EnginePlayer(load_evaluator, level, plies, seed)
+    sock = listen(host, port, unix_socket)
+    where = unix_socket or "{}:{}".format(*sock.getsockname()[:2])
+    print(f"external player: listening on {where} ({player.level.name}, {player.level.plies}-ply)", file=sys.stderr)
+    sys.stderr.flush()
+    try:
+        log_stream = open(log_file, "a", encoding="utf-8") if log_file else None  # noqa: SIM115 - the server's life
+    except OSError as exc:
+        raise InvalidInputError(f"cannot open the log file {log_file!r}: {exc.strerror or exc}") from None
+    try:
+        serve(sock, player, once=once, log_stream=log_stream, dialect=dialect)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if log_stream is not None:
+            log_stream.close()
+
+
+def ubgi(
+    level: str = typer.Option(None, "--level", help="engine level (default: the strongest)"),
+    plies: int = typer.Option(None, "--plies", help="search depth 0, 1 or 2 (replaces the level's)"),
+) -> None:
+    """UBGI (Universal Backgammon Interface, draft 0.01) on stdin/stdout."""
+    from backgammon.engine.ubgi import MAX_LINE, make_player, run
+    from backgammon.engine.protocol import request_lines
+
+    run(request_lines(sys.stdin.buffer, MAX_LINE), sys.stdout, sys.stderr, make_player(load_evaluator, level, plies))
+
+
 def register_play(app: typer.Typer) -> None:
     """Add hint, eval, rollout, analyze and engine."""
     app.command("hint")(hint)
@@ -345,6 +392,8 @@ def register_play(app: typer.Typer) -> None:
     app.command("rollout")(rollout_cmd)
     app.command("analyze")(analyze)
     app.command("engine")(engine)
+    app.command("external")(external)
+    app.command("ubgi")(ubgi)
 
 
 def register(app: typer.Typer) -> None:
