@@ -9,7 +9,7 @@ server's memory and database, idle). The load generator runs in this
 process (asyncio, the ``websockets`` client, ``httpx`` for the two POSTs), apart from
 the server's process. It plays K games at once, each a human table: one client creates
 it (``POST /api/tables``, mode human, money session by default), the other joins
-(``POST /api/tables/{id}/join``), and both connect to ``/ws/tables/{id}?token=...``.
+(``POST /api/tables/{id}/join``), and both connect to ``/ws/tables/{id}`` (the seat token in the first, hello, message).
 Each client plays its seat from the state messages it receives: it rolls when it may
 (it never doubles), and moves the first legal step sequence the server lists. An
 action's round trip runs from sending it (``{"type": "action", ..., "version": N}``) to
@@ -279,9 +279,11 @@ async def play_game(run: Run, http, index: int) -> None:
             table_id, tokens = await new_table(run, http)
             host = run.base.removeprefix("http://")
             async with (
-                connect(f"ws://{host}/ws/tables/{table_id}?token={tokens['white']}") as ws_w,
-                connect(f"ws://{host}/ws/tables/{table_id}?token={tokens['black']}") as ws_b,
+                connect(f"ws://{host}/ws/tables/{table_id}") as ws_w,
+                connect(f"ws://{host}/ws/tables/{table_id}") as ws_b,
             ):
+                await ws_w.send(json.dumps({"type": "hello", "token": tokens["white"]}))
+                await ws_b.send(json.dumps({"type": "hello", "token": tokens["black"]}))
                 seats = [Seat(ws_w, "white"), Seat(ws_b, "black")]
                 changed = asyncio.Event()
                 readers = [asyncio.create_task(read(s, changed, run)) for s in seats]

@@ -82,8 +82,8 @@ class Client:
     async def connect(self, base: str, table: str, token: str | None) -> None:
         import websockets
 
-        query = f"?token={token}" if token else ""
-        self.ws = await websockets.connect(f"{base}/ws/tables/{table}{query}", max_size=2**22)
+        self.ws = await websockets.connect(f"{base}/ws/tables/{table}", max_size=2**22)
+        await self.ws.send(json.dumps({"type": "hello", "token": token}))
         self.reader = asyncio.create_task(self._read())
         await self.wait(lambda s: True)
 

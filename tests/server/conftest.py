@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,14 @@ def make_client(data_dir: Path, **kwargs) -> TestClient:
     kwargs.setdefault("warm_engine", False)
     config = ServerConfig(data_dir=data_dir, bot_delay=0.0, dice_seed=kwargs.pop("dice_seed", 7), **kwargs)
     return TestClient(create_app(config))
+
+
+@contextmanager
+def table_socket(client: TestClient, table: str, token: str | None = None):
+    """A test client's connection to a table, introduced with its hello message (the seat token)."""
+    with client.websocket_connect(f"/ws/tables/{table}") as ws:
+        ws.send_json({"type": "hello", "token": token})
+        yield ws
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from .test_api import H, human_table, state
+from .conftest import table_socket
 
 _TABLES: list[tuple[object, tuple[str, str, str]]] = []
 
@@ -49,7 +50,7 @@ def test_random_actions(client, doc, seat):
 @given(text=st.text(max_size=60) | st.binary(max_size=40).map(lambda b: b.decode("latin-1")))
 def test_random_socket_text(client, text):
     tid, w, _b = _table(client)
-    with client.websocket_connect(f"/ws/tables/{tid}?token={w}") as ws:
+    with table_socket(client, tid, w) as ws:
         first = ws.receive_json()
         ws.send_text(text)
         reply = ws.receive_json()

@@ -93,6 +93,7 @@ def test_socket_with_a_foreign_origin_is_refused(client):
 def test_socket_same_origin_and_no_origin_connect(client, headers):
     tid = _table(client)
     with client.websocket_connect(f"/ws/tables/{tid}", headers=headers) as ws:
+        ws.send_json({"type": "hello"})
         msg = ws.receive_json()
     assert msg["type"] == "state" and msg["state"]["table"]["id"] == tid
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .test_api import human_table, state
+from .conftest import table_socket
 
 
 def test_socket_events_errors_and_resync(client):
@@ -12,9 +13,9 @@ def test_socket_events_errors_and_resync(client):
     mover = st["game"]["turn"]
     other = "black" if mover == "white" else "white"
     with (
-        client.websocket_connect(f"/ws/tables/{tid}?token={tokens[mover]}") as ws_m,
-        client.websocket_connect(f"/ws/tables/{tid}?token={tokens[other]}") as ws_o,
-        client.websocket_connect(f"/ws/tables/{tid}") as ws_s,
+        table_socket(client, tid, tokens[mover]) as ws_m,
+        table_socket(client, tid, tokens[other]) as ws_o,
+        table_socket(client, tid) as ws_s,
     ):
         first = ws_m.receive_json()
         assert first["type"] == "state" and first["state"]["you"] == mover and first["state"]["moves"]
@@ -59,8 +60,12 @@ def test_socket_events_errors_and_resync(client):
         ws_s.send_json({"type": "resync"})
         again = ws_s.receive_json()
         assert again["type"] == "state" and again["state"]["version"] == version + 1
-        # the other player now rolls: the dice come from the server
+        # the other player now rolls: the dice come from the server (a client's dice are refused)
         ws_o.send_json({"type": "action", "action": "roll", "dice": [6, 6]})
+        err = ws_o.receive_json()
+        assert err["status"] == 400 and "dice" in err["message"]
+        ws_o.receive_json()
+        ws_o.send_json({"type": "action", "action": "roll"})
         ev = ws_o.receive_json()
         assert ev["event"]["kind"] == "roll" and len(ev["event"]["dice"]) == 2
         ws_m.receive_json()
@@ -80,7 +85,7 @@ def test_hint_over_socket(client):
 
     r = client.post("/api/tables", json={"mode": "ai", "rules": {"match_length": 1}, "start": {"position_id": LATE}})
     tid, tok = r.json()["id"], r.json()["token"]
-    with client.websocket_connect(f"/ws/tables/{tid}?token={tok}") as ws:
+    with table_socket(client, tid, tok) as ws:
         ws.receive_json()
         ws.send_json({"type": "hint"})
         assert ws.receive_json()["status"] == 409
@@ -90,3 +95,26 @@ def test_hint_over_socket(client):
         ws.send_json({"type": "hint"})
         hint = ws.receive_json()
         assert hint["type"] == "hint" and hint["plays"][0]["play"] == "1/off(2)"
+
+
+def test_the_seat_token_comes_in_the_hello_message_not_the_url(client):
+    import pytest
+    from starlette.websockets import WebSocketDisconnect
+
+    tid, w, _b = human_table(client)
+    with client.websocket_connect(f"/ws/tables/{tid}?token={w}") as ws:  # a token in the URL seats nobody
+        ws.send_json({"type": "hello"})
+        assert ws.receive_json()["state"]["you"] is None
+    with table_socket(client, tid, w) as ws:
+        assert ws.receive_json()["state"]["you"] == "white"
+        ws.send_json({"type": "hello", "token": w})  # once per connection
+        error = ws.receive_json()
+        assert error["type"] == "error" and error["status"] == 400 and "hello" in error["message"]
+    for first in ({"type": "ping"}, {"type": "hello", "token": 5}, {"type": "hello", "extra": 1}):
+        with pytest.raises(WebSocketDisconnect) as info:
+            with client.websocket_connect(f"/ws/tables/{tid}") as ws:
+                ws.send_json(first)
+                error = ws.receive_json()
+                assert error["type"] == "error" and error["status"] == 400, first
+                ws.receive_json()
+        assert info.value.code == 1008, first

@@ -32,6 +32,8 @@ def _stuck_spectator(port: int, table: str) -> socket.socket:
             f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
         ).encode()
     )
+    hello = b'{"type": "hello"}'  # one masked text frame (mask of zeros)
+    sock.sendall(bytes([0x81, 0x80 | len(hello), 0, 0, 0, 0]) + hello)
     return sock  # and never reads again
 
 

@@ -50,6 +50,8 @@ from backgammon.server.tables import TableManager
 log = logging.getLogger("backgammon.server")
 STATIC = Path(__file__).parent / "static"
 SESSION_COOKIE = "bg_session"
+HELLO_TIMEOUT = 10.0
+"""Seconds a new table connection has to send its hello message."""
 MAX_MESSAGE_CHARS = 300
 """Error messages sent to clients are cut to this many characters (a backstop: messages quote
 at most :data:`protocol.MAX_SHOWN` characters of a user's value)."""
@@ -427,7 +429,21 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             await websocket.send_json(protocol.error_message(404, str(exc.args[0])))
             await websocket.close()
             return
-        seat = table.seat_for(websocket.query_params.get("token"))
+        try:  # the first message says who connects: {"type": "hello", "token": ...}
+            first = await asyncio.wait_for(websocket.receive(), HELLO_TIMEOUT)
+            if first["type"] == "websocket.disconnect":
+                return
+            if first.get("text") is None:
+                raise InvalidInputError("invalid message: a binary frame; send JSON text")
+            hello = protocol.parse_client_message(first["text"])
+            if hello["type"] != "hello":
+                raise InvalidInputError(f"expected a hello message first, not {protocol.shown(hello['type'])}")
+        except (TimeoutError, BackgammonError) as exc:
+            text = "expected a hello message first" if isinstance(exc, TimeoutError) else error_status(exc)[1]
+            await websocket.send_json(protocol.error_message(400, text))
+            await websocket.close(code=1008)
+            return
+        seat = table.seat_for(hello.get("token"))
 
         async def close() -> None:
             await websocket.close(code=1013)
@@ -449,6 +465,8 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
                     if raw is None:
                         raise InvalidInputError("invalid message: a binary frame; send JSON text")
                     doc = protocol.parse_client_message(raw)
+                    if doc["type"] == "hello":
+                        raise InvalidInputError("hello again: a connection says hello once; reconnect to change seat")
                     if doc["type"] == "action":
                         await manager.act(table, seat, doc)
                     elif doc["type"] == "resync":

@@ -304,19 +304,68 @@ def parse_json_object(raw: bytes | str, what: str = "request", limit: int = MAX_
     return doc
 
 
+class _Message(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class HelloMessage(_Message):
+    """The first message on a table's socket: who is connecting (a seat token, or none to watch).
+
+    The seat token travels here, never in the URL (URLs end up in logs and histories)."""
+
+    type: Literal["hello"]
+    token: str | None = Field(default=None, max_length=128)
+
+
+class ActionMessage(_Message):
+    """An action of the connection's seat. ``version``: the state it answers (stale ones are refused)."""
+
+    type: Literal["action"]
+    action: str = Field(max_length=32)
+    version: int | None = Field(default=None, ge=0, le=10**9)
+    steps: list[Annotated[list[Annotated[int, Field(ge=0, le=25)]], Field(min_length=2, max_length=2)]] | None = Field(
+        default=None, max_length=4
+    )
+    play: str | None = Field(default=None, max_length=200)
+    level: str | None = Field(default=None, max_length=16)
+
+
+class RequestMessage(_Message):
+    """``resync`` (send the full state again), ``hint`` (ranked plays, games against the computer)
+    or ``ping`` (answered by ``pong``)."""
+
+    type: Literal["resync", "hint", "ping"]
+
+
+CLIENT_MESSAGES: dict[str, type[_Message]] = {
+    "hello": HelloMessage,
+    "action": ActionMessage,
+    "resync": RequestMessage,
+    "hint": RequestMessage,
+    "ping": RequestMessage,
+}
+"""Every message a client may send on a table's socket, by ``type`` (see docs/web-protocol.md)."""
+
+SERVER_MESSAGES = ("state", "event", "error", "hint", "pong")
+"""Every message type the server sends on a table's socket (see docs/web-protocol.md)."""
+
+
 def parse_client_message(text: str | bytes) -> dict[str, Any]:
-    """Decode one message from a browser (see :func:`parse_json_object`).
+    """Decode and validate one message from a browser (see :func:`parse_json_object` and
+    :data:`CLIENT_MESSAGES`); returns it with the fields it leaves out set to None.
 
     Raises:
-        InvalidInputError: for malformed or hostile JSON or an unknown message type.
+        InvalidInputError: for malformed or hostile JSON, an unknown message type or a bad field.
     """
     doc = parse_json_object(text, "message", MAX_MESSAGE)
     kind = doc.get("type")
-    if kind not in ("action", "resync", "ping", "hint"):
+    model = CLIENT_MESSAGES.get(kind) if isinstance(kind, str) else None
+    if model is None:
         raise InvalidInputError(
-            f"invalid message type {shown(kind)}: expected 'action', 'resync', 'hint' or 'ping'"
+            f"invalid message type {shown(kind)}: expected one of {', '.join(repr(k) for k in CLIENT_MESSAGES)}"
         )
-    return doc
+    message = validated(model, doc, "message")
+    return {k: v for k, v in message.model_dump().items() if k in doc}
 
 
 # ------------------------------------------------------------- validation

@@ -792,7 +792,7 @@ def make_router(state: dict[str, Any], read_body: Any) -> APIRouter:
 
     @router.post("/api/study/reviews/{table_id}")
     async def make_review(table_id: str) -> dict[str, Any]:
-        table = state["manager"].get(table_id)
+        table = await state["manager"].get(table_id)
         data = await asyncio.to_thread(review_table, table)
         with state["sessions"]() as db:
             row = db.get(Review, table_id)

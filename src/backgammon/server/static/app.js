@@ -189,10 +189,12 @@ function openTable(id) {
 }
 function connect() {
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
-  const q = S.token ? `?token=${encodeURIComponent(S.token)}` : "";
-  const ws = new WebSocket(`${proto}//${location.host}/ws/tables/${S.id}${q}`);
+  const ws = new WebSocket(`${proto}//${location.host}/ws/tables/${S.id}`);
   S.ws = ws;
-  ws.onopen = () => { S.reconnect = 500; $("#status").classList.remove("lost"); };
+  ws.onopen = () => {  // the seat token goes in the first message, never in the URL
+    ws.send(JSON.stringify({ type: "hello", token: S.token || null }));
+    S.reconnect = 500; $("#status").classList.remove("lost");
+  };
   ws.onmessage = (ev) => {
     const msg = JSON.parse(ev.data);
     S.queue = S.queue.then(() => handle(msg)).catch((e) => console.error(e));
