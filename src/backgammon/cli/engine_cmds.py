@@ -347,31 +347,34 @@ def external(
     seed: int = typer.Option(None, "--seed", help="seed of the level's noise"),
     once: bool = typer.Option(False, "--once", help="stop after the first connection"),
     log_file: str = typer.Option(None, "--log", help="append one JSON line per decision to this file"),
-    dialect: str = typer.Option("gnubg", "--dialect", help="whose the score fields are: gnubg (as gnubg 1.07 writes) or fibs"),
+    dialect: str = typer.Option("gnubg", "--dialect", help="score fields as gnubg 1.07 writes them, or as FIBS: fibs"),
 ) -> None:
     """Serve gnubg's external player interface: in gnubg, `set player 0 external HOST:PORT`."""
-    from backgammon.engine.external import EnginePlayer, listen, serve
-
-    from backgammon.engine.external import DIALECTS
+    from backgammon.engine.external import DIALECTS, EnginePlayer, listen, serve
 
     if dialect not in DIALECTS:
         raise InvalidInputError(f"unknown dialect {dialect!r}: expected {' or '.join(DIALECTS)}")
     player = EnginePlayer(load_evaluator, level, plies, seed)
-    sock = listen(host, port, unix_socket)
-    where = unix_socket or "{}:{}".format(*sock.getsockname()[:2])
-    print(f"external player: listening on {where} ({player.level.name}, {player.level.plies}-ply)", file=sys.stderr)
-    sys.stderr.flush()
     try:
         log_stream = open(log_file, "a", encoding="utf-8") if log_file else None  # noqa: SIM115 - the server's life
     except OSError as exc:
         raise InvalidInputError(f"cannot open the log file {log_file!r}: {exc.strerror or exc}") from None
+    import signal
+
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # a plain kill still closes the log and the socket file
     try:
+        sock = listen(host, port, unix_socket)
+        where = unix_socket or "{}:{}".format(*sock.getsockname()[:2])
+        print(f"external player: listening on {where} ({player.level.name}, {player.level.plies}-ply)", file=sys.stderr)
+        sys.stderr.flush()
         serve(sock, player, once=once, log_stream=log_stream, dialect=dialect)
     except KeyboardInterrupt:
         pass
     finally:
         if log_stream is not None:
             log_stream.close()
+        if unix_socket and "sock" in locals() and os.path.exists(unix_socket):
+            os.unlink(unix_socket)
 
 
 def ubgi(
@@ -379,8 +382,8 @@ def ubgi(
     plies: int = typer.Option(None, "--plies", help="search depth 0, 1 or 2 (replaces the level's)"),
 ) -> None:
     """UBGI (Universal Backgammon Interface, draft 0.01) on stdin/stdout."""
-    from backgammon.engine.ubgi import MAX_LINE, make_player, run
     from backgammon.engine.protocol import request_lines
+    from backgammon.engine.ubgi import MAX_LINE, make_player, run
 
     run(request_lines(sys.stdin.buffer, MAX_LINE), sys.stdout, sys.stderr, make_player(load_evaluator, level, plies))
 
