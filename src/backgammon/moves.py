@@ -341,36 +341,37 @@ def _two_dice(mine: list[int], theirs: list[int], die1: int, die2: int) -> _Keys
 def _doubles(mine: list[int], theirs: list[int], die: int) -> _Keys:
     results: _Keys = {}
     best = [-1]
-    # every index a checker may stand on during the play, from the back forwards
+    # every step a checker may make during the play, from the back forwards: (source, destination,
+    # key change, the destination in the opponent's numbering, key change of a hit there); steps onto
+    # a point the opponent holds are left out (hits never make a point, so it stays held)
     reach = {s - j * die for s in range(25) if mine[s] for j in range(4)}
-    candidates = sorted((i for i in reach if i >= 0), reverse=True)
+    candidates = []
+    for s in sorted((i for i in reach if i >= 0), reverse=True):
+        t = s - die
+        if t < 0:
+            candidates.append((s, -1, -_MINE[s], -1, 0))
+        elif theirs[23 - t] < 2:
+            candidates.append((s, t, _MINE[t] - _MINE[s], 23 - t, _HIT[t]))
+    last = len(candidates)
     steps: list[_RawStep] = []
 
     def rec(depth: int, first: int, key: int, outside: int) -> None:
         moved = False
-        for c in range(first, len(candidates)):
-            s = candidates[c]
+        for c in range(first, last):
+            s, t, delta, o, hit_delta = candidates[c]
             if not mine[s]:
                 continue
             if mine[BAR] and s != BAR:
                 break
-            t = s - die
-            if t >= 0:
-                if theirs[23 - t] >= 2:
+            if t < 0:
+                if outside or (s + 1 < die and any(mine[s + 1 : 6])):  # a higher die: from the highest point only
                     continue
-            elif outside or (t < -1 and any(mine[s + 1 : 6])):
-                continue
-            else:
-                t = -1
             moved = True
-            key2 = key - _MINE[s]
-            hit = False
+            key2 = key + delta
+            hit = t >= 0 and theirs[o] == 1
+            if hit:
+                key2 += hit_delta
             if depth == 3:  # the last step: the key is enough
-                if t >= 0:
-                    key2 += _MINE[t]
-                    if theirs[23 - t] == 1:
-                        key2 += _HIT[t]
-                        hit = True
                 if best[0] != 4:
                     best[0] = 4
                     results.clear()
@@ -380,12 +381,9 @@ def _doubles(mine: list[int], theirs: list[int], die: int) -> _Keys:
             mine[s] -= 1
             if t >= 0:
                 mine[t] += 1
-                key2 += _MINE[t]
-                if theirs[23 - t] == 1:
-                    theirs[23 - t] = 0
+                if hit:
+                    theirs[o] = 0
                     theirs[BAR] += 1
-                    key2 += _HIT[t]
-                    hit = True
             steps.append((s, t, hit))
             rec(depth + 1, c, key2, outside - 1 if s >= 6 and t < 6 else outside)  # sources never increase
             steps.pop()
@@ -393,7 +391,7 @@ def _doubles(mine: list[int], theirs: list[int], die: int) -> _Keys:
             if t >= 0:
                 mine[t] -= 1
                 if hit:
-                    theirs[23 - t] = 1
+                    theirs[o] = 1
                     theirs[BAR] -= 1
         if not moved and depth >= best[0]:
             if depth > best[0]:
