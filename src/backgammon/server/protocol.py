@@ -537,10 +537,17 @@ def play_from_steps(game: Game, steps: tuple[tuple[int, int], ...]):
 
 
 def move_tree(game: Game) -> list[list[list[int]]]:
-    """Every legal step sequence of the current roll as ``[[from, to], ...]`` (deduplicated)."""
+    """Every legal step sequence of the current roll as ``[[from, to], ...]`` (deduplicated).
+
+    The list is cached and shared: treat it as read-only."""
     if game.phase is not GamePhase.MOVE or game.dice is None:
         return []
-    seen = dict.fromkeys(seq for seq, _after in _step_sequences(game.position, *game.dice))
+    return _wire_tree(game.position, *game.dice)
+
+
+@functools.lru_cache(maxsize=4096)
+def _wire_tree(position: Position, die1: int, die2: int) -> list[list[list[int]]]:
+    seen = dict.fromkeys(seq for seq, _after in _step_sequences(position, die1, die2))
     return [[list(step) for step in seq] for seq in seen]
 
 
