@@ -1,9 +1,13 @@
-"""``backgammon play`` (terminal game) and ``backgammon serve`` argument checks."""
+"""``backgammon serve``: every unusable setting is one line on stderr and exit status 2, before serving."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+
+import pytest
+
+from backgammon.cli import main
 
 CMD = [sys.executable, "-c", "from backgammon.cli import main; main()"]
 
@@ -12,24 +16,21 @@ def run(args, stdin=""):
     return subprocess.run(CMD + args, input=stdin, capture_output=True, text=True, timeout=120, check=False)
 
 
-def test_play_draws_the_board_and_quits():
-    out = run(["play", "--seed", "3", "--length", "1"], stdin="\nquit\n")
-    assert out.returncode == 0, out.stderr
-    assert "Position ID:" in out.stdout and "pips" in out.stdout
+def serve(capsys, *args: str) -> tuple[int, str, str]:
+    try:
+        main(["serve", *args])
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
 
 
-def test_play_rejects_a_bad_move_then_goes_on():
-    # answer every prompt with an impossible move, then quit
-    out = run(["play", "--seed", "5", "--length", "1"], stdin="\n" + "24/1\n" * 3 + "quit\nquit\n")
-    assert out.returncode == 0, out.stderr
-    assert "error:" in out.stdout or "forced" in out.stdout
-
-
-def test_play_bad_options():
-    out = run(["play", "--length", "30"])
-    assert out.returncode == 2 and out.stderr.startswith("error: invalid match length")
-    out = run(["play", "--color", "green"])
-    assert out.returncode == 2 and "colour" in out.stderr
+def one_line_error(code: int, out: str, err: str) -> str:
+    assert code == 2, (out, err)
+    assert out == "" and "Traceback" not in err
+    assert err.startswith("error: ") and err.count("\n") == 1, err
+    return err
 
 
 def test_serve_bad_port():
@@ -43,3 +44,57 @@ def test_serve_refuses_several_workers_where_tables_cannot_be_shared():
     assert "Traceback" not in out.stderr
     out = run(["serve", "--workers", "0"])
     assert out.returncode == 2 and "invalid --workers 0" in out.stderr
+
+
+@pytest.mark.parametrize("delay", ["-1", "-0.5", "nan", "61"])
+def test_serve_refuses_a_bad_bot_delay(capsys, tmp_path, delay: str) -> None:
+    err = one_line_error(*serve(capsys, "--bot-delay", delay, "--data-dir", str(tmp_path)))
+    assert err.startswith(f"error: invalid --bot-delay {float(delay)!r}: expected 0 to 60 seconds")
+
+
+def test_serve_without_the_server_extra(capsys, monkeypatch, tmp_path) -> None:
+    for name in ("uvicorn", "fastapi"):
+        monkeypatch.setitem(sys.modules, name, None)  # importing it raises ImportError
+    err = one_line_error(*serve(capsys, "--data-dir", str(tmp_path)))
+    assert err.startswith("error: the web server needs the 'server' extra: pip install 'backgammon[server]'")
+
+
+def test_serve_with_a_data_dir_that_is_a_file(capsys, tmp_path) -> None:
+    (tmp_path / "file").write_text("x")
+    err = one_line_error(*serve(capsys, "--data-dir", str(tmp_path / "file")))
+    assert "invalid --data-dir" in err and "it is a file, not a folder" in err
+    err = one_line_error(*serve(capsys, "--data-dir", str(tmp_path / "file" / "sub")))
+    assert err.startswith("error: cannot create --data-dir") and "give another folder" in err
+
+
+def test_serve_with_a_data_dir_it_cannot_write_in(capsys) -> None:
+    # /proc is a folder nobody can create files in, root included
+    err = one_line_error(*serve(capsys, "--data-dir", "/proc"))
+    assert err.startswith("error: cannot write in --data-dir '/proc'") and "give a folder you can write to" in err
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("foo", "error: invalid database url 'foo'"),
+        ("mysql://user:secret@localhost/db", "error: invalid database url 'mysql://user:***@localhost/db'"),
+        ("postgresql://user:secret@127.0.0.1:1/db", "error: cannot open --database-url 'postgresql://user:***@127.0.0.1:1/db'"),
+    ],
+)
+def test_serve_with_a_bad_database_url(capsys, url: str, expected: str) -> None:
+    err = one_line_error(*serve(capsys, "--database-url", url))
+    assert err.startswith(expected), err
+    assert "secret" not in err  # the password is not echoed
+
+
+def test_serve_with_an_sqlite_file_that_cannot_be_opened(capsys, tmp_path) -> None:
+    url = f"sqlite:///{tmp_path}/missing/folder/db.sqlite3"
+    err = one_line_error(*serve(capsys, "--database-url", url))
+    assert err.startswith(f"error: cannot open --database-url '{url}': unable to open database file")
+
+
+def test_serve_errors_in_a_real_process(tmp_path) -> None:
+    (tmp_path / "file").write_text("x")
+    out = run(["serve", "--data-dir", str(tmp_path / "file")])
+    assert out.returncode == 2 and out.stdout == "" and "Traceback" not in out.stderr
+    assert out.stderr.startswith("error: invalid --data-dir") and out.stderr.count("\n") == 1

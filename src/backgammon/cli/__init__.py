@@ -1,8 +1,8 @@
 """The ``backgammon`` command.
 
 Each area registers its subcommands from its own module: :mod:`.core`
-(rules and notations), :mod:`.engine_cmds` (the engine), :mod:`.server_cmds`
-(the web platform). Bad input ends with exit status 2 and one line on stderr.
+(rules and notations), :mod:`.engine_cmds` (the engine), :mod:`.play_cmd` (a game
+against the computer in the terminal), :mod:`.server_cmds` (the web platform). Bad input ends with exit status 2 and one line on stderr.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ def _register() -> None:
     from backgammon.cli import core
 
     core.register(app)
-    for name in ("formats_cmds", "engine_cmds", "server_cmds", "study_cmds"):
+    for name in ("formats_cmds", "engine_cmds", "play_cmd", "server_cmds", "study_cmds"):
         try:
             module = __import__(f"backgammon.cli.{name}", fromlist=["register"])
         except ModuleNotFoundError as exc:

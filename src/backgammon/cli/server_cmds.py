@@ -1,12 +1,79 @@
-"""Web platform subcommands: ``serve`` (the web app) and ``play`` (a terminal game against the computer)."""
+"""Web platform subcommand: ``serve`` (the web app)."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 
+from backgammon.cli._files import writable_folder
 from backgammon.errors import BackgammonError, InvalidInputError
+
+MAX_BOT_DELAY = 60.0
+"""The longest pause of the computer before it acts, in seconds."""
+
+SERVER_EXTRA = "the web server needs the 'server' extra: pip install 'backgammon[server]'"
+
+
+def _server_modules() -> tuple[Any, Any]:
+    """``uvicorn`` and ``backgammon.server.app``.
+
+    Raises:
+        BackgammonError: when the 'server' extra is not installed (a module outside this package is missing).
+    """
+    try:
+        import uvicorn
+
+        from backgammon.server import app as server_app
+    except ImportError as exc:
+        name = getattr(exc, "name", None) or ""
+        if name == "backgammon" or name.startswith("backgammon."):
+            raise  # a broken install of this package, not a missing extra
+        raise BackgammonError(f"{SERVER_EXTRA} (missing module {name or exc!s})") from None
+    return uvicorn, server_app
+
+
+def check_database(database_url: str | None, data_dir: Path) -> None:
+    """Open the database the server will use (and bring its schema up to date) before serving.
+
+    Raises:
+        BackgammonError: naming the URL (password hidden) and why it cannot be used.
+    """
+    from backgammon.server.db import database_url_for, open_database
+
+    url = database_url if database_url is not None else database_url_for(data_dir)
+    hidden = _hide_password(url)
+    if database_url is not None:
+        what = f"--database-url {hidden!r}"
+        advice = "check that the database server is running and the URL, user and password are right"
+    else:
+        what, advice = f"the database in --data-dir {str(data_dir)!r}", "give another --data-dir"
+    try:
+        sessions = open_database(url)
+    except BackgammonError as exc:  # not a URL, or no driver for it
+        text = str(exc)
+        for shown in (url, url.replace("postgresql://", "postgresql+psycopg://", 1)):
+            text = text.replace(shown, hidden)
+        raise BackgammonError(
+            f"{text}; expected sqlite:///PATH or postgresql://USER:PASSWORD@HOST/DB (PostgreSQL needs the "
+            "'postgres' extra)"
+        ) from None
+    except Exception as exc:  # noqa: BLE001 - sqlalchemy.exc.* (cannot connect), OSError, alembic errors
+        lines = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+        raise BackgammonError(f"cannot open {what}: {lines[0] if lines else type(exc).__name__}; {advice}") from None
+    bind = getattr(sessions, "kw", {}).get("bind")
+    if bind is not None:
+        bind.dispose()  # the server opens its own
+
+
+def _hide_password(url: str) -> str:
+    try:
+        from sqlalchemy.engine import make_url
+
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:  # noqa: BLE001 - not a URL SQLAlchemy can read: show it as given
+        return url
 
 
 def serve(
@@ -24,13 +91,16 @@ def serve(
     workers: int = typer.Option(1, "--workers", help="server processes (more than 1 needs PostgreSQL)"),
 ) -> None:
     """Start the web app (http://127.0.0.1:8000 by default)."""
-    import uvicorn
-
-    from backgammon.server.app import ServerConfig, create_app
-
     if not 0 < port < 65536:
         raise InvalidInputError(f"invalid port {port!r}: expected 1 to 65535")
+    if not 0 <= bot_delay <= MAX_BOT_DELAY:  # also refuses nan
+        raise InvalidInputError(f"invalid --bot-delay {bot_delay!r}: expected 0 to {MAX_BOT_DELAY:g} seconds")
     check_workers(workers, database_url)
+    uvicorn, server_app = _server_modules()
+    ServerConfig, create_app = server_app.ServerConfig, server_app.create_app  # noqa: N806 - a class
+    if database_url is None:
+        writable_folder(data_dir, "--data-dir")
+    check_database(database_url, Path(data_dir))
     config = ServerConfig(
         data_dir=Path(data_dir),
         database_url=database_url,
@@ -68,113 +138,5 @@ def check_workers(workers: int, database_url: str | None) -> None:
         )
 
 
-def play(
-    level: str = typer.Option("intermediate", "--level", help="the computer's level"),
-    length: int = typer.Option(1, "--length", help="match length (0 = one money game)"),
-    seed: int = typer.Option(None, "--seed", help="seed the dice"),
-    color: str = typer.Option("white", "--color", help="your colour: white or black"),
-) -> None:
-    """Play against the computer in the terminal (type moves like 24/18 13/11; 'double', 'resign', 'quit')."""
-    from backgammon.dice import RandomDice
-    from backgammon.game import Double, GamePhase, Move, Pass, Player, Resign, ResultKind, Roll, Rules, Take
-    from backgammon.server.agents import make_agent
-    from backgammon.server.matchflow import new_match
-    from backgammon.server.tables import decide
-
-    if not 0 <= length <= 25:
-        raise InvalidInputError(f"invalid match length {length!r}: expected 0 to 25")
-    if color not in ("white", "black"):
-        raise InvalidInputError(f"invalid colour {color!r}: expected white or black")
-    me = Player.WHITE if color == "white" else Player.BLACK
-    dice = RandomDice(seed)
-    agent = make_agent(level, seed)
-    flow = new_match(Rules(match_length=length))
-    games_seen = 0
-    shown = None
-    while not flow.is_over:
-        game = flow.game
-        if length == 0 and flow.games:
-            break
-        if len(flow.games) != games_seen:
-            games_seen = len(flow.games)
-            print(f"\n{flow.games[-1].result}. Score: White {flow.score[0]}, Black {flow.score[1]}")
-        if game.phase is GamePhase.OPENING:
-            from backgammon.game import OpeningRoll
-
-            flow = flow.apply(OpeningRoll(dice.die(), dice.die()))
-            continue
-        if game.turn is not me:
-            action = decide(agent, game, me.other)
-            if isinstance(action, Roll):
-                action = Roll(me.other, dice.roll())
-            if isinstance(action, Move):
-                print(f"Computer plays {game.dice[0]}{game.dice[1]}: {action.play or '(no move)'}")
-            elif not isinstance(action, Roll):
-                print(f"Computer: {type(action).__name__.lower()}")
-            flow = flow.apply(action)
-            continue
-        if game.phase is GamePhase.ROLL:
-            shown = _show(game.board_for(me), me, shown)
-            answer = _ask("roll (enter), double, resign, quit: ")
-            if answer in ("quit", "q"):
-                return
-            try:
-                if answer == "double":
-                    flow = flow.apply(Double(me))
-                elif answer == "resign":
-                    flow = flow.apply(Resign(me, ResultKind.SINGLE))
-                else:
-                    flow = flow.apply(Roll(me, dice.roll()))
-            except BackgammonError as exc:
-                print(f"error: {exc}")
-            continue
-        if game.phase is GamePhase.DOUBLED:
-            answer = _ask(f"Computer doubles to {game.cube_value * 2}: take or pass? ")
-            flow = flow.apply(Pass(me) if answer.startswith("p") else Take(me))
-            continue
-        if game.phase is GamePhase.MOVE:
-            if len(game.legal_plays) == 1:
-                play = game.legal_plays[0]
-                print(f"You roll {game.dice[0]}{game.dice[1]}: forced {play or '(no move)'}")
-                flow = flow.apply(Move(me, play))
-                continue
-            shown = _show(game.board_for(me), me, shown)
-            text = _ask(f"You roll {game.dice[0]}{game.dice[1]}. Your move: ")
-            if text in ("quit", "q"):
-                return
-            try:
-                flow = flow.apply(Move(me, game.play_from_text(text)))
-            except BackgammonError as exc:
-                print(f"error: {exc}")
-            continue
-        # resignation / draw answers by the human: accept
-        answer = _ask(f"{game.describe()} (accept/reject): ")
-        from backgammon.game import AcceptResignation, RejectResignation
-
-        flow = flow.apply(AcceptResignation(me) if answer.startswith("a") else RejectResignation(me))
-    if flow.games:
-        print(f"\n{flow.games[-1].result}. Final score: White {flow.score[0]}, Black {flow.score[1]}")
-    if flow.winner is not None:
-        print("You win the match!" if flow.winner is me else "The computer wins the match.")
-
-
-def _show(board, me, shown):
-    """Print the board unless it is the one printed last; return it."""
-    from backgammon.render import ascii_board
-
-    if board != shown:
-        print()
-        print(ascii_board(board, x_name=f"You ({me})", o_name="Computer"))
-    return board
-
-
-def _ask(prompt: str) -> str:
-    try:
-        return input(prompt).strip().lower()
-    except EOFError:
-        return "quit"
-
-
 def register(app: typer.Typer) -> None:
     app.command("serve")(serve)
-    app.command("play")(play)

@@ -9,7 +9,21 @@ from pathlib import Path
 
 import typer
 
+from backgammon.cli._files import writable_folder
 from backgammon.errors import InvalidInputError
+
+
+def _check_export(export: Path | None) -> None:
+    """Refuse an ``--export`` path that cannot be written, before hours of work.
+
+    Raises:
+        InvalidInputError: if it is a folder, or its folder cannot be written in.
+    """
+    if export is None:
+        return
+    if export.is_dir():
+        raise InvalidInputError(f"invalid --export {str(export)!r}: it is a folder; give a file name for the weights")
+    writable_folder(export.parent, "--export's folder")
 
 
 def train(
@@ -45,6 +59,8 @@ def train(
         raise InvalidInputError(f"expected --alpha-steps as comma-separated game counts, got {alpha_steps!r}") from None
     if init_from is not None and not init_from.is_file():
         raise InvalidInputError(f"--init-from: no such weights file {str(init_from)!r}")
+    writable_folder(run_dir, "RUN_DIR")
+    _check_export(export)
     config = TrainConfig(seed=seed, contact_hidden=contact_hidden, race_hidden=race_hidden, alpha=alpha,
                          alpha_steps=steps, lam=lam, init_from=str(init_from) if init_from else "")
     if quiet:
@@ -113,13 +129,21 @@ def refine(
                           positions=positions, explore=explore, buffer=buffer, epochs=epochs, alpha=alpha, alpha_steps=steps,
                           label_ply=label_ply, keep=keep, lam=lam)
 
+    if iterations < 0 or positions <= 0 or buffer <= 0 or epochs <= 0:
+        raise InvalidInputError(
+            f"expected --iterations >= 0 and positive --positions, --buffer and --epochs, got {iterations!r}, "
+            f"{positions!r}, {buffer!r}, {epochs!r}"
+        )
+    if threads < 1:
+        raise InvalidInputError(f"expected --threads >= 1, got {threads!r}")
+    writable_folder(run_dir, "RUN_DIR")
+    _check_export(export)
+
     def progress(state, info) -> None:
         print(f"iteration {info['iteration']}: {info['games']} games, rms error {info['rms_error']:.4f}, "
               f"vs pubeval {info['vs_pubeval']:+.3f} ± {info['vs_pubeval_se']:.3f} "
               f"(label {info['label_s']} s, fit {info['fit_s']} s)", flush=True)
 
-    if threads < 1:
-        raise InvalidInputError(f"expected --threads >= 1, got {threads!r}")
     run(run_dir, config, iterations, eval_pairs, progress, threads, cluster)
     if export is not None:
         import shutil
@@ -146,6 +170,11 @@ def label(
 
     settings = LabelSettings(plies=plies, seed=seed, shard_size=shard_size, explore=explore, near=near, keep=keep)
     settings.check()
+    if positions < 0 or threads < 1:
+        raise InvalidInputError(f"expected --positions >= 0 and --threads >= 1, got {positions!r}, {threads!r}")
+    if weights is not None and not weights.is_file():
+        raise InvalidInputError(f"--weights: no such weights file {str(weights)!r}")
+    writable_folder(out, "--out")
     print(f"labelling {positions} positions at {plies} plies into {out} (shards of {shard_size}, seed {seed})",
           flush=True)
     entries = write_labels(out, settings, positions, threads, weights, lambda line: print(line, flush=True))
