@@ -238,10 +238,21 @@ def rollout_cmd(
     cluster: str = typer.Option(None, "--cluster", help="Ray cluster address (needs the 'cluster' extra)"),
     cubeful: bool = typer.Option(False, "--cubeful", help="play the cube too (money, centred cube by default)"),
     match_id: str = typer.Option(None, "--match-id", help="gnubg Match ID: cubeful rollout at that cube and score"),
+    variance_reduction: bool = typer.Option(
+        True, "--variance-reduction/--no-variance-reduction", help="subtract each roll's luck (default: on)"
+    ),
+    stop_confidence: float = typer.Option(
+        0.0, "--stop-confidence", help="with DICE: stop once the best play is separated at this confidence (e.g. 0.95)"
+    ),
+    min_trials: int = typer.Option(144, "--min-trials", help="trials before --stop-confidence may stop"),
     as_json: bool = typer.Option(False, "--json", help="print JSON"),
 ) -> None:
-    """Roll out a position (or every play for a roll) with 95% confidence intervals.
+    """Roll out a position (or every play for a roll): means, standard errors and 95% intervals.
 
+    Trials are variance-reduced (each roll's luck subtracted) unless --no-variance-reduction.
+    With DICE, every legal play is rolled out on the same dice and listed best first with its
+    difference from the best and that difference's 95% interval; --stop-confidence 0.95 stops
+    once the best play's difference from every other excludes zero at 95% (after --min-trials).
     With --cubeful or --match-id the cube is played too; the cubeful result is money points per
     cube, or the match-winning chance of the player on roll (--match-id).
     """
@@ -251,6 +262,8 @@ def rollout_cmd(
 
     position = Position.from_position_id(position_id)
     cube = _cube_info(match_id, None, position, False)[1] if match_id else CubeInfo.money()
+    if stop_confidence and not dice:
+        raise InvalidInputError("--stop-confidence needs a roll: it stops once the best play for it is separated")
     settings = RolloutSettings(
         trials=trials,
         truncate=truncate or None,
@@ -260,55 +273,81 @@ def rollout_cmd(
         cluster=cluster,
         cubeful=cubeful or bool(match_id),
         cube=cube,
+        variance_reduction=variance_reduction,
+        stop_confidence=stop_confidence or None,
+        min_trials=min_trials,
     )
     evaluator = load_evaluator()
+    diffs: list[tuple[float, float] | None]
     if dice:
         d1, d2 = parse_dice(dice)
         count = len(position.legal_plays(d1, d2))
         with _progress("rollout", trials * count, as_json) as advance:
-            results = [
-                (str(r.play), r.result)
-                for r in rollout_plays(position, (d1, d2), evaluator, settings, progress=advance)
-            ]
+            plays = rollout_plays(position, (d1, d2), evaluator, settings, progress=advance)
+        results = [(str(r.play), r.result) for r in plays]
+        diffs = [(r.diff, r.diff_ci95) for r in plays]
     else:
         with _progress("rollout", trials, as_json) as advance:
             results = [("", rollout_position(position, evaluator, settings, progress=advance))]
+        diffs = [None]
+    unit = "points per cube" if settings.cube.is_money else "match winning chance"
     if as_json:
         doc = [
             {
                 "move": move,
                 "trials": r.trials,
                 "mean": dict(zip(OUTPUT_NAMES, r.mean)),
+                "se": dict(zip(OUTPUT_NAMES, r.se)),
                 "ci95": dict(zip(OUTPUT_NAMES, r.ci95)),
                 **(
                     {
                         "cubeful": r.cubeful,
+                        "cubeful_se": r.cubeful_se,
                         "cubeful_ci95": r.cubeful_ci95,
-                        "cubeful_unit": "points per cube" if settings.cube.is_money else "match winning chance",
+                        "cubeful_unit": unit,
                     }
                     if r.cubeful is not None
                     else {}
                 ),
+                **({"diff": diff[0], "diff_ci95": diff[1]} if diff is not None else {}),
             }
-            for move, r in results
+            for (move, r), diff in zip(results, diffs)
         ]
-        print(json.dumps({"position_id": position.position_id(), "seed": seed, "results": doc}))
+        print(
+            json.dumps(
+                {
+                    "position_id": position.position_id(),
+                    "seed": seed,
+                    "variance_reduction": variance_reduction,
+                    "stop_confidence": stop_confidence or None,
+                    "trials_asked": trials,
+                    "results": doc,
+                }
+            )
+        )
         return
     print(
-        f"{'play':<24}{'trials':>7}{'equity':>9}{'+-95%':>8}  {'win':>6} {'w.g':>6} {'w.bg':>6} {'l.g':>6} {'l.bg':>6}"
+        f"{'play':<24}{'trials':>7}{'equity':>9}{'s.e.':>7}{'+-95%':>7}{'diff':>8}{'+-95%':>7}  "
+        f"{'win':>6} {'w.g':>6} {'w.bg':>6} {'l.g':>6} {'l.bg':>6}"
     )
-    for move, r in results:
+    for (move, r), diff in zip(results, diffs):
         w, wg, wb, lg, lb = r.probabilities
         if r.cubeful is None:
             cube = ""
         elif settings.cube.is_money:
-            cube = f"  cubeful {r.cubeful:+.3f} +-{r.cubeful_ci95:.3f}"
+            cube = f"  cubeful {r.cubeful:+.3f} s.e. {r.cubeful_se:.3f} +-{r.cubeful_ci95:.3f}"
         else:
-            cube = f"  match winning chance {r.cubeful:.3f} +-{r.cubeful_ci95:.3f}"
+            cube = f"  match winning chance {r.cubeful:.3f} s.e. {r.cubeful_se:.3f} +-{r.cubeful_ci95:.3f}"
+        gap = f"{-diff[0]:>+8.3f}{diff[1]:>7.3f}" if diff is not None and diff[0] else f"{'':>15}"
         print(
-            f"{move or '(position)':<24}{r.trials:>7}{r.equity:>+9.3f}{r.equity_ci95:>8.3f}  "
+            f"{move or '(position)':<24}{r.trials:>7}{r.equity:>+9.3f}{r.equity_se:>7.3f}{r.equity_ci95:>7.3f}{gap}  "
             f"{_pct(w)} {_pct(wg)} {_pct(wb)} {_pct(lg)} {_pct(lb)}{cube}"
         )
+    stopped = results[0][1].trials
+    note = "variance-reduced (luck subtracted)" if variance_reduction else "plain (no variance reduction)"
+    if stop_confidence and stopped < trials:
+        note += f"; stopped after {stopped} of {trials} trials: best play separated at {stop_confidence:.0%}"
+    print(note)
 
 
 def analyze(
