@@ -19,10 +19,11 @@ def test_import_backgammon_loads_no_numpy_or_numba_and_changes_no_environment() 
     assert unchanged == "True"
 
 
-def test_asking_for_plays_does_not_import_the_engine_package() -> None:
+def test_asking_for_plays_loads_the_compiled_generator_only() -> None:
     probe = (
         "import sys, backgammon; backgammon.Position.initial().legal_plays(3, 1); "
-        "print('backgammon.engine.search' in sys.modules, 'backgammon.server' in sys.modules)"
+        "print(*(m in sys.modules for m in ('backgammon.engine._movegen', 'backgammon.engine.search', "
+        "'backgammon.engine.evaluator', 'backgammon.server')))"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["False", "False"]
+    assert out.stdout.split() == ["True", "False", "False", "False"]
