@@ -276,3 +276,34 @@ def test_restart_mid_game_keeps_the_committed_dice(tmp_path):
     assert verify(shown["seed"], shown["commitment"], shown["game_id"], parse_rolls(shown["rolls"])).ok
     assert {p["name"]: p["score"] for p in s["players"]} == {"Ann": 2, "Bob": -1, "Cat": -1}
     assert s["box"] == "Ann" and s["team"] == ["Cat", "Bob"]  # the box won: the captain goes to the end
+
+
+def test_chouette_over_its_websocket(client):
+    """The chouette's socket: hello with the seat token, then every change published to every seat,
+    each with its own view; an action on the socket is the same as one over REST."""
+    tid, tokens = three_people(client)
+    with (
+        client.websocket_connect(f"/ws/chouette/{tid}") as ann,
+        client.websocket_connect(f"/ws/chouette/{tid}") as watcher,
+    ):
+        ann.send_json({"type": "hello", "token": tokens["Ann"]})
+        watcher.send_json({"type": "hello"})
+        mine, theirs = ann.receive_json()["state"], watcher.receive_json()["state"]
+        assert mine["you"] == "Ann" and theirs["you"] is None
+        assert mine["version"] == theirs["version"]
+        name = mine["to_act"][0]
+        if name == "Ann":
+            doc = {"type": "action", "version": mine["version"]}
+            doc |= {"action": "move", "steps": mine["moves"][0]} if "move" in mine["allowed"] else {"action": "roll"}
+            ann.send_json(doc)
+        else:  # someone else acts over REST: both sockets are told
+            s = st(client, tid, tokens[name])
+            doc = {"action": "move", "steps": s["moves"][0]} if "move" in s["allowed"] else {"action": "roll"}
+            assert act(client, tid, tokens[name], **doc).status_code == 200
+        after_ann, after_watcher = ann.receive_json()["state"], watcher.receive_json()["state"]
+        assert after_ann["version"] == after_watcher["version"] > mine["version"]
+        watcher.send_json({"type": "action", "action": "roll"})  # a spectator cannot act
+        error = watcher.receive_json()
+        assert error["type"] == "error" and error["status"] == 409
+        ann.send_json({"type": "hint"})
+        assert ann.receive_json()["status"] == 409

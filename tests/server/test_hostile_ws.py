@@ -124,7 +124,7 @@ def test_parse_client_message_refuses_malformed_messages(text):
         protocol.parse_client_message(text)
 
 
-@pytest.mark.parametrize(("text", "field"), zip(WRONG_TYPES, ["action", "steps", "steps", "level", "version"]))
+@pytest.mark.parametrize(("text", "field"), list(zip(WRONG_TYPES, ["action", "steps", "steps", "level", "version"], strict=True)))
 def test_parse_client_message_refuses_fields_of_the_wrong_type(text, field):
     """Each field is checked against the message's model (docs/web-protocol.md), naming it."""
     with pytest.raises(InvalidInputError) as info:

@@ -16,13 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
+from fastapi import FastAPI, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy import or_, select
 
-from backgammon.errors import BackgammonError, IllegalActionError, IllegalPlayError, InvalidInputError
+from backgammon.errors import BackgammonError, IllegalActionError, InvalidInputError
 from backgammon.server import protocol
 from backgammon.server.auth import (
     SESSION_DAYS,
@@ -42,19 +42,15 @@ from backgammon.server.bus import bus_for, leases_for
 from backgammon.server.chouette_tables import router as chouette_router
 from backgammon.server.db import Table, User, database_url_for, open_database
 from backgammon.server.dice_stats import router as dice_stats_router
+from backgammon.server.errors import HTTPError, error_status
 from backgammon.server.history import export_mat, history_of
-from backgammon.server.security import install_body_limit, install_security, origin_allowed
-from backgammon.server.rooms import Outbox
+from backgammon.server.security import install_body_limit, install_security
+from backgammon.server.sockets import serve_connection
 from backgammon.server.tables import TableManager
 
 log = logging.getLogger("backgammon.server")
 STATIC = Path(__file__).parent / "static"
 SESSION_COOKIE = "bg_session"
-HELLO_TIMEOUT = 10.0
-"""Seconds a new table connection has to send its hello message."""
-MAX_MESSAGE_CHARS = 300
-"""Error messages sent to clients are cut to this many characters (a backstop: messages quote
-at most :data:`protocol.MAX_SHOWN` characters of a user's value)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,36 +90,6 @@ def app_from_env() -> FastAPI:
     doc = json.loads(os.environ[CONFIG_ENV])
     doc["data_dir"] = Path(doc["data_dir"])
     return create_app(ServerConfig(**doc))
-
-
-class HTTPError(Exception):
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-
-
-def error_status(exc: BaseException) -> tuple[int, str]:
-    """The one mapping from an exception to (HTTP status, message for the client)."""
-    if isinstance(exc, HTTPError):
-        return exc.status, _capped(str(exc))
-    if isinstance(exc, IllegalPlayError):
-        return 422, _capped(str(exc))
-    if isinstance(exc, InvalidInputError):
-        return 400, _capped(str(exc))
-    if isinstance(exc, IllegalActionError):
-        return 409, _capped(str(exc))
-    if isinstance(exc, LookupError):
-        return 404, _capped(str(exc.args[0])) if exc.args else "not found"
-    if isinstance(exc, BackgammonError):
-        return 400, _capped(str(exc))
-    if isinstance(exc, RequestValidationError):
-        return 400, _capped(protocol.validation_message(list(exc.errors())))
-    log.error("internal error", exc_info=exc)
-    return 500, "internal error"
-
-
-def _capped(message: str) -> str:
-    return message if len(message) <= MAX_MESSAGE_CHARS else message[: MAX_MESSAGE_CHARS - 3] + "..."
 
 
 def create_app(config: ServerConfig | None = None) -> FastAPI:
@@ -414,75 +380,28 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     # ------------------------------------------------------------ sockets
     @app.websocket("/ws/tables/{table_id}")
     async def table_socket(websocket: WebSocket, table_id: str) -> None:
-        """A table's connection: the state, then every change, through a bounded outbox.
-
-        Replies to this connection's own requests (errors, hints, pongs) go through the same
-        outbox, so messages keep their order; a connection that falls behind is closed."""
+        """A match or money table's connection (:func:`backgammon.server.sockets.serve_connection`)."""
         manager: TableManager = state["manager"]
-        if not origin_allowed(websocket.headers):  # a page of another site may not act for our user
-            await websocket.close(code=1008)
-            return
-        await websocket.accept()
-        try:
-            table = await manager.get(table_id)
-        except LookupError as exc:
-            await websocket.send_json(protocol.error_message(404, str(exc.args[0])))
-            await websocket.close()
-            return
-        try:  # the first message says who connects: {"type": "hello", "token": ...}
-            first = await asyncio.wait_for(websocket.receive(), HELLO_TIMEOUT)
-            if first["type"] == "websocket.disconnect":
-                return
-            if first.get("text") is None:
-                raise InvalidInputError("invalid message: a binary frame; send JSON text")
-            hello = protocol.parse_client_message(first["text"])
-            if hello["type"] != "hello":
-                raise InvalidInputError(f"expected a hello message first, not {protocol.shown(hello['type'])}")
-        except (TimeoutError, BackgammonError) as exc:
-            text = "expected a hello message first" if isinstance(exc, TimeoutError) else error_status(exc)[1]
-            await websocket.send_json(protocol.error_message(400, text))
-            await websocket.close(code=1008)
-            return
-        seat = table.seat_for(hello.get("token"))
 
-        async def close() -> None:
-            await websocket.close(code=1013)
+        async def handle(table, seat, doc: dict[str, Any], reply) -> None:
+            if doc["type"] == "action":
+                await manager.act(table, seat, doc)
+            elif doc["type"] == "resync":
+                reply(protocol.state_message(table, seat))
+            elif doc["type"] == "hint":
+                reply(await asyncio.to_thread(hints_for, table, seat))
+            else:
+                reply(protocol.PONG)
 
-        outbox = Outbox(websocket.send_text, close, seat)
-
-        def reply(doc: dict[str, Any]) -> None:
-            outbox.offer(json.dumps(doc))
-
-        reply(protocol.state_message(table, seat))
-        manager.connect(table, outbox)
-        try:
-            while not outbox.dropped.is_set():
-                message = await websocket.receive()
-                if message["type"] == "websocket.disconnect":
-                    break
-                raw = message.get("text")
-                try:
-                    if raw is None:
-                        raise InvalidInputError("invalid message: a binary frame; send JSON text")
-                    doc = protocol.parse_client_message(raw)
-                    if doc["type"] == "hello":
-                        raise InvalidInputError("hello again: a connection says hello once; reconnect to change seat")
-                    if doc["type"] == "action":
-                        await manager.act(table, seat, doc)
-                    elif doc["type"] == "resync":
-                        reply(protocol.state_message(table, seat))
-                    elif doc["type"] == "hint":
-                        reply(await asyncio.to_thread(hints_for, table, seat))
-                    else:
-                        reply(protocol.PONG)
-                except Exception as exc:  # noqa: BLE001 - every error goes through error_status (500s are logged)
-                    status, text = error_status(exc)
-                    reply(protocol.error_message(status, text))
-                    reply(protocol.state_message(table, seat))
-        except (WebSocketDisconnect, RuntimeError):  # RuntimeError: receive after the close
-            pass
-        finally:
-            manager.disconnect(table, outbox)
+        await serve_connection(
+            websocket,
+            load=lambda: manager.get(table_id),
+            seat_of=lambda table, token: table.seat_for(token),
+            state=protocol.state_message,
+            handle=handle,
+            join=manager.connect,
+            leave=manager.disconnect,
+        )
 
     return app
 

@@ -28,12 +28,13 @@ table's status becomes ``"error"``.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import secrets
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Request, WebSocket
 from sqlalchemy import select
 
 from backgammon.chouette import Chouette, ChouetteStage, Consent, Refuse
@@ -47,6 +48,8 @@ from backgammon.server.auth import guest_name, new_token, token_hash
 from backgammon.server.db import Action, Table, utcnow
 from backgammon.server.fair import dice_doc, draws_of, game_dice_config, game_seed, new_dice_config
 from backgammon.server.protocol import shown
+from backgammon.server.rooms import Outbox, Room, Row, Store, fan_out
+from backgammon.server.sockets import serve_connection
 from backgammon.server.tables import _check_name, cube_for, decide
 
 log = logging.getLogger("backgammon.server")
@@ -69,13 +72,17 @@ class ChouetteRuntime:
     status: str
     chouette: Chouette | None = None
     actions: list[dict[str, Any]] = field(default_factory=list)
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    outboxes: set[Outbox] = field(default_factory=set)  # the connections watching, each with its seat name
     dice: Any = None
     agents: dict[str, Any] = field(default_factory=dict)
     task: asyncio.Task | None = None  # the computer players going on in the background
     bots_running: bool = False  # computer players are acting now (in a request or the task)
     fallback: Any = None  # the quick player, answering for a computer that takes too long or fails
     game_starts: list[int] = field(default_factory=lambda: [0])  # index in ``actions`` where each game began
+    room: Room = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.room = Room(self.id)
 
     @property
     def version(self) -> int:
@@ -170,16 +177,22 @@ class ChouetteManager:
     """Every chouette table: created, joined, acted on, stored and replayed."""
 
     def __init__(
-        self, sessions, dice_seed: int | None = None, test_hooks: bool = False, bot_delay: float = 0.4
+        self,
+        sessions,
+        dice_seed: int | None = None,
+        test_hooks: bool = False,
+        bot_delay: float = 0.4,
+        store: Store | None = None,
     ) -> None:
         self.sessions = sessions
+        self.store = store or Store(sessions)
         self.dice_seed = dice_seed
         self.test_hooks = test_hooks
         self.bot_delay = bot_delay
         self.tables: dict[str, ChouetteRuntime] = {}
 
     # ----------------------------------------------------------- creation
-    def create(
+    async def create(
         self, name: object, seats_doc: object, seat: object = 0, start: object = None
     ) -> tuple[ChouetteRuntime, str]:
         """A new chouette table; the creator takes seat ``seat`` (0 = the first box).
@@ -229,11 +242,17 @@ class ChouetteManager:
             Position.from_position_id(start)
             config["start"] = start
         status = "playing" if all(s["name"] for s in seats) else "waiting"
-        with self.sessions() as db:
-            db.add(Table(id=table_id, config=config, listed=False, status=status, rated=False))
-            db.commit()
+
+        def insert() -> None:
+            with self.sessions() as db:
+                db.add(Table(id=table_id, config=config, listed=False, status=status, rated=False))
+                db.commit()
+
+        await self.store.run(insert)
         table = self._runtime(table_id, config, status, [])
         self.tables[table_id] = table
+        if table.status == "playing":
+            await table.room.call(lambda: self._bots(table))
         return table, token
 
     async def join(self, table_id: str, name: object) -> tuple[ChouetteRuntime, str]:
@@ -243,9 +262,10 @@ class ChouetteManager:
             LookupError: no such table. InvalidInputError: bad or taken name.
             IllegalActionError: no free seat.
         """
-        table = self.get(table_id)
+        table = await self.get(table_id)
         name = _check_name(name)
-        async with table.lock:
+
+        async def job() -> tuple[ChouetteRuntime, str]:
             free = [s for s in table.seats if s["name"] is None]
             if not free:
                 raise IllegalActionError(f"cannot join chouette {table_id!r}: no free seat")
@@ -254,16 +274,24 @@ class ChouetteManager:
             token = new_token()
             free[0].update(name=name, token=token_hash(token))
             status = "playing" if len(free) == 1 else "waiting"
-            with self.sessions() as db:
-                row = db.get(Table, table_id)
-                row.config = {**table.config, "seats": [dict(s) for s in table.seats]}
-                row.status = status
-                db.commit()
+            seats = [dict(s) for s in table.seats]
+
+            def write() -> None:
+                with self.sessions() as db:
+                    row = db.get(Table, table_id)
+                    row.config = {**table.config, "seats": seats}
+                    row.status = status
+                    db.commit()
+
+            await self.store.run(write)
             table.status = status
             if status == "playing":
                 self._start(table)
                 await self._bots(table)
-        return table, token
+            self.publish(table)
+            return table, token
+
+        return await table.room.call(job)
 
     def _runtime(self, table_id: str, config: dict[str, Any], status: str, payloads: list) -> ChouetteRuntime:
         table = ChouetteRuntime(id=table_id, config=config, status=status)
@@ -290,8 +318,8 @@ class ChouetteManager:
         table.game_starts = [0]
         table.dice = _game_dice(table)
 
-    def get(self, table_id: str) -> ChouetteRuntime:
-        """A chouette table by id, replayed from the database if needed.
+    async def get(self, table_id: str) -> ChouetteRuntime:
+        """A chouette table by id, replayed from the database if needed (off the event loop).
 
         Raises:
             LookupError: no such chouette table (404).
@@ -300,18 +328,21 @@ class ChouetteManager:
         if table is not None:
             return table
         if not isinstance(table_id, str) or len(table_id) > 32:
-            raise LookupError(f"no chouette table {table_id!r}")
-        with self.sessions() as db:
-            row = db.get(Table, table_id)
-            if row is None or row.config.get("mode") != "chouette":
-                raise LookupError(f"no chouette table {table_id!r}")
-            payloads = [
-                a.payload
-                for a in db.scalars(select(Action).where(Action.table_id == table_id).order_by(Action.seq)).all()
-            ]
-            table = self._runtime(row.id, row.config, row.status, payloads)
-        self.tables[table_id] = table
-        return table
+            raise LookupError(f"no chouette table {shown(table_id)}")
+
+        def read() -> ChouetteRuntime:
+            with self.sessions() as db:
+                row = db.get(Table, table_id)
+                if row is None or row.config.get("mode") != "chouette":
+                    raise LookupError(f"no chouette table {shown(table_id)}")
+                payloads = [
+                    a.payload
+                    for a in db.scalars(select(Action).where(Action.table_id == table_id).order_by(Action.seq)).all()
+                ]
+                return self._runtime(row.id, row.config, row.status, payloads)
+
+        table = await asyncio.to_thread(read)
+        return self.tables.setdefault(table_id, table)
 
     # ------------------------------------------------------------ actions
     async def act(self, table: ChouetteRuntime, name: str | None, message: dict[str, Any]) -> None:
@@ -321,9 +352,10 @@ class ChouetteManager:
             NotYourTurnError: a spectator, or not this seat's turn.
             InvalidInputError / IllegalActionError / IllegalPlayError: bad or illegal; nothing changes.
         """
-        async with table.lock:
-            if name is None:
-                raise NotYourTurnError("a spectator cannot act: join the table to play")
+        if name is None:
+            raise NotYourTurnError("a spectator cannot act: join the table to play")
+
+        async def job() -> None:
             if table.status == "error":
                 raise IllegalActionError("cannot act: the chouette stopped on an error (a game that did not end)")
             if table.status != "playing" or table.chouette is None:
@@ -335,11 +367,14 @@ class ChouetteManager:
             if kind not in KINDS:
                 raise InvalidInputError(f"invalid action {shown(kind)}: expected one of {', '.join(KINDS)}")
             if kind == "suggest":
-                self._store(table, self._suggestion(table, name, message))
+                await self._store(table, self._suggestion(table, name, message))
+                self.publish(table)
                 return
             action = self._client_action(table, name, kind, message)
-            self._apply(table, name, action)
+            await self._apply(table, name, action)
             await self._bots(table)
+
+        await table.room.call(job)
 
     def _suggestion(self, table: ChouetteRuntime, name: str, message: dict[str, Any]) -> dict[str, Any]:
         c = table.chouette
@@ -378,21 +413,25 @@ class ChouetteManager:
             return Move(side, self._play(c.game, message))
         return {"double": Double, "take": Take, "pass": Pass, "consent": Consent, "refuse": Refuse}[kind](side)
 
-    def _apply(self, table: ChouetteRuntime, name: str, action: object) -> None:
+    async def _apply(self, table: ChouetteRuntime, name: str, action: object) -> None:
+        """Apply, store, publish (runs in the table's room)."""
         c = table.chouette
         assert c is not None
         after = c.apply(name, action)  # raises, leaving everything unchanged
-        self._store(table, _action_to(name, action))
+        await self._store(table, _action_to(name, action))
         table.chouette = after
         if _sync_games(table):  # a game ended: the next one draws from its own committed seed
             table.dice = _game_dice(table)
-        self._apply_opening(table)
+        await self._apply_opening(table)
+        self.publish(table)
 
-    def _store(self, table: ChouetteRuntime, payload: dict[str, Any]) -> None:
-        with self.sessions() as db:
-            db.add(Action(table_id=table.id, seq=table.version + 1, payload=payload, created_at=utcnow()))
-            db.commit()
+    async def _store(self, table: ChouetteRuntime, payload: dict[str, Any], status: str | None = None) -> None:
+        await self.store.append(Row(table.id, table.version + 1, payload, utcnow(), status))
         table.actions.append(payload)
+
+    def publish(self, table: ChouetteRuntime) -> None:
+        """Offer every connection its seat's view of the table (never waits on a client)."""
+        fan_out(table.outboxes, lambda you: json.dumps({"type": "state", "state": state_to_wire(table, you)}))
 
     async def _bots(self, table: ChouetteRuntime) -> None:
         """Let computer players act (caller holds the lock) until a person is to act or a game ends.
@@ -406,7 +445,7 @@ class ChouetteManager:
             return
         c = table.chouette
         if c.stage is ChouetteStage.PLAYING and c.game.phase is GamePhase.OPENING:
-            self._apply_opening(table)
+            await self._apply_opening(table)
         games = len(table.chouette.games)
         next_game = False
         table.bots_running = True
@@ -421,15 +460,15 @@ class ChouetteManager:
                     break
                 played = table.version - table.game_starts[-1]
                 if played >= MAX_GAME_ACTIONS:
-                    self._stop(table, f"game {len(table.game_starts)} has run {played} actions without ending ({c!r})")
+                    await self._stop(table, f"game {len(table.game_starts)} has run {played} actions without ending ({c!r})")
                     break
                 name = bots[0]
                 try:
                     action = await self._bot_action(table, c, name)
-                    self._apply(table, name, action)
+                    await self._apply(table, name, action)
                 except Exception as exc:  # noqa: BLE001 - the quick player failed too: a bug, stop loudly
                     log.exception("computer player %s failed on chouette %s", name, table.id)
-                    self._stop(table, f"computer player {name} failed: {exc}")
+                    await self._stop(table, f"computer player {name} failed: {exc}")
         finally:
             table.bots_running = False
         if next_game:
@@ -463,14 +502,19 @@ class ChouetteManager:
             action = await asyncio.to_thread(self._bot_decision, table.fallback, c, name)
         return _with_dice(action, table.dice.roll()) if isinstance(action, Roll) else action
 
-    def _stop(self, table: ChouetteRuntime, why: str) -> None:
+    async def _stop(self, table: ChouetteRuntime, why: str) -> None:
         """Something is genuinely stuck: log it as an error and mark the table (status ``"error"``)."""
         log.error("chouette %s stopped: %s", table.id, why)
         table.status = "error"
-        with self.sessions() as db:
-            row = db.get(Table, table.id)
-            row.status = "error"
-            db.commit()
+
+        def write() -> None:
+            with self.sessions() as db:
+                row = db.get(Table, table.id)
+                row.status = "error"
+                db.commit()
+
+        await self.store.run(write)
+        self.publish(table)
 
     def _schedule(self, table: ChouetteRuntime) -> None:
         """Let the computer players go on in the background, unless they already do (or cannot)."""
@@ -487,25 +531,29 @@ class ChouetteManager:
         try:
             while table.status == "playing":
                 await asyncio.sleep(self.bot_delay)
-                async with table.lock:
+
+                async def job() -> bool:
+                    """One game's worth of computer actions; True if the next game is theirs too."""
                     c = table.chouette
                     if c is None or not any(n in table.agents for n in c.to_act()):
-                        return
+                        return False
                     games = len(c.games)
                     await self._bots(table)
-                    if len(table.chouette.games) == games:  # a person is to act, or the table stopped
-                        return
+                    return len(table.chouette.games) != games  # else a person is to act, or it stopped
+
+                if not await table.room.call(job):
+                    return
         except Exception:
             log.exception("computer players failed on chouette %s", table.id)
 
-    def _apply_opening(self, table: ChouetteRuntime) -> None:
+    async def _apply_opening(self, table: ChouetteRuntime) -> None:
         c = table.chouette
         assert c is not None
         while c.stage is ChouetteStage.PLAYING and c.game.phase is GamePhase.OPENING:
             action = OpeningRoll(table.dice.die(), table.dice.die())
             box = c.box
             c = c.apply(box, action)
-            self._store(table, _action_to(box, action))
+            await self._store(table, _action_to(box, action))
             table.chouette = c
 
     @staticmethod
@@ -646,7 +694,7 @@ def router(state: dict[str, Any], config: Any, body, current_user) -> APIRouter:
     def manager() -> ChouetteManager:
         if "chouettes" not in state:
             state["chouettes"] = ChouetteManager(
-                state["sessions"], config.dice_seed, config.test_hooks, config.bot_delay
+                state["sessions"], config.dice_seed, config.test_hooks, config.bot_delay, state["manager"].store
             )
         return state["chouettes"]
 
@@ -655,10 +703,7 @@ def router(state: dict[str, Any], config: Any, body, current_user) -> APIRouter:
         doc = await body(request)
         user = current_user(request)
         name = user.username if user else await asyncio.to_thread(guest_name, state["sessions"], doc.get("name"))
-        table, token = manager().create(name, doc.get("seats"), doc.get("seat", 0), doc.get("start"))
-        async with table.lock:
-            if table.status == "playing":
-                await manager()._bots(table)
+        table, token = await manager().create(name, doc.get("seats"), doc.get("seat", 0), doc.get("start"))
         me = table.name_for(token)
         return {"id": table.id, "token": token, "name": me, "state": state_to_wire(table, me)}
 
@@ -672,16 +717,54 @@ def router(state: dict[str, Any], config: Any, body, current_user) -> APIRouter:
 
     @api.get("/api/chouette/{table_id}")
     async def get(table_id: str, request: Request) -> dict[str, Any]:
-        table = manager().get(table_id)
+        table = await manager().get(table_id)
         c = table.chouette
         if c is not None and any(n in table.agents for n in c.to_act()):
             manager()._schedule(table)  # e.g. after a restart: the computer players go on (never twice)
         return state_to_wire(table, table.name_for(request.headers.get("x-seat-token")))
 
+    @api.websocket("/ws/chouette/{table_id}")
+    async def socket(websocket: WebSocket, table_id: str) -> None:
+        """A chouette's connection: as a match table's (:func:`backgammon.server.sockets.serve_connection`),
+        each seat (by name) sent its own view after every change."""
+
+        def view(table: ChouetteRuntime, you: str | None) -> dict[str, Any]:
+            return {"type": "state", "state": state_to_wire(table, you)}
+
+        async def handle(table: ChouetteRuntime, you: str | None, doc: dict[str, Any], reply) -> None:
+            if doc["type"] == "action":
+                await manager().act(table, you, doc)
+            elif doc["type"] == "resync":
+                reply(view(table, you))
+            elif doc["type"] == "hint":
+                raise IllegalActionError("no hints at a chouette table")
+            else:
+                reply(protocol.PONG)
+
+        def join(table: ChouetteRuntime, outbox: Outbox) -> None:
+            table.outboxes.add(outbox)
+            c = table.chouette
+            if c is not None and any(n in table.agents for n in c.to_act()):
+                manager()._schedule(table)  # e.g. after a restart: the computer players go on (never twice)
+
+        def leave(table: ChouetteRuntime, outbox: Outbox) -> None:
+            outbox.stop()
+            table.outboxes.discard(outbox)
+
+        await serve_connection(
+            websocket,
+            load=lambda: manager().get(table_id),
+            seat_of=lambda table, token: table.name_for(token),
+            state=view,
+            handle=handle,
+            join=join,
+            leave=leave,
+        )
+
     @api.post("/api/chouette/{table_id}/actions")
     async def post_action(table_id: str, request: Request) -> dict[str, Any]:
         doc = await body(request)
-        table = manager().get(table_id)
+        table = await manager().get(table_id)
         name = table.name_for(request.headers.get("x-seat-token"))
         await manager().act(table, name, doc)
         return state_to_wire(table, name)

@@ -84,7 +84,7 @@ class Room:
                 if future is not None and not future.done():
                     future.cancel()
                 raise
-            except Exception as exc:  # noqa: BLE001 - the job's error is its caller's
+            except Exception as exc:
                 if future is None:
                     log.exception("room %s: a background job failed", self.name)
                 elif not future.done():
@@ -173,8 +173,8 @@ class Outbox:
     async def _close_quietly(self) -> None:
         try:
             await asyncio.wait_for(self._close(), CLOSE_TIMEOUT)
-        except Exception:  # noqa: BLE001 - it is going away anyway
-            pass
+        except Exception as exc:  # noqa: BLE001 - it is going away anyway
+            log.debug("closing a dropped connection failed: %r", exc)
 
     def stop(self) -> None:
         """The connection ended by itself: stop the drain task."""
@@ -260,7 +260,7 @@ class Store:
         try:
             self._commit(rows)
             return [None] * len(rows)
-        except Exception:  # noqa: BLE001 - find which rows fail: commit them one by one
+        except Exception:
             if len(rows) == 1:
                 raise
         errors: list[BaseException | None] = []

@@ -47,12 +47,13 @@ from backgammon.position import Position
 from backgammon.server import protocol
 from backgammon.server.agents import LEVELS, Agent, GreedyAgent, make_agent
 from backgammon.server.auth import new_token, token_hash
+from backgammon.server.bus import Bus, Leases, LocalBus, LocalLeases
 from backgammon.server.db import Action, Table, User, utcnow
+from backgammon.server.errors import error_status
 from backgammon.server.fair import draws_of, new_dice_config, resume_dice
 from backgammon.server.matchflow import StartPosition, new_match
 from backgammon.server.protocol import shown
 from backgammon.server.rating import rating_change
-from backgammon.server.bus import Bus, Leases, LocalBus, LocalLeases
 from backgammon.server.rooms import Outbox, Room, Row, Store, fan_out
 
 log = logging.getLogger("backgammon.server")
@@ -68,19 +69,6 @@ T = TypeVar("T")
 
 async def _nothing() -> None:
     return None
-
-
-def _status_of(exc: BaseException) -> int:
-    """The HTTP status of a rules or lookup error (as the app maps them), 500 for anything else."""
-    if isinstance(exc, IllegalPlayError):
-        return 422
-    if isinstance(exc, InvalidInputError):
-        return 400
-    if isinstance(exc, IllegalActionError):
-        return 409
-    if isinstance(exc, LookupError):
-        return 404
-    return 500
 
 
 def _remote_error(status: object, message: object) -> Exception:
@@ -228,7 +216,6 @@ class TableManager:
             self._outgoing = asyncio.Queue()
             self._tasks.append(asyncio.create_task(self._send_outgoing(), name="bus-sender"))
             self._tasks.append(asyncio.create_task(self._watch_owners(), name="room-takeover"))
-        return None
 
     # ---------------------------------------------------------------- setup
     def _dice_for(self, table_id: str) -> RandomDice:
@@ -717,10 +704,9 @@ class TableManager:
                 reply["seat"] = seat.value
             else:
                 raise InvalidInputError(f"invalid forwarded request {shown(kind)}")
-        except Exception as exc:  # noqa: BLE001 - the asker gets the error, as if it were local
-            reply.update(ok=False, status=_status_of(exc), message=str(exc) if _status_of(exc) < 500 else "internal error")
-            if _status_of(exc) >= 500:
-                log.exception("forwarded request on table %s failed", table.id)
+        except Exception as exc:  # noqa: BLE001 - the asker gets the error, as if it were local (500s logged)
+            status, text = error_status(exc)
+            reply.update(ok=False, status=status, message=text)
         self._outgoing.put_nowait((f"reply:{message.get('from')}", reply))
 
     def _on_event(self, table: TableRuntime, message: dict[str, Any]) -> None:
@@ -766,7 +752,7 @@ class TableManager:
             topic, message = await self._outgoing.get()
             try:
                 await self.bus.publish(topic, message)
-            except Exception:  # noqa: BLE001 - followers notice the gap and read the database
+            except Exception:
                 log.warning("bus publish to %s failed", topic, exc_info=True)
 
     async def _watch_owners(self) -> None:
@@ -777,7 +763,7 @@ class TableManager:
                 if table.outboxes and not table.is_over and not self.leases.owns(table.id):
                     try:
                         await self._own(table)
-                    except Exception:  # noqa: BLE001 - try again at the next check
+                    except Exception:
                         log.warning("could not check the owner of table %s", table.id, exc_info=True)
 
     def connect(self, table: TableRuntime, outbox: Outbox) -> None:

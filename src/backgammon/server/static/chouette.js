@@ -1,4 +1,5 @@
-// Chouette table page: box against a team, the captain moves, members suggest; plain JS over REST.
+// Chouette table page: box against a team, the captain moves, members suggest; REST to create and
+// join, a WebSocket for the table itself.
 import { renderBoard } from "./board.js";
 import { MESSAGES, t, setLanguage, defaultLanguage, applyTranslations } from "./i18n.js";
 import { renderFairDice } from "./fairdice.js";
@@ -44,7 +45,7 @@ function savedLanguage() {  // this page's choice, else the main page's setting
   try { return localStorage.getItem("bg.chouette.lang") || JSON.parse(localStorage.getItem("bg.settings") || "{}").lang; } catch { return null; }
 }
 let lang = params.get("lang") || savedLanguage() || defaultLanguage();
-let S = { id: params.get("id"), token: null, state: null, timer: null };
+let S = { id: params.get("id"), token: null, state: null, ws: null, retry: 500 };
 
 function fmtSigned(n) { return n > 0 ? `+${n}` : String(n); }
 
@@ -99,27 +100,37 @@ function enter(id, token) {
   history.replaceState(null, "", `?id=${encodeURIComponent(id)}`);
   $("#ch-setup").hidden = true;
   $("#ch-table").hidden = false;
-  refresh();
-  clearInterval(S.timer);
-  S.timer = setInterval(refresh, 1000);
+  connect();
 }
 
 // ------------------------------------------------------------------ table
-async function refresh() {
-  try {
-    const st = await api("GET", `/api/chouette/${S.id}`);
-    if (S.state && st.version === S.state.version && st.status === S.state.status) return;
-    S.state = st;
+// One WebSocket per table: the seat token in the first (hello) message, then every state the
+// server publishes; a lost connection is made again (and the state sent afresh).
+function connect() {
+  if (S.ws) { S.ws.onclose = null; S.ws.close(); }
+  const proto = location.protocol === "https:" ? "wss:" : "ws:";
+  const ws = new WebSocket(`${proto}//${location.host}/ws/chouette/${encodeURIComponent(S.id)}`);
+  S.ws = ws;
+  ws.onopen = () => { ws.send(JSON.stringify({ type: "hello", token: S.token || null })); S.retry = 500; };
+  ws.onmessage = (ev) => {
+    const msg = JSON.parse(ev.data);
+    if (msg.type === "error") { $("#ch-act-error").textContent = msg.message; return; }
+    if (msg.type !== "state") return;
+    if (S.state && msg.state.version < S.state.version) return;
+    S.state = msg.state;
     render();
-  } catch (e) { $("#ch-act-error").textContent = e.message; }
+  };
+  ws.onclose = () => {
+    if (S.ws !== ws) return;
+    S.retry = Math.min((S.retry || 500) * 2, 8000);
+    setTimeout(() => { if (S.ws === ws) connect(); }, S.retry);
+  };
 }
 
-async function send(doc) {
+function send(doc) {
   $("#ch-act-error").textContent = "";
-  try {
-    S.state = await api("POST", `/api/chouette/${S.id}/actions`, { ...doc, version: S.state.version });
-    render();
-  } catch (e) { $("#ch-act-error").textContent = e.message; refresh(); }
+  if (!S.ws || S.ws.readyState !== WebSocket.OPEN || !S.state) return;
+  S.ws.send(JSON.stringify({ type: "action", ...doc, version: S.state.version }));
 }
 
 function playText(steps) {

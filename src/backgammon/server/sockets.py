@@ -1,0 +1,107 @@
+"""The one connection loop of every kind of table's WebSocket (matches, money sessions, chouettes).
+
+``serve_connection`` checks the Origin, accepts, finds the table (404 and close if there is none),
+reads the ``hello`` message that names the seat (its token; none to watch), sends the state and
+then answers each message through the connection's :class:`~backgammon.server.rooms.Outbox`, so
+that replies and published states keep their order and a stalled client is dropped instead of
+waited for. Every error goes through :func:`~backgammon.server.errors.error_status` and is followed
+by the full state. Messages are typed in :mod:`backgammon.server.protocol` (docs/web-protocol.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from fastapi import WebSocket, WebSocketDisconnect
+
+from backgammon.errors import BackgammonError, InvalidInputError
+from backgammon.server import protocol
+from backgammon.server.errors import error_status
+from backgammon.server.rooms import Outbox
+from backgammon.server.security import origin_allowed
+
+HELLO_TIMEOUT = 10.0
+"""Seconds a new connection has to send its hello message."""
+
+Reply = Callable[[dict[str, Any]], None]
+
+
+async def serve_connection(
+    websocket: WebSocket,
+    *,
+    load: Callable[[], Awaitable[Any]],
+    seat_of: Callable[[Any, str | None], Any],
+    state: Callable[[Any, Any], dict[str, Any]],
+    handle: Callable[[Any, Any, dict[str, Any], Reply], Awaitable[None]],
+    join: Callable[[Any, Outbox], None],
+    leave: Callable[[Any, Outbox], None],
+) -> None:
+    """Serve one table connection (see the module docstring).
+
+    ``load()`` returns the table or raises LookupError; ``seat_of(table, token)`` is the seat the
+    hello's token opens; ``state(table, seat)`` the full state message for that seat; ``handle``
+    answers one message (other than hello) with ``reply``; ``join``/``leave`` add the connection
+    to the table's watchers and take it away.
+    """
+    if not origin_allowed(websocket.headers):  # a page of another site may not act for our user
+        await websocket.close(code=1008)
+        return
+    await websocket.accept()
+    try:
+        table = await load()
+    except LookupError as exc:
+        await websocket.send_json(protocol.error_message(404, error_status(exc)[1]))
+        await websocket.close()
+        return
+    try:  # the first message says who connects: {"type": "hello", "token": ...}
+        first = await asyncio.wait_for(websocket.receive(), HELLO_TIMEOUT)
+        if first["type"] == "websocket.disconnect":
+            return
+        hello = _parse(first)
+        if hello["type"] != "hello":
+            raise InvalidInputError(f"expected a hello message first, not {protocol.shown(hello['type'])}")
+    except (TimeoutError, BackgammonError) as exc:
+        text = "expected a hello message first" if isinstance(exc, TimeoutError) else error_status(exc)[1]
+        await websocket.send_json(protocol.error_message(400, text))
+        await websocket.close(code=1008)
+        return
+    seat = seat_of(table, hello.get("token"))
+
+    async def close() -> None:
+        await websocket.close(code=1013)
+
+    outbox = Outbox(websocket.send_text, close, seat)
+
+    def reply(doc: dict[str, Any]) -> None:
+        outbox.offer(json.dumps(doc))
+
+    reply(state(table, seat))
+    join(table, outbox)
+    try:
+        while not outbox.dropped.is_set():
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                break
+            try:
+                doc = _parse(message)
+                if doc["type"] == "hello":
+                    raise InvalidInputError("hello again: a connection says hello once; reconnect to change seat")
+                await handle(table, seat, doc, reply)
+            except Exception as exc:  # noqa: BLE001 - every error goes through error_status (500s are logged)
+                status, text = error_status(exc)
+                reply(protocol.error_message(status, text))
+                reply(state(table, seat))
+    except (WebSocketDisconnect, RuntimeError):  # RuntimeError: receive after the close
+        pass
+    finally:
+        leave(table, outbox)
+
+
+def _parse(message: dict[str, Any]) -> dict[str, Any]:
+    text = message.get("text")
+    if text is None:
+        raise InvalidInputError("invalid message: a binary frame; send JSON text")
+    return protocol.parse_client_message(text)
