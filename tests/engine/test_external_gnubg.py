@@ -296,3 +296,34 @@ def test_fuzzed_boards_get_an_answer_or_an_error_never_a_crash() -> None:
             answered += 1
             assert reply in ("double", "roll", "take", "drop", "") or move.fullmatch(reply), reply
     assert answered > 50 and errors > 50
+
+
+@pytest.mark.skipif(not hasattr(__import__("socket"), "AF_UNIX"), reason="no unix sockets")
+def test_server_on_a_unix_socket_answers_and_survives_bad_bytes(tmp_path: Path) -> None:
+    import socket
+
+    path = tmp_path / "bg.sock"
+    server = subprocess.Popen(
+        [sys.executable, "-c", "from backgammon.cli import main; main()", "external", "--socket", str(path),
+         "--level", "expert", "--once"],
+        stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
+    )  # fmt: skip
+    try:
+        assert server.stderr is not None
+        assert "listening on" in server.stderr.readline()
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+            client.connect(str(path))
+            with client.makefile("rb") as stream:  # (the socket really closes only once this does)
+                for line in (b"\xff\xfe\x00garbage\n", b"board:" + b"1:" * 3000 + b"\n", FIBS_EXAMPLE.encode() + b"\x00\n"):
+                    client.sendall(line)
+                replies = [stream.readline().decode("ascii").rstrip("\n") for _ in range(3)]
+        assert replies[0].startswith("error: ") and replies[1].startswith("error: ")
+        decision = decision_of(FibsBoard.parse(FIBS_EXAMPLE))
+        legal = {" ".join(sorted(_steps(p))) for p in decision.position.legal_plays(6, 2)}
+        assert " ".join(sorted(replies[2].split())) in legal
+        assert server.wait(timeout=60) == 0
+        assert not path.exists()  # removed at exit
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()

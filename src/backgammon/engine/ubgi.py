@@ -63,12 +63,14 @@ def decision_of_xgid(text: str) -> Decision:
     Raises:
         InvalidInputError: on a bad XGID or a finished game.
     """
-    from backgammon.engine.protocol import cube_info_from_match_state, parse_xgid
+    from backgammon.engine.protocol import cube_info_from_match_state
+    from backgammon.formats.xgid import Xgid
 
-    position, state = parse_xgid(text)
+    xgid = Xgid.parse(text)
+    position, state = xgid.to_gnubg()
     if position.is_game_over():
         raise InvalidInputError("invalid xgid: a side has borne off all its checkers (the game is over)")
-    cube: CubeInfo = cube_info_from_match_state(state, state.dice_owner)
+    cube: CubeInfo = cube_info_from_match_state(state, state.dice_owner, jacoby=xgid.jacoby)
     if state.doubled:
         return Decision(TAKE, position, None, cube)
     if state.dice:
