@@ -52,7 +52,10 @@ def dice_stats(
     from backgammon.dicestats import dice_report
     from backgammon.fairdice import parse_rolls
 
-    report = dice_report(parse_rolls(rolls))
+    parsed = parse_rolls(rolls)
+    if not parsed:
+        raise InvalidInputError("no rolls given: expected one player's rolls, e.g. '31 52 66'")
+    report = dice_report(parsed)
     if as_json:
         print(json.dumps(report.as_dict()))
     else:

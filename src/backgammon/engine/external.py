@@ -266,9 +266,7 @@ def _cube_of(board: FibsBoard, mover_is_you: bool, your_score_is_movers: bool) -
     if board.is_money:
         return CubeInfo.money(board.cube, owner)
     scores = (
-        (board.your_score, board.opponent_score)
-        if your_score_is_movers
-        else (board.opponent_score, board.your_score)
+        (board.your_score, board.opponent_score) if your_score_is_movers else (board.opponent_score, board.your_score)
     )
     away = (board.match_length - scores[0], board.match_length - scores[1])
     if max(away) > 25:
@@ -403,7 +401,7 @@ def answer_line(
         return reply
     except BackgammonError as exc:
         return error_line(str(exc))
-    except Exception:  # noqa: BLE001 - a bug must not stop the server: log it, answer, keep serving
+    except Exception:  # a bug must not stop the server: log it, answer, keep serving
         log.exception("external player: a decision failed")
         return error_line("internal error (logged; the board was not answered)")
 
@@ -453,6 +451,8 @@ def listen(host: str = "127.0.0.1", port: int = 0, path: str | None = None) -> s
     Raises:
         InvalidInputError: if the address cannot be used.
     """
+    if path is None and (isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535):
+        raise InvalidInputError(f"invalid port {port!r}: expected 0 to 65535")
     try:
         if path is not None:
             if not hasattr(socket, "AF_UNIX"):
