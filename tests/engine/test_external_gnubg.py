@@ -229,6 +229,7 @@ def test_gnubg_plays_a_complete_match_against_the_engine(tmp_path: Path, seat: i
     try:
         game = subprocess.run(
             [GNUBG_BIN, "-t", "-q", "-r"],
+            check=False,
             input=commands,
             capture_output=True,
             text=True,
@@ -314,7 +315,11 @@ def test_server_on_a_unix_socket_answers_and_survives_bad_bytes(tmp_path: Path) 
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
             client.connect(str(path))
             with client.makefile("rb") as stream:  # (the socket really closes only once this does)
-                for line in (b"\xff\xfe\x00garbage\n", b"board:" + b"1:" * 3000 + b"\n", FIBS_EXAMPLE.encode() + b"\x00\n"):
+                for line in (
+                    b"\xff\xfe\x00garbage\n",
+                    b"board:" + b"1:" * 3000 + b"\n",
+                    FIBS_EXAMPLE.encode() + b"\x00\n",
+                ):
                     client.sendall(line)
                 replies = [stream.readline().decode("ascii").rstrip("\n") for _ in range(3)]
         assert replies[0].startswith("error: ") and replies[1].startswith("error: ")

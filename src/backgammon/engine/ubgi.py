@@ -150,7 +150,7 @@ class Session:
                 raise InvalidInputError(f"unknown command {text[:20]!r}")
         except BackgammonError as exc:
             self._sorry(str(exc))
-        except Exception:  # noqa: BLE001 - a bug must not stop the engine: log it and answer
+        except Exception:  # a bug must not stop the engine: log it and answer
             log.exception("ubgi: a request failed")
             self._sorry("internal error (logged)")
 
@@ -172,7 +172,9 @@ def run(
     return count
 
 
-def make_player(evaluator_factory: Callable[[], Any], level: str | None, plies: int | None) -> Callable[[], EnginePlayer]:
+def make_player(
+    evaluator_factory: Callable[[], Any], level: str | None, plies: int | None
+) -> Callable[[], EnginePlayer]:
     """A factory for the session's player (checked now, built at ``ubgi``).
 
     Raises:
