@@ -137,8 +137,8 @@ def test_take_or_pass_accepts_only_take_or_pass(monkeypatch, capsys) -> None:
     # opening 1-2: the computer (black) plays first; the person rolls 3-1 and plays it; the computer doubles
     s, lines = session(monkeypatch, "roll\n8/5 6/5\nyes\nno\npass\n", [(1, 2), (3, 1)])
     s.run()
-    out = "\n".join(lines)
-    assert "The computer doubles to 2." in out
+    out = "\n".join(lines) + capsys.readouterr().out  # the prompts go to stdout
+    assert "The computer doubles to 2: take or pass? " in out
     assert "unknown answer 'yes'. 'take' accepts the double" in out
     assert "unknown answer 'no'." in out
     assert "You pass." in out
@@ -185,3 +185,34 @@ def test_play_needs_no_server_modules() -> None:
     assert "Traceback" not in proc.stderr
     assert "The computer wins a gammon by resignation: 2 points." in proc.stdout
     assert "LOADED []" in proc.stdout
+
+
+def test_a_whole_match_against_the_engine_runs_to_its_end() -> None:
+    """A 3-point match with the real engine; the person's answers: roll, the first legal play, take."""
+    from backgammon.cli.engine_cmds import load_evaluator
+    from backgammon.cli.play_cmd import Computer
+    from backgammon.dice import RandomDice
+
+    lines: list[str] = []
+    holder: dict[str, Session] = {}
+
+    def ask(prompt: str) -> str:
+        lines.append(prompt)
+        game = holder["s"].match.game
+        if prompt.startswith("Your turn"):
+            return "roll"
+        if prompt.startswith("You have"):
+            return str(game.legal_plays[-1])  # the last legal play, written out as move text
+        assert "take or pass" in prompt, prompt
+        return "take"
+
+    match = Match.new(Rules(match_length=3), players=("You", "Computer"))
+    s = Session(match, Player.BLACK, Computer("expert", 7, load_evaluator()), RandomDice(7), ask, lines.append)
+    holder["s"] = s
+    s.run()
+    out = "\n".join(lines)
+    assert s.match.is_over and max(s.match.score) >= 3
+    assert not [line for line in lines if line.startswith("error:")], out
+    assert out.rstrip().endswith(("You win the match!", "The computer wins the match."))
+    assert "Final score: you " in out
+    assert out.count("Opening roll:") >= len(s.match.games)

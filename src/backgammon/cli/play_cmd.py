@@ -253,15 +253,14 @@ class Session:
         them, phase = self.me.other, game.phase
         if phase is GamePhase.ROLL:
             if game.may_double(them) and self._useful_double(game, them) and self.computer.wants_to_double(game):
-                self.match = self.match.apply(Double(them))
-                self.say(f"The computer doubles to {game.cube_value * 2}.")
+                self.match = self.match.apply(Double(them))  # announced by the take-or-pass prompt
             else:
                 self.match = self.match.apply(game.roll_action(self.dice))
         elif phase is GamePhase.MOVE:
             play = self.computer.choose_play(game)
             self.match = self.match.apply(Move(them, play))
             what = f"plays {play}" if str(play) else "has no legal move"
-            self.say(f"The computer has {game.dice[0]}-{game.dice[1]} and {what}.")
+            self.say(f"The computer has {_dice(game.dice)} and {what}.")
         elif phase is GamePhase.DOUBLED:
             if self.computer.takes(game):
                 self.match = self.match.apply(Take(them))
@@ -309,14 +308,13 @@ class Session:
     def _my_move(self, game: Any) -> bool:
         from backgammon.game import Move
 
-        d1, d2 = game.dice
         if len(game.legal_plays) == 1:
             play = game.legal_plays[0]
-            self.say(f"You have {d1}-{d2}: " + (f"forced move {play}." if str(play) else "no legal move."))
+            self.say(f"You have {_dice(game.dice)}: " + (f"forced move {play}." if str(play) else "no legal move."))
             self._apply(Move(self.me, play))
             return True
         self.show_board()
-        answer = self.ask(f"You have {d1}-{d2}. Your move (or resign, board, help, quit): ").strip()
+        answer = self.ask(f"You have {_dice(game.dice)}. Your move (or resign, board, help, quit): ").strip()
         word = MOVE_WORDS.get(answer.lower())
         if word == QUIT:
             return False
@@ -365,6 +363,11 @@ class Session:
         if self._apply(action):
             self.say({"take": "You take.", "pass": "You pass.", "beaver": "You beaver."}[choice])
         return True
+
+
+def _dice(dice: tuple[int, int]) -> str:
+    """A roll as players write it, the higher die first: ``6-4``."""
+    return f"{max(dice)}-{min(dice)}"
 
 
 def _ask(prompt: str) -> str:
