@@ -394,6 +394,7 @@ def external(
     if dialect not in DIALECTS:
         raise InvalidInputError(f"unknown dialect {dialect!r}: expected {' or '.join(DIALECTS)}")
     player = EnginePlayer(load_evaluator, level, plies, seed)
+    player.warm_up()  # load the network before gnubg connects: its first question is answered at once
     try:
         log_stream = open(log_file, "a", encoding="utf-8") if log_file else None  # noqa: SIM115 - the server's life
     except OSError as exc:

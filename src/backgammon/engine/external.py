@@ -322,6 +322,17 @@ class EnginePlayer:
             self._evaluator = self._factory()
         return self._evaluator
 
+    def warm_up(self) -> None:
+        """Load the network and its kernels now (a move and a cube decision on the opening position),
+        so that the first real decision is answered at once.
+
+        Raises:
+            BackgammonError: if the engine cannot be loaded.
+        """
+        start = Position.initial()
+        self.answer(Decision(MOVE, start, (3, 1), CubeInfo.money()))
+        self.answer(Decision(DOUBLE, start, None, CubeInfo.money()))
+
     def play(self, decision: Decision) -> Play | None:
         """The level's play for a :data:`MOVE` decision (None when the roll cannot be played)."""
         from backgammon.engine.levels import choose_play

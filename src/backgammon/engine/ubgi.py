@@ -114,7 +114,9 @@ class Session:
 
     def _ensure_player(self) -> EnginePlayer:
         if self._player is None:
-            self._player = self._factory()
+            player = self._factory()
+            player.warm_up()  # the draft: initialise at "ubgi", then "readyok"
+            self._player = player
         return self._player
 
     def handle(self, line: bytes | str | None) -> None:
