@@ -1,3 +1,4 @@
+# ruff: noqa: F811 - pytest fixtures imported from test_browser are arguments here
 """The web UI's fit and finish in a real browser (Playwright + Debian Chromium): every page fits a
 390 px phone, the rules of a table are on show, controls that do not apply are hidden, small
 broken flows stay fixed, and axe-core finds no serious or critical accessibility violation.
@@ -15,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from backgammon.lessons import get_lesson
+from backgammon.position import Position
 
-from .test_browser import ARGS, CHROMIUM, browser, new_page, open_table, server  # noqa: F401 - fixtures
+from .test_browser import browser, click_point, open_table, server  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.browser
 
@@ -145,3 +147,157 @@ def test_desktop_screenshots(browser, server, tables, tmp_path):
     page.screenshot(path=str(tmp_path / "table-desktop.png"))
     assert page.evaluate("document.documentElement.scrollWidth") <= DESKTOP[0]
     assert (tmp_path / "table-desktop.png").stat().st_size > 10_000
+
+
+# ------------------------------------------------------------------ 2. rules on show
+def lobby_tags(page, table_id: str) -> list[str]:
+    sel = f"#lobby li.lobby-entry[data-id='{table_id}'] .rule-tags li"
+    page.wait_for_selector(sel)
+    return [x.strip() for x in page.locator(sel).all_inner_texts()]
+
+
+def test_rules_on_show_in_the_lobby_and_the_table_header(browser, server, tables):
+    money = human_table(server, match_length=0, jacoby=True, beavers=True, automatic_doubles=2, backgammon_value=2)
+    casual = human_table(server, match_length=7, casual=True)
+    page = page_at(browser, server, DESKTOP)
+    page.goto(server.url + "/")
+    assert lobby_tags(page, money["id"]) == [
+        "Money session",
+        "Cube",
+        "Jacoby",
+        "Beavers",
+        "Automatic doubles: up to 2",
+        "Backgammon ×2",
+    ]
+    assert lobby_tags(page, tables["listed"]["id"]) == ["5-point match", "Cube", "Crawford", "Backgammon ×3"]
+    assert lobby_tags(page, casual["id"]) == ["7-point match", "No cube", "Backgammon ×3", "Casual (draws allowed)"]
+    # the table header shows the same
+    open_table(page, server, money)
+    page.wait_for_selector("#table-rules li")
+    assert page.locator("#table-rules li").all_inner_texts()[:3] == ["Money session", "Cube", "Jacoby"]
+    # and in Japanese
+    ja = page_at(browser, server, PHONE, lang="ja")
+    ja.goto(server.url + "/")
+    assert lobby_tags(ja, casual["id"]) == [
+        "7ポイントマッチ",
+        "キューブなし",
+        "バックギャモン3倍",
+        "カジュアル(引き分けあり)",
+    ]
+    no_crawford = table(server, crawford=False)
+    open_table(ja, server, no_crawford)
+    ja.wait_for_selector("#table-rules li")
+    assert "クロフォードなし" in ja.locator("#table-rules li").all_inner_texts()
+    assert ja.evaluate("document.documentElement.scrollWidth") <= PHONE[0]
+
+
+# ------------------------------------------------------------------ 3. controls that do not apply
+def _late() -> str:
+    """White to roll in a short race (so the cube question comes up at once)."""
+    return Position.from_points({1: 2}, {6: 10}).position_id()
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE])
+def test_no_double_button_in_a_one_point_match_or_casual_mode(browser, server, viewport):
+    start = {"position_id": _late(), "on_roll": "white"}
+    shown = {}
+    for name, rules in [
+        ("3", {"match_length": 3}),
+        ("1", {"match_length": 1}),
+        ("casual", {"match_length": 3, "casual": True}),
+    ]:
+        tb = server.api("POST", "/api/tables", {"mode": "ai", "seat": "white", "rules": rules, "start": start})
+        page = page_at(browser, server, viewport)
+        open_table(page, server, tb)
+        page.wait_for_selector("#act-roll")
+        shown[name] = page.locator("#act-double").count()
+        if name != "3":
+            assert "double" not in page.inner_text("#status").lower()
+    assert shown == {"3": 1, "1": 0, "casual": 0}
+
+
+# ------------------------------------------------------------------ 4. small broken flows
+def test_a_stale_illegal_move_message_clears_on_the_next_state(browser, server):
+    tb = server.api(
+        "POST",
+        "/api/tables",
+        {
+            "mode": "ai",
+            "seat": "white",
+            "rules": {"match_length": 3},
+            "start": {"position_id": _late(), "on_roll": "white"},
+        },
+    )
+    page = page_at(browser, server, DESKTOP)
+    open_table(page, server, tb)
+    page.click("#act-roll")
+    page.wait_for_selector("#act-confirm")
+    st = server.api("GET", f"/api/tables/{tb['id']}", token=tb["token"])
+    source = st["moves"][0][0][0]
+    reachable = {seq[0][1] for seq in st["moves"] if seq[0][0] == source}
+    bad = next(p for p in range(24, 0, -1) if p not in reachable and p != source)
+    click_point(page, source)
+    click_point(page, bad)
+    page.wait_for_selector("#flash:has-text('not legal')")
+    # record what #flash says whenever the status line is redrawn (each new state redraws it)
+    page.evaluate(
+        """() => { window.flashAtStatus = [];
+        new MutationObserver(() => window.flashAtStatus.push(document.querySelector('#flash').textContent))
+          .observe(document.querySelector('#status'), {childList: true, characterData: true, subtree: true}); }"""
+    )
+    body = {"action": "move", "steps": st["moves"][0], "version": st["version"]}
+    server.api("POST", f"/api/tables/{tb['id']}/actions", body, token=tb["token"])
+    page.wait_for_function("() => window.flashAtStatus.length > 0")
+    assert page.evaluate("window.flashAtStatus[0]") == ""
+
+
+def test_supremo_is_offered_and_named(browser, server):
+    page = page_at(browser, server, DESKTOP)
+    page.goto(server.url + "/")
+    page.wait_for_selector("#form-ai")
+    assert "supremo" in page.locator("#form-ai [name=level] option").evaluate_all("os => os.map(o => o.value)")
+    tb = server.api(
+        "POST", "/api/tables", {"mode": "ai", "seat": "white", "level": "supremo", "rules": {"match_length": 1}}
+    )
+    open_table(page, server, tb)
+    page.wait_for_selector("#player-top:has-text('Supremo')")
+
+
+def test_invite_link_is_explained_and_labelled(browser, server):
+    tb = human_table(server)
+    page = page_at(browser, server, PHONE)
+    open_table(page, server, tb)
+    page.wait_for_selector("#share:not([hidden])")
+    text = page.inner_text("#share")
+    assert "Send them this link" in text and "takes the free seat" in text
+    assert page.get_attribute("#share-link", "aria-label") == "Invitation link"
+    assert page.input_value("#share-link").endswith(f"/t/{tb['id']}")
+
+
+def test_a_lesson_gives_a_second_try_before_the_answer(browser, server):
+    lesson = get_lesson("bar-entry")
+    answer = str(lesson.exercises[1].answers[0])  # "Only bar/22 is legal here" is the text of a wrong answer
+    page = page_at(browser, server, DESKTOP)
+    page.goto(server.url + f"/study/lessons/{lesson.id}")
+    page.wait_for_function("() => document.querySelector('#lesson-count').textContent.includes('1')")
+    page.fill("#lesson-play", str(lesson.exercises[0].answers[0]))
+    page.click("#lesson-submit")
+    page.wait_for_selector("#lesson-feedback.right")
+    page.click("#lesson-next")
+    page.wait_for_function("() => document.querySelector('#lesson-count').textContent.includes('2')")
+    wrong = "bar/19"  # the 6 is blocked
+    page.fill("#lesson-play", wrong)
+    page.click("#lesson-submit")
+    page.wait_for_selector("#lesson-feedback.wrong")
+    first = page.inner_text("#lesson-feedback")
+    assert "try" in first.lower()
+    assert answer not in first and "Engine" not in first  # the answer is not given away
+    assert page.locator("#lesson-next").is_hidden()
+    page.fill("#lesson-play", wrong)
+    page.click("#lesson-submit")
+    page.wait_for_function(f"() => document.querySelector('#lesson-feedback').textContent.includes({answer!r})")
+    # the right answer still counts after that
+    page.fill("#lesson-play", answer)
+    page.click("#lesson-submit")
+    page.wait_for_selector("#lesson-feedback.right")
+    assert page.errors == []

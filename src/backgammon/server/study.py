@@ -613,6 +613,7 @@ def lesson_answer(lesson_id: str, number: int, answer: object, lang: str) -> dic
         "verdict": feedback.verdict.value,
         "correct": feedback.correct,
         "text": feedback.text(lang),
+        "diagnosis": feedback.diagnosis.message.get(lang) if feedback.diagnosis is not None else None,
         "play": str(feedback.play) if feedback.play is not None else None,
         "summary": feedback.summary.get(lang) if feedback.summary is not None else None,
         "engine": None,

@@ -98,6 +98,33 @@ function rulesFrom(form) {
     backgammon_value: Number(f("backgammon_value").value), casual: f("casual").checked,
   };
 }
+// A table's rules as short tags for the lobby and the table header: match length or money,
+// the cube, Crawford (matches), Jacoby, beavers and automatic doubles (money), how backgammons
+// count and casual mode. Rules that cannot apply (Jacoby in a match, Crawford without a cube) are left out.
+function rulesTags(r) {
+  if (!r) return [];
+  const tags = [r.match_length ? t("to_play", { n: r.match_length }) : t("money_session")];
+  const cube = r.cube && !r.casual;
+  tags.push(t(cube ? "r_cube_on" : "r_cube_off"));
+  if (cube && r.match_length) tags.push(t(r.crawford ? "r_crawford" : "r_no_crawford"));
+  if (cube && !r.match_length) {
+    tags.push(t(r.jacoby ? "r_jacoby" : "r_no_jacoby"));
+    if (r.beavers) tags.push(t("r_beavers"));
+    if (r.automatic_doubles) tags.push(t("r_auto_doubles", { n: r.automatic_doubles }));
+  }
+  tags.push(t("r_bg_value", { n: r.backgammon_value ?? 3 }));
+  if (r.casual) tags.push(t("r_casual"));
+  return tags;
+}
+function rulesList(r, attrs = {}) {
+  return h("ul", { class: "rule-tags", "aria-label": t("rules_of_table"), ...attrs }, rulesTags(r).map((x) => h("li", {}, x)));
+}
+// Whether doubling can mean anything at this table now: never in casual mode, without the cube,
+// in a 1-point match or in the Crawford game (the button is hidden even if the server offers it).
+function doublingApplies(st) {
+  const r = st.table.rules || {};
+  return !!r.cube && !r.casual && st.match.length !== 1 && !st.match.crawford;
+}
 function rememberSeat(doc) {
   localStorage.setItem(`bg.seat.${doc.id}`, JSON.stringify({ token: doc.token, seat: doc.seat }));
 }
@@ -121,9 +148,8 @@ async function refreshLobby() {
     const tables = await api("GET", "/api/tables");
     const ul = $("#lobby");
     const rows = tables.map((tb) => {
-      const len = tb.rules.match_length ? t("to_play", { n: tb.rules.match_length }) : t("money_session");
-      return h("li", {}, h("span", {}, `${tb.host} — ${len}`),
-        h("button", { type: "button", class: "lobby-join", onclick: () => go(`/t/${encodeURIComponent(tb.id)}`) }, t("join")));
+      return h("li", { class: "lobby-entry", dataset: { id: tb.id } }, h("div", { class: "lobby-text" }, h("span", { class: "host" }, tb.host), rulesList(tb.rules)),
+        h("button", { type: "button", class: "lobby-join", "aria-label": t("join_table_of", { who: tb.host }), onclick: () => go(`/t/${encodeURIComponent(tb.id)}`) }, t("join")));
     });
     ul.replaceChildren(...(rows.length ? rows : [h("li", {}, t("lobby_empty"))]));
   } catch { /* ignore */ }
@@ -246,8 +272,13 @@ async function animate(event, state) {
   }
 }
 
+function clearFlash() {
+  clearTimeout(flash.timer);
+  $("#flash").textContent = "";
+}
 function setState(st) {
   const prev = S.state;
+  if (prev && prev.version !== st.version) clearFlash();  // a message about the last position is stale now
   if (!prev || prev.version !== st.version) { S.pending = []; S.selected = null; $("#hints").hidden = true; }
   S.state = st;
   S.receivedAt = performance.now();
@@ -373,7 +404,7 @@ function draw(st, board, extra = {}) {
     dice: extra.dice !== undefined ? extra.dice : st.game.dice,
     diceMine: extra.diceMine !== undefined ? extra.diceMine : st.game.on_roll === view,
     usedDice: extra.usedDice || [false, false],
-    cube: { value: extra.cubeValue || cube.value, owner: rel(extra.cubeOwner !== undefined ? extra.cubeOwner : cube.owner), offered: extra.replay ? null : rel(cube.offered_by), enabled: cube.enabled },
+    cube: { value: extra.cubeValue || cube.value, owner: rel(extra.cubeOwner !== undefined ? extra.cubeOwner : cube.owner), offered: extra.replay ? null : rel(cube.offered_by), enabled: cube.enabled && st.match.length !== 1 },
     pips: { me: pipsOf(board.mine), them: pipsOf(board.theirs) },
     off: { me: 15 - board.mine.reduce((a, b) => a + b, 0), them: 15 - board.theirs.reduce((a, b) => a + b, 0) },
     sources: srcs, targets: new Set(tg.keys()), selected: S.selected,
@@ -409,6 +440,7 @@ function render() {
   if (m.crawford) info += ` · ${t("crawford_game")}`;
   else if (m.post_crawford) info += ` · ${t("post_crawford")}`;
   $("#matchinfo").textContent = info;
+  $("#table-rules").replaceChildren(...rulesTags(st.table.rules).map((x) => h("li", {}, x)));
   renderClocks();
   $("#pos-id").textContent = st.game.position_id;
   $("#xgid-line").hidden = !st.game.xgid;
@@ -466,7 +498,7 @@ function renderStatus() {
   else if (a.includes("move")) {
     const seqs = st.moves || [];
     text = seqs.length === 1 && seqs[0].length === 0 ? t("no_moves") : t("your_turn_move", { d: st.game.dice.join("-") });
-  } else if (a.includes("roll")) text = a.includes("double") ? t("your_turn_roll") : t("your_turn_roll_only");
+  } else if (a.includes("roll")) text = a.includes("double") && doublingApplies(st) ? t("your_turn_roll") : t("your_turn_roll_only");
   else if (a.includes("take")) text = t("your_turn_take", { who: nameOf(st, st.game.cube.offered_by), v: st.game.cube.value * 2 });
   else if (a.includes("accept_resignation")) text = t("your_turn_resign", { who: nameOf(st, st.game.on_roll === st.you ? null : st.game.on_roll) || "", level: t(`resign_${st.game.resignation}`) });
   else if (a.includes("accept_draw")) text = t("your_turn_draw", { who: nameOf(st, st.you === "white" ? "black" : "white") });
@@ -496,7 +528,7 @@ function renderControls() {
   if (S.replay !== null) return;
   const a = S.sent === st.version ? [] : st.allowed;
   if (a.includes("roll")) c.appendChild(button("act-roll", t("roll"), () => act("roll"), true));
-  if (a.includes("double")) c.appendChild(button("act-double", t("double"), () => act("double")));
+  if (a.includes("double") && doublingApplies(st)) c.appendChild(button("act-double", t("double"), () => act("double")));
   if (a.includes("take")) c.appendChild(button("act-take", t("take"), () => act("take"), true));
   if (a.includes("pass")) c.appendChild(button("act-pass", t("pass"), () => act("pass")));
   if (a.includes("beaver")) c.appendChild(button("act-beaver", t("beaver"), () => act("beaver")));
@@ -522,6 +554,7 @@ function renderControls() {
   if (a.includes("resign")) {
     const sel = document.createElement("select");
     sel.id = "resign-level";
+    sel.setAttribute("aria-label", t("resign_level"));
     for (const lv of ["single", "gammon", "backgammon"]) {
       const o = document.createElement("option");
       o.value = lv; o.textContent = t(`resign_${lv}`);
@@ -555,6 +588,7 @@ function stepsTo(dest) {
   return map.get(dest) || null;
 }
 function applyPending(steps) {
+  clearFlash();
   S.pending.push(...steps);
   S.selected = null;
   render();

@@ -377,7 +377,7 @@ function startAnalysis() {
 }
 
 // ================================================================= lessons
-const L = { lesson: null, index: 0, play: null, hint: 0, started: false };
+const L = { lesson: null, index: 0, play: null, hint: 0, started: false, misses: 0 };
 
 async function showLessonList() {
   $("#lesson").hidden = true;
@@ -443,6 +443,7 @@ function showExercise() {
   $("#lesson-next").hidden = true;
   $("#lesson-hinttext").textContent = "";
   L.hint = 0;
+  L.misses = 0;
   if (L.index >= exs.length) {
     $("#lesson-count").textContent = s("lesson_done");
     $("#lesson-prompt").textContent = "";
@@ -474,6 +475,18 @@ async function answerLesson(answer) {
   try {
     const r = await api("POST", `/api/study/lessons/${encodeURIComponent(L.lesson.id)}/exercises/${L.index}/answer`, { answer, lang: language() });
     box.className = `verdict ${r.correct ? "right" : "wrong"}`;
+    // a first wrong (or illegal) answer gets a second try: only the rule broken and what the play
+    // does are shown, not the explanation or the engine's best play, which give the answer away
+    if (!r.correct && r.verdict !== "unreadable" && ++L.misses < 2) {
+      const parts = [h("b", {}, s("try_again"))];
+      if (r.diagnosis) parts.push(h("br"), r.diagnosis);
+      if (r.summary) parts.push(h("br"), h("span", { class: "small" }, r.summary));
+      box.replaceChildren(...parts);
+      box.hidden = false;
+      $("#lesson-next").hidden = true;
+      resetLessonPlay(); drawLesson();
+      return;
+    }
     const head = s(r.correct ? "right" : "wrong");
     const repeats = r.text.toLowerCase().startsWith(head.replace(/[!!。.]$/, "").toLowerCase());
     const parts = repeats ? [r.text] : [h("b", {}, head), ` ${r.text}`];
