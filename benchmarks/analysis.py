@@ -5,8 +5,9 @@
 Every play and cube decision of both players in the given ``.mat`` files
 (default: the gnubg-played matches in ``tests/data/gnubg/``) is judged by
 :func:`backgammon.engine.analysis.analyze_mat_file`; the table gives per file
-the unforced decisions, the equity lost per unforced decision and the PR-style
-figure (x 500), and their totals. gnubg played those games at 0-ply, so judged
+the counted decisions (unforced plays and close or actual cube decisions, as
+gnubg counts them), the equity lost per counted decision and the PR (x 500),
+and their totals. gnubg played those games at 0-ply, so judged
 with gnubg's own 0-ply net (``--evaluator gnubg``, through gnubg_nn, a
 benchmark-only dependency) the error is about zero; judged by our network, the
 error measures how far our network's judgement is from gnubg's.
@@ -45,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
         evaluator = load_evaluator(args.weights)
         label = f"our network ({args.weights or 'shipped weights'})"
     table = Table(title=f"gnubg's decisions judged by {label}, {args.plies}-ply")
-    for col in ("file", "unforced", "error/decision", "PR", "seconds"):
+    for col in ("file", "counted decisions", "error/decision", "PR", "seconds"):
         table.add_column(col, justify="right")
     all_unforced, all_error = 0, 0.0
     for path in files:

@@ -14,19 +14,28 @@ through its action log; before each action the engine judges the decision:
   leaves one distinct resulting position. A played move the filters dropped
   before the full depth is evaluated at the full depth to be compared (as
   gnubg does).
-* **cube decisions** of the side on roll when it may double (``Double``, or
+* **cube decisions** of the side on roll when it has one (``Double``, or
   ``Roll`` = no double), at the same depth
   (:func:`backgammon.engine.search.decide_cube`): the error is the best of no
   double / double (with the receiver's best answer) minus what the choice gives
   (:meth:`cube.CubeDecision.error`), in money equity per cube or EMG.
-  A no-double is counted as a decision only when it was close: an error, or a
-  double/no-double gap under :data:`CLOSE_CUBE` (gnubg likewise skips
-  obvious no-doubles).
+  There is a cube decision only where the cube is *live* for the side on roll
+  (:func:`cube_is_live`): the cube is used (not a casual game), it is not
+  the Crawford game, the opponent does not own it, doubling stays within the
+  cube limit and, in a match, winning at the current cube does not already
+  win the match. A double is always counted; a no-double is counted only when
+  it was close, as gnubg counts "close or actual cube decisions": an error, or
+  no double within :data:`CLOSE_CUBE` of the double (with the receiver's
+  best answer).
 * **take decisions** (``Take``/``Pass``/``Beaver`` counted as a take): the
-  receiver's loss against its best answer.
+  receiver's loss against its best answer; always counted.
 
-Per player: decisions, unforced decisions, total error, error per unforced
-decision and a PR-style figure, **mean error per unforced decision x 500**.
+Per player (:class:`PlayerTotals`), as gnubg and eXtreme Gammon define them:
+the **error rate** is the equity lost per counted decision (unforced plays
+plus counted cube and take decisions), and the **PR** (performance rating)
+is that times 500 (gnubg prints it per 1000, in "mEMG": PR = mEMG / 2).
+Checker and cube figures are also given apart: ``pr_checker`` over the
+unforced plays, ``pr_cube`` over the counted cube and take decisions.
 Optional **luck**: for each roll, the equity of the best play for the roll
 actually rolled minus the average over all 36 rolls (positive: a lucky roll).
 """
@@ -44,7 +53,8 @@ from backgammon.errors import InvalidInputError
 from backgammon.position import Position
 
 CLOSE_CUBE = 0.16
-"""A no-double counts as a cube decision when double and no double are this close (or it was an error)."""
+"""A no-double counts as a cube decision when no double and double are this close (gnubg's "close" margin)
+or when it was an error."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,16 +95,28 @@ class PlayerTotals:
     cube_error: float
     errors: int  # decisions with an error above 0.02 (gnubg's "doubtful" threshold is 0.04)
     luck: float | None
+    unforced_plays: int = 0  # plays with more than one distinct result
+    cube_decisions: int = 0  # counted cube and take decisions (gnubg's "close or actual")
 
     @property
     def error_per_decision(self) -> float:
-        """Mean equity lost per unforced decision."""
+        """Mean equity lost per counted decision (unforced plays, counted cube and take decisions)."""
         return self.total_error / self.unforced if self.unforced else 0.0
 
     @property
     def pr(self) -> float:
-        """PR-style figure: mean error per unforced decision x 500."""
+        """PR (eXtreme Gammon's performance rating): mean error per counted decision x 500."""
         return 500.0 * self.error_per_decision
+
+    @property
+    def pr_checker(self) -> float:
+        """PR of the checker play alone: mean error per unforced play x 500."""
+        return 500.0 * self.play_error / self.unforced_plays if self.unforced_plays else 0.0
+
+    @property
+    def pr_cube(self) -> float:
+        """PR of the cube alone: mean error per counted cube or take decision x 500."""
+        return 500.0 * self.cube_error / self.cube_decisions if self.cube_decisions else 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +153,23 @@ def _cube_info(game: Any, player: Any) -> CubeInfo:
         post_crawford=post,
         limit=limit,
     )
+
+
+def cube_is_live(cube: CubeInfo) -> bool:
+    """Whether the side on roll has a real cube decision (see the module's notes).
+
+    False where it may not double (Crawford game, the opponent owns the cube,
+    the cube limit) and, in a match, where the cube is dead for it: winning at
+    the current cube value already wins the match, so doubling can only cost.
+
+    >>> cube_is_live(CubeInfo.match(2, 5, value=2, owner=CubeOwner.ME))
+    False
+    >>> cube_is_live(CubeInfo.match(3, 5, value=2, owner=CubeOwner.ME))
+    True
+    """
+    if not cube.may_double():
+        return False
+    return cube.away is None or cube.away[0] > cube.value
 
 
 def _luck(position: Position, dice: tuple[int, int], evaluator: Any, plies: int, cache: dict[Any, float]) -> float:
@@ -206,10 +245,10 @@ def analyze_game(
         ):
             position = g.position
             info = _cube_info(g, action.player)
-            if info.may_double():
+            doubled = isinstance(action, Double)
+            if doubled or cube_is_live(info):
                 analysed = decide_cube(position, EvalContext(evaluator, plies, info))
                 decision = analysed.decision
-                doubled = isinstance(action, Double)
                 error, _ = decision.error(doubled)
                 best_double = min(decision.double_take, decision.double_pass)
                 close = abs(decision.no_double - best_double) < CLOSE_CUBE
@@ -294,6 +333,7 @@ def totals(decisions: Iterable[Decision], player: Any, name: str) -> PlayerTotal
     mine = [d for d in decisions if d.player == player]
     unforced = [d for d in mine if not d.forced]
     lucks = [d.luck for d in mine if d.luck is not None]
+    plays = sum(1 for d in unforced if d.kind == "play")
     return PlayerTotals(
         name=name,
         decisions=len(mine),
@@ -303,6 +343,8 @@ def totals(decisions: Iterable[Decision], player: Any, name: str) -> PlayerTotal
         cube_error=sum(d.error for d in unforced if d.kind != "play"),
         errors=sum(1 for d in unforced if d.error > 0.02),
         luck=sum(lucks) if lucks else None,
+        unforced_plays=plays,
+        cube_decisions=len(unforced) - plays,
     )
 
 
@@ -339,6 +381,10 @@ def report_json(report: MatchReport) -> dict[str, Any]:
                 "cube_error": round(t.cube_error, 4),
                 "error_per_decision": round(t.error_per_decision, 5),
                 "pr": round(t.pr, 2),
+                "unforced_plays": t.unforced_plays,
+                "cube_decisions": t.cube_decisions,
+                "pr_checker": round(t.pr_checker, 2),
+                "pr_cube": round(t.pr_cube, 2),
                 "errors": t.errors,
                 **({"luck": round(t.luck, 4)} if t.luck is not None else {}),
             }
@@ -383,12 +429,20 @@ def report_text(report: MatchReport, errors_only: bool = False, threshold: float
             f" err {d.error:.3f}{mark}{best}"
         )
     lines.append("")
-    lines.append(f"{'player':<20}{'decisions':>10}{'unforced':>10}{'error':>9}{'per dec.':>10}{'PR':>8}{'luck':>8}")
+    lines.append(
+        f"{'player':<20}{'decisions':>10}{'counted':>9}{'error':>9}{'per dec.':>10}"
+        f"{'PR':>7}{'checker':>9}{'cube':>7}{'luck':>8}"
+    )
     for t in report.totals.values():
         luck = f"{t.luck:>+8.3f}" if t.luck is not None else f"{'':>8}"
         lines.append(
-            f"{t.name:<20}{t.decisions:>10}{t.unforced:>10}{t.total_error:>9.3f}{t.error_per_decision:>10.4f}{t.pr:>8.1f}{luck}"
+            f"{t.name:<20}{t.decisions:>10}{t.unforced:>9}{t.total_error:>9.3f}{t.error_per_decision:>10.4f}"
+            f"{t.pr:>7.1f}{t.pr_checker:>9.1f}{t.pr_cube:>7.1f}{luck}"
         )
+    lines.append(
+        "counted: unforced plays and close or actual cube decisions; PR = error per counted decision x 500"
+        " (checker: per unforced play; cube: per counted cube or take decision)"
+    )
     return "\n".join(lines)
 
 
@@ -400,6 +454,7 @@ __all__ = [
     "analyze_game",
     "analyze_mat_file",
     "analyze_match",
+    "cube_is_live",
     "match_games",
     "match_report",
     "report_json",
