@@ -332,3 +332,36 @@ def test_server_on_a_unix_socket_answers_and_survives_bad_bytes(tmp_path: Path) 
         if server.poll() is None:
             server.kill()
             server.wait()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["external", "--plies", "7"], "error: invalid plies 7"),
+        (["external", "--level", "grandmaster"], "error: unknown level 'grandmaster'"),
+        (["external", "--dialect", "xg"], "error: unknown dialect 'xg'"),
+        (["external", "--port", "not-a-port"], "error: "),
+        (["ubgi", "--plies", "-1"], "error: invalid plies -1"),
+    ],
+)
+def test_command_line_errors_are_one_line(args: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from backgammon.cli import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(args)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(message) and err.count("\n") == 1
+
+
+def test_command_line_error_when_the_address_is_taken(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from backgammon.cli import main
+
+    taken = tmp_path / "taken"
+    taken.write_text("")
+    with pytest.raises(SystemExit) as exit_info:
+        main(["external", "--socket", str(taken), "--level", "expert"])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[-1].startswith("error: cannot listen at") and "the path exists" in err[-1]
+    assert taken.exists()  # not ours: left alone
