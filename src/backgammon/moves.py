@@ -353,15 +353,17 @@ def _doubles(mine: list[int], theirs: list[int], die: int) -> _Keys:
         elif theirs[23 - t] < 2:
             candidates.append((s, t, _MINE[t] - _MINE[s], 23 - t, _HIT[t]))
     last = len(candidates)
+    sources = [step[0] for step in candidates]
+    on_bar = mine[BAR] > 0
     steps: list[_RawStep] = []
 
     def rec(depth: int, first: int, key: int, outside: int) -> None:
         moved = False
         for c in range(first, last):
-            s, t, delta, o, hit_delta = candidates[c]
-            if not mine[s]:
+            if not mine[sources[c]]:
                 continue
-            if mine[BAR] and s != BAR:
+            s, t, delta, o, hit_delta = candidates[c]
+            if on_bar and mine[BAR] and s != BAR:
                 break
             if t < 0:
                 if outside or (s + 1 < die and any(mine[s + 1 : 6])):  # a higher die: from the highest point only
