@@ -98,3 +98,14 @@ def test_serve_errors_in_a_real_process(tmp_path) -> None:
     out = run(["serve", "--data-dir", str(tmp_path / "file")])
     assert out.returncode == 2 and out.stdout == "" and "Traceback" not in out.stderr
     assert out.stderr.startswith("error: invalid --data-dir") and out.stderr.count("\n") == 1
+
+
+def test_serve_on_a_busy_port_or_an_unknown_host(capsys, tmp_path) -> None:
+    import socket
+
+    with socket.create_server(("127.0.0.1", 0)) as busy:
+        port = busy.getsockname()[1]
+        err = one_line_error(*serve(capsys, "--port", str(port), "--data-dir", str(tmp_path)))
+    assert err == f"error: cannot listen at 127.0.0.1:{port}: Address already in use; choose another --host or --port\n"
+    err = one_line_error(*serve(capsys, "--host", "no-such-host.invalid", "--data-dir", str(tmp_path)))
+    assert err.startswith("error: cannot listen at no-such-host.invalid:8000: ") and "Unknown error" not in err

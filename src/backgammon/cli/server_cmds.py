@@ -34,6 +34,34 @@ def _server_modules() -> tuple[Any, Any]:
     return uvicorn, server_app
 
 
+def check_address(host: str, port: int) -> None:
+    """Bind ``host:port`` for a moment, so that a busy port or an unknown host is one line, not a failed start.
+
+    Raises:
+        InvalidInputError: naming the address and why it cannot be used.
+    """
+    import socket
+
+    try:
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+        with socket.create_server((host, port), family=family):
+            pass
+    except OSError as exc:
+        raise InvalidInputError(
+            f"cannot listen at {host}:{port}: {_reason(exc)}; "
+            "choose another --host or --port"
+        ) from None
+
+
+def _reason(exc: OSError) -> str:
+    """The system's words for an OSError, without the call's details (gai errors have negative numbers)."""
+    import os
+
+    if exc.errno and exc.errno > 0:
+        return os.strerror(exc.errno)
+    return exc.strerror or str(exc)
+
+
 def check_database(database_url: str | None, data_dir: Path) -> None:
     """Open the database the server will use (and bring its schema up to date) before serving.
 
@@ -101,6 +129,7 @@ def serve(
     if database_url is None:
         writable_folder(data_dir, "--data-dir")
     check_database(database_url, Path(data_dir))
+    check_address(host, port)
     config = ServerConfig(
         data_dir=Path(data_dir),
         database_url=database_url,
