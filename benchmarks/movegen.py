@@ -6,8 +6,8 @@ The corpus is fixed by the seed: positions met in random self-play from the
 start (split into contact and race/bear-off by phase), random bear-off
 positions and random positions with checkers on the bar; every position is
 paired with all 21 rolls, and the doubles are also timed on their own. Each
-method is timed on the same position-rolls in the same run (best of
-``--repeat``):
+method is timed on the same position-rolls in the same run (``--repeat``
+rounds; the rates shown are each method's best round):
 
 - ``legal_plays``: the public API, ``len(Position.legal_plays(d1, d2))``, backed
   by the engine's compiled generator (the default when numba is installed);
@@ -26,13 +26,18 @@ method is timed on the same position-rolls in the same run (best of
 Prints position-rolls per second, resulting plays per second and each
 method's throughput as a fraction of gnubg's. Times are this process's CPU
 time (``time.process_time``), so other programs sharing the cores disturb
-the figures less; single-threaded throughout.
+the figures less; single-threaded throughout. The methods are timed in
+rounds, each round timing every method once in turn, so that each round's
+ratio to gnubg compares runs made close together; the ratio is printed as the
+mean over the rounds ± its standard error.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import random
+import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -185,21 +190,17 @@ def make_gnubg_runner() -> Callable[..., int] | None:
     return run
 
 
-def best_time(fn: Callable[[object], int], arg: object, repeat: int) -> tuple[float, int]:
-    best = float("inf")
-    count = 0
-    for _ in range(repeat):
-        t0 = time.process_time()
-        count = fn(arg)
-        best = min(best, time.process_time() - t0)
-    return best, count
+def timed(fn: Callable[[object], int], arg: object) -> tuple[float, int]:
+    t0 = time.process_time()
+    count = fn(arg)
+    return time.process_time() - t0, count
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--positions", type=int, default=400, help="self-play positions (default 400)")
     parser.add_argument("--seed", type=int, default=2026)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5, help="rounds (default 5)")
     args = parser.parse_args(argv)
 
     corpus = build_corpus(args.positions, args.seed)
@@ -213,42 +214,50 @@ def main(argv: list[str] | None = None) -> int:
         kernel[1](to_arrays(warm))
 
     header = (
-        f"{'set':<13} {'method':<22} {'pos-rolls':>9} {'plays':>8} {'pos-rolls/s':>12} {'plays/s':>11} {'vs gnubg':>9}"
+        f"{'set':<13} {'method':<22} {'pos-rolls':>9} {'plays':>8} {'pos-rolls/s':>12} {'plays/s':>11} "
+        f"{'vs gnubg':>15}"
     )
-    print(f"move generation, seed {args.seed}, best of {args.repeat}, CPU time of one thread")
+    print(
+        f"move generation, seed {args.seed}, {args.repeat} rounds (each round times every method once, in turn), "
+        "CPU time of one thread"
+    )
+    print("rates: the best round; vs gnubg: the mean of the rounds' ratios +- its standard error")
     print(f"legal_plays uses {'the compiled kernel' if accelerated else 'pure Python (numba is not installed)'}")
     print(header)
     print("-" * len(header))
     for name, items in corpus.items():
-        rows: list[tuple[str, float, int]] = []
-        t, n = best_time(run_legal_plays, items, args.repeat)
-        rows.append(("legal_plays", t, n))
-        t, n1 = best_time(run_legal_positions, items, args.repeat)
-        rows.append(("legal_plays+positions", t, n1))
-        t, n4 = best_time(run_pure, items, args.repeat)
-        rows.append(("pure Python", t, n4))
-        counts = [n1, n4]
+        methods: list[tuple[str, Callable[[object], int], object]] = [
+            ("legal_plays", run_legal_plays, items),  # type: ignore[list-item]
+            ("legal_plays+positions", run_legal_positions, items),  # type: ignore[list-item]
+            ("pure Python", run_pure, items),  # type: ignore[list-item]
+        ]
         if kernel is not None:
             arrays = to_arrays(items)
-            t, n2 = best_time(kernel[0], arrays, args.repeat)
-            rows.append(("kernel (per call)", t, n2))
-            t, n3 = best_time(kernel[1], arrays, args.repeat)
-            rows.append(("kernel (njit loop)", t, n3))
-            counts += [n2, n3]
-        if any(c != n for c in counts):
-            print(f"warning: {name}: play counts differ: {n} {counts}", file=sys.stderr)
-        gnubg_rate = None
+            methods += [("kernel (per call)", kernel[0], arrays), ("kernel (njit loop)", kernel[1], arrays)]
         if gnubg is not None:
             g_items = [([list(p.theirs), list(p.mine)], d1, d2) for p, d1, d2 in items]
-            t, ng = best_time(gnubg, g_items, args.repeat)
-            rows.append(("gnubg (gnubg_nn)", t, ng))
-            gnubg_rate = len(items) / t
-            if ng != n:
-                print(f"warning: {name}: gnubg found {ng} plays, legal_plays {n}", file=sys.stderr)
-        for method, t, count in rows:
-            rate = len(items) / t
-            ratio = f"{rate / gnubg_rate:9.3f}" if gnubg_rate else f"{'n/a':>9}"
-            print(f"{name:<13} {method:<22} {len(items):>9} {count:>8} {rate:>12,.0f} {count / t:>11,.0f} {ratio}")
+            methods.append(("gnubg (gnubg_nn)", gnubg, g_items))
+        times: dict[str, list[float]] = {method: [] for method, _, _ in methods}
+        counts: dict[str, int] = {}
+        for _ in range(args.repeat):
+            for method, fn, arg in methods:
+                t, counts[method] = timed(fn, arg)
+                times[method].append(t)
+        if len(set(counts.values())) > 1:
+            print(f"warning: {name}: play counts differ: {counts}", file=sys.stderr)
+        for method, _, _ in methods:
+            best = min(times[method])
+            rate = len(items) / best
+            ratio = f"{'n/a':>15}"
+            if gnubg is not None:
+                ratios = [g / t for t, g in zip(times[method], times["gnubg (gnubg_nn)"], strict=True)]
+                mean = statistics.fmean(ratios)
+                se = statistics.stdev(ratios) / math.sqrt(len(ratios)) if len(ratios) > 1 else float("nan")
+                ratio = f"{mean:8.3f} ± {se:5.3f}"
+            print(
+                f"{name:<13} {method:<22} {len(items):>9} {counts[method]:>8} {rate:>12,.0f} "
+                f"{counts[method] / best:>11,.0f} {ratio}"
+            )
         print()
     if gnubg is None:
         print("gnubg_nn is not installed: no gnubg column", file=sys.stderr)
