@@ -58,6 +58,45 @@ def test_engine_cube_decisions(engine_agent):
     assert not engine_agent.wants_to_double(Position.initial(), money)
 
 
+def test_engine_cube_goes_through_decide_cube(engine_agent, monkeypatch):
+    # the agent's doubles and takes are search.decide_cube's at the level's depth, for money and match cubes
+    from backgammon.engine import search
+    from backgammon.engine.cube import CubeInfo, CubeOwner
+    from backgammon.engine.evaluator import NetEvaluator
+
+    calls = []
+    real = search.decide_cube
+
+    def spy(position, context):
+        calls.append(context.plies)
+        return real(position, context)
+
+    monkeypatch.setattr(search, "decide_cube", spy)
+    cubes = [
+        ({"value": 1, "owner": None, "away": None}, CubeInfo.money()),
+        ({"value": 2, "owner": "me", "away": None}, CubeInfo.money(2, CubeOwner.ME)),
+        ({"value": 1, "owner": None, "away": (2, 4)}, CubeInfo.match(2, 4)),
+        ({"value": 1, "owner": None, "away": (4, 1), "post_crawford": True}, CubeInfo.match(4, 1, post_crawford=True)),
+    ]
+    for position in (DOUBLE_TAKE, DOUBLE_PASS, Position.initial()):
+        for wire, info in cubes:
+            expected = real(position, search.EvalContext(NetEvaluator.default(), 1, info)).decision
+            assert engine_agent.wants_to_double(position, wire) == expected.should_double
+            assert engine_agent.takes(position, wire) == expected.take
+    assert calls and set(calls) == {1}  # world_class decides at 1 ply, through decide_cube
+
+
+def test_choose_play_ranks_with_the_cube():
+    # at double match point gammons count for nothing: the cubeful ranking picks another play
+    agent = EngineAgent("expert", seed=0)
+    position = Position.from_position_id("27kTAEC73QAAAA")
+    dmp = {"value": 1, "owner": None, "away": (1, 1), "crawford": False, "post_crawford": True}
+    assert str(agent.choose_play(position, (2, 1))) == "4/3 2/off"
+    assert str(agent.choose_play(position, (2, 1), dmp)) == "5/4 5/3"
+    greedy = GreedyAgent(seed=0)
+    assert greedy.choose_play(position, (2, 1), dmp) in position.legal_plays(2, 1)
+
+
 def test_engine_resignations(engine_agent):
     # the resigner is hopeless: a single-game resignation is refused when a gammon is likely
     resigner = Position.from_points({6: 15}, {1: 2})
@@ -94,7 +133,7 @@ class Scripted:
         self.double, self.take, self.accept, self.draw = double, take, accept, draw
         self.seen = []
 
-    def choose_play(self, position, dice):
+    def choose_play(self, position, dice, cube=None):
         return position.legal_plays(*dice)[0]
 
     def wants_to_double(self, position, cube):

@@ -6,8 +6,10 @@ synchronous objects; the server calls them off the event loop (``asyncio.to_thre
 
 :class:`GreedyAgent` is a weak built-in player (a one-ply heuristic: hits, made points,
 blots, pips). :class:`EngineAgent` uses the engine's difficulty levels
-(``backgammon.engine.levels.choose_play``) when the engine is installed, and falls back
-to the greedy player when it is not.
+(``backgammon.engine.levels.choose_play``, which ranks through the one ranking,
+``backgammon.engine.search.rank_plays``, cubefully when given the cube) and decides
+doubles and takes through ``backgammon.engine.search.decide_cube`` at its level's depth,
+when the engine is installed; it falls back to the greedy player when it is not.
 """
 
 from __future__ import annotations
@@ -35,8 +37,9 @@ class Agent(Protocol):
 
     name: str
 
-    def choose_play(self, position: Position, dice: tuple[int, int]) -> Play:
-        """The play to make (``position`` is seen from the agent, who is on roll)."""
+    def choose_play(self, position: Position, dice: tuple[int, int], cube: dict | None = None) -> Play:
+        """The play to make (``position`` is seen from the agent, who is on roll); ``cube``: the
+        cube and score from the agent's side, for players that rank by cubeful equity."""
         ...
 
     def wants_to_double(self, position: Position, cube: dict) -> bool:
@@ -93,7 +96,7 @@ class GreedyAgent:
         self._rng = random.Random(seed)
         self._noise = noise
 
-    def choose_play(self, position: Position, dice: tuple[int, int]) -> Play:
+    def choose_play(self, position: Position, dice: tuple[int, int], cube: dict | None = None) -> Play:
         plays = position.legal_plays(*dice)
         return max(plays, key=lambda p: heuristic(p.position) + self._rng.uniform(0, self._noise))
 
@@ -162,9 +165,12 @@ class EngineAgent(GreedyAgent):
         return None if cube is None else self._cube_info(cube)
 
     def _decision(self, position: Position, cube: dict) -> Any:
-        from backgammon.engine.cube import cube_decision
+        """The cube decision of the side on roll in ``position`` (the one home,
+        :func:`backgammon.engine.search.decide_cube`, at this level's depth)."""
+        from backgammon.engine.search import EvalContext, decide_cube
 
-        return cube_decision(self._evaluator().evaluate(position), self._cube_info(cube))
+        plies = self._levels.get_level(self.level).plies
+        return decide_cube(position, EvalContext(self._evaluator(), plies, self._cube_info(cube))).decision
 
     def _guard(self, fallback: Callable[[], Any], engine: Callable[[], Any]) -> Any:
         if self._levels is None:
