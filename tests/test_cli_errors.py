@@ -62,6 +62,7 @@ BAD: dict[str, list[list[str]]] = {
         ["{tmp}/run", "--init-from", "{missing}"],
         ["{tmp}/run", "--lambda", "2"],
         ["{tmp}/run", "--export", "{tmp}"],
+        ["{tmp}/run", "--init-from", "{file}"],
     ],
     "refine": [
         ["{tmp}/run", "--init-from", "{missing}"],
@@ -69,6 +70,7 @@ BAD: dict[str, list[list[str]]] = {
         ["{tmp}/run", "--init-from", WEIGHTS, "--iterations", "-1"],
         ["{tmp}/run", "--init-from", WEIGHTS, "--positions", "-5"],
         ["{tmp}/run", "--init-from", WEIGHTS, "--threads", "0"],
+        ["{tmp}/run", "--init-from", "{file}"],
         ["{tmp}/run"],
     ],
     "label": [
@@ -78,6 +80,7 @@ BAD: dict[str, list[list[str]]] = {
         ["--out", "{tmp}/l", "--shard-size", "0"],
         ["--out", "{tmp}/l", "--seed", "-1"],
         ["--out", "{tmp}/l", "--weights", "{missing}"],
+        ["--out", "{tmp}/l", "--weights", "{file}"],
     ],
     "serve": [
         ["--port", "0"],

@@ -186,3 +186,49 @@ def test_seeded_greedy_is_reproducible():
     b = [str(GreedyAgent(seed=3).choose_play(p, (d1, d2))) for d1, d2 in [(2, 1), (5, 5)]]
     assert a == b
     assert random.Random(3).random() == random.Random(3).random()
+
+
+def _hint_table(agent, game, mode="ai"):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(flow=SimpleNamespace(game=game, is_post_crawford=False), config={"mode": mode}, agent=agent)
+
+
+def test_hints_use_the_one_ranking_with_depth_and_kind(engine_agent):
+    from backgammon.engine.cube import CubeInfo
+    from backgammon.engine.evaluator import NetEvaluator
+    from backgammon.engine.search import EvalContext, rank_plays
+    from backgammon.errors import IllegalActionError
+    from backgammon.server.app import hints_for
+
+    # a 5-point match at 2-1 (white needs 3, black 4): cubeful match equities
+    game = Game.from_position(Position.initial(), on_roll=Player.WHITE, rules=Rules(match_length=5), score=(2, 1))
+    game = game.apply(Roll(Player.WHITE, (6, 5)))
+    hint = hints_for(_hint_table(engine_agent, game), Player.WHITE)
+    assert hint["type"] == "hint" and hint["source"] == "engine"
+    expected = rank_plays(game.position, (6, 5), EvalContext(NetEvaluator.default(), 1, CubeInfo.match(3, 4)))
+    assert [p["play"] for p in hint["plays"]] == [str(r.play) for r in expected[:8]]
+    top = hint["plays"][0]
+    assert top["play"] == "24/13" and top["label"] == "1-ply cubeful match, EMG"
+    assert top["plies"] == 1 and top["kind"] == "cubeful match" and 0 < top["mwc"] < 1
+    assert top["equity"] == round(expected[0].equity, 3)
+    assert {p["label"] for p in hint["plays"]} <= {"1-ply cubeful match, EMG", "0-ply cubeful match, EMG"}
+    # money: cubeful money; a seat that is not on roll, or a game between people, gets no hint
+    money = Game.from_position(Position.initial(), on_roll=Player.WHITE, rules=Rules()).apply(
+        Roll(Player.WHITE, (3, 1))
+    )
+    assert hints_for(_hint_table(engine_agent, money), Player.WHITE)["plays"][0]["label"] == "1-ply cubeful money"
+    with pytest.raises(IllegalActionError):
+        hints_for(_hint_table(engine_agent, money), Player.BLACK)
+    with pytest.raises(IllegalActionError):
+        hints_for(_hint_table(engine_agent, money, mode="human"), Player.WHITE)
+
+
+def test_hints_fall_back_to_the_heuristic():
+    from backgammon.server.app import hints_for
+
+    game = Game.from_position(Position.initial(), on_roll=Player.WHITE, rules=Rules()).apply(Roll(Player.WHITE, (3, 1)))
+    hint = hints_for(_hint_table(GreedyAgent(seed=0), game), Player.WHITE)
+    assert hint["source"] == "heuristic" and 1 < len(hint["plays"]) <= 8
+    assert hint["plays"][0]["score"] == 0.0 and all(p["score"] <= 0 for p in hint["plays"])
+    assert all(p["label"] == "heuristic score" and "equity" not in p for p in hint["plays"])

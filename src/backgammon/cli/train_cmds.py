@@ -61,6 +61,12 @@ def train(
         raise InvalidInputError(f"--init-from: no such weights file {str(init_from)!r}")
     writable_folder(run_dir, "RUN_DIR")
     _check_export(export)
+    if init_from is not None:  # a file that is not weights (or too big for the nets) is refused before training
+        import numpy as np
+
+        from backgammon.engine.train import warm_start
+
+        warm_start(init_from, contact_hidden, race_hidden, np.random.default_rng(0))
     config = TrainConfig(seed=seed, contact_hidden=contact_hidden, race_hidden=race_hidden, alpha=alpha,
                          alpha_steps=steps, lam=lam, init_from=str(init_from) if init_from else "")
     if quiet:
@@ -174,6 +180,10 @@ def label(
         raise InvalidInputError(f"expected --positions >= 0 and --threads >= 1, got {positions!r}, {threads!r}")
     if weights is not None and not weights.is_file():
         raise InvalidInputError(f"--weights: no such weights file {str(weights)!r}")
+    if weights is not None:
+        from backgammon.engine.network import NetPair
+
+        NetPair.load(weights)  # not a weights file: one line before anything is printed
     writable_folder(out, "--out")
     print(f"labelling {positions} positions at {plies} plies into {out} (shards of {shard_size}, seed {seed})",
           flush=True)

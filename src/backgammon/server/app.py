@@ -409,11 +409,17 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 def hints_for(table, seat) -> dict[str, Any]:
     """The ranked plays for the side to move (only for a seat playing the computer).
 
+    With the engine: the one ranking (:func:`backgammon.engine.search.rank_plays`
+    through :meth:`EngineAgent.ranked_plays`), 1-ply, cubeful at the table's cube
+    and score, each candidate labelled with its depth and kind; without it, the
+    quick player's heuristic.
+
     Raises:
         IllegalActionError: when no hint can be given now (not your move, a human game).
     """
     from backgammon.game import GamePhase
     from backgammon.server.agents import EngineAgent, heuristic
+    from backgammon.server.tables import cube_for
 
     game = table.flow.game
     if seat is None or game.turn is not seat or game.phase is not GamePhase.MOVE:
@@ -425,9 +431,13 @@ def hints_for(table, seat) -> dict[str, Any]:
     try:
         if agent is None:
             raise RuntimeError("no engine")
-        return protocol.hints_to_wire("engine", agent.ranked(position, dice), position.pip_counts())
+        cube = None
+        if game.rules.uses_cube:
+            cube = cube_for(game, seat, post_crawford=bool(getattr(table.flow, "is_post_crawford", False)))
+        ranked = agent.ranked_plays(position, dice, cube)[:8]
+        return protocol.hints_to_wire("engine", ranked, position.pip_counts())
     except Exception:  # noqa: BLE001 - no engine (or it failed): hints from the heuristic
         plays = sorted(position.legal_plays(*dice), key=lambda p: -heuristic(p.position))[:8]
         best = heuristic(plays[0].position) if plays else 0.0
-        ranked = [(p, heuristic(p.position) - best, None, None) for p in plays]
+        ranked = [(p, heuristic(p.position) - best) for p in plays]
         return protocol.hints_to_wire("heuristic", ranked, position.pip_counts())

@@ -856,18 +856,39 @@ def public_user(user: Any) -> dict[str, Any]:
     return {"username": user.username, "rating": round(user.rating, 2), "experience": user.experience}
 
 
-def hints_to_wire(
-    source: str, ranked: list[tuple[Any, float, float | None, float | None]], pips: tuple[int, int]
-) -> dict[str, Any]:
-    """Ranked plays ``(play, equity or score, win, gammon)`` for the hint panel."""
+def hints_to_wire(source: str, ranked: list[Any], pips: tuple[int, int]) -> dict[str, Any]:
+    """Ranked plays for the hint panel, best first.
+
+    ``source`` "engine": ``ranked`` holds the one ranking's entries
+    (:class:`backgammon.engine.search.RankedPlay`), each sent with its equity,
+    chances, depth and kind (``plies``, ``kind``, and ``label`` such as
+    "1-ply cubeful money" for the browser to show; ``mwc`` in a match).
+    ``source`` "heuristic": ``(play, score)`` pairs from the quick player's
+    heuristic (no equity, labelled "heuristic score").
+    """
     plays = []
-    for play, value, win, gammon in ranked:
-        doc: dict[str, Any] = {"play": str(play), "position_id": play.position.position_id()}
+    for entry in ranked:
         if source == "engine":
-            doc.update(
-                equity=round(float(value), 3), win=round(float(win or 0), 3), gammon=round(float(gammon or 0), 3)
-            )
+            probs = entry.probabilities
+            doc: dict[str, Any] = {
+                "play": str(entry.play),
+                "position_id": entry.play.position.position_id(),
+                "equity": round(float(entry.equity), 3),
+                "win": round(float(probs.win), 3),
+                "gammon": round(float(probs.win_gammon), 3),
+                "plies": int(entry.plies),
+                "kind": entry.kind,
+                "label": entry.label,
+            }
+            if entry.mwc is not None:
+                doc["mwc"] = round(float(entry.mwc), 4)
         else:
-            doc["score"] = round(float(value), 2)
+            play, score = entry
+            doc = {
+                "play": str(play),
+                "position_id": play.position.position_id(),
+                "score": round(float(score), 2),
+                "label": "heuristic score",
+            }
         plays.append(doc)
     return {"type": "hint", "source": source, "plays": plays, "pips": list(pips)}
