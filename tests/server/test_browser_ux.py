@@ -19,6 +19,7 @@ from backgammon.lessons import get_lesson
 from backgammon.position import Position
 
 from .test_browser import browser, click_point, open_table, server  # noqa: F401 - fixtures
+from .test_study_browser import _finished_race
 
 pytestmark = pytest.mark.browser
 
@@ -79,6 +80,15 @@ def open_page(page, server, name: str, tables: dict) -> None:
     elif name == "review":
         page.goto(server.url + "/study/review")
         page.wait_for_selector("#review-pick:not([hidden])")
+    elif name == "game-review":
+        page.goto(server.url + f"/study/review/{tables['finished']}")
+        page.wait_for_selector("#review-list li")
+    elif name == "invite":
+        open_table(page, server, tables["listed"])
+        page.wait_for_selector("#share:not([hidden])")
+    elif name == "finished":
+        page.goto(server.url + f"/t/{tables['finished']}")
+        page.wait_for_selector("#result:not([hidden])")
     elif name == "chouette":
         page.goto(server.url + "/static/chouette.html")
         page.wait_for_load_state("networkidle")
@@ -89,12 +99,27 @@ def open_page(page, server, name: str, tables: dict) -> None:
         raise AssertionError(name)
 
 
-PAGES = ["lobby", "table", "settings", "study", "lessons", "lesson", "review", "chouette", "dicestats"]
+PAGES = [
+    "lobby",
+    "table",
+    "invite",
+    "finished",
+    "settings",
+    "study",
+    "lessons",
+    "lesson",
+    "review",
+    "game-review",
+    "chouette",
+    "dicestats",
+]
 
 
 @pytest.fixture(scope="module")
 def tables(server):
-    return {"ai": table(server), "listed": human_table(server, crawford=True, jacoby=False)}
+    finished = _finished_race(server)
+    server.api("POST", f"/api/study/reviews/{finished}", {})
+    return {"ai": table(server), "listed": human_table(server, crawford=True, jacoby=False), "finished": finished}
 
 
 @pytest.fixture(scope="session")
@@ -301,3 +326,25 @@ def test_a_lesson_gives_a_second_try_before_the_answer(browser, server):
     page.click("#lesson-submit")
     page.wait_for_selector("#lesson-feedback.right")
     assert page.errors == []
+
+
+# ------------------------------------------------------------------ 5. axe-core
+AXE_PAGES = ["lobby", "table", "invite", "finished", "settings", "study", "lessons", "lesson", "review", "game-review"]
+
+
+def axe_violations(page, axe_js: Path) -> list[str]:
+    page.add_script_tag(path=str(axe_js))
+    result = page.evaluate("async () => (await axe.run(document, {resultTypes: ['violations']})).violations")
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']} — " + "; ".join(n["target"][0] for n in v["nodes"][:5])
+        for v in result
+        if v["impact"] in ("serious", "critical")
+    ]
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE])
+@pytest.mark.parametrize("name", AXE_PAGES)
+def test_axe_finds_no_serious_violation(browser, server, tables, axe_js, name, viewport):
+    page = page_at(browser, server, viewport, bypass_csp=True)
+    open_page(page, server, name, tables)
+    assert axe_violations(page, axe_js) == []

@@ -425,6 +425,9 @@ function render() {
   const board = cloneBoard(st.game.board);
   for (const [from, to] of S.pending) applyStep(board.mine, board.theirs, from, to);
   draw(st, board, { usedDice: usedDice(st.game.dice, S.pending) });
+  $("#board").setAttribute("aria-label", t("board_aria", {
+    me: pipsOf(board.mine), them: pipsOf(board.theirs), dice: st.game.dice ? st.game.dice.join("-") : "—",
+  }));
   // players, match info
   const pl = (side) => {
     const pips = settings.showPips ? ` · ${t("pips")} ${side === view ? pipsOf(board.mine) : pipsOf(board.theirs)}` : "";
