@@ -207,7 +207,7 @@ def test_a_whole_match_against_the_engine_runs_to_its_end() -> None:
         return "take"
 
     match = Match.new(Rules(match_length=3), players=("You", "Computer"))
-    s = Session(match, Player.BLACK, Computer("expert", 7, load_evaluator()), RandomDice(7), ask, lines.append)
+    s = Session(match, Player.BLACK, Computer("expert", 7, load_evaluator), RandomDice(7), ask, lines.append)
     holder["s"] = s
     s.run()
     out = "\n".join(lines)

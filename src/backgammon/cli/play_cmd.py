@@ -9,7 +9,6 @@ anything else gets a short help and the same prompt again.
 
 from __future__ import annotations
 
-import random
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -53,22 +52,22 @@ HELP = {
 class Computer:
     """The computer player: the engine at one difficulty level.
 
-    Plays with :func:`~backgammon.engine.levels.choose_play` (the level's depth and noise, ranked by
-    cubeful equity at the game's cube and score); cube actions with
-    :func:`~backgammon.engine.search.decide_cube` at the level's depth.
+    Plays, doubles and takes are the engine's :class:`~backgammon.engine.external.EnginePlayer`
+    (:func:`~backgammon.engine.levels.choose_play` at the level's depth and noise, ranked by cubeful
+    equity at the game's cube and score; :func:`~backgammon.engine.search.decide_cube` for the cube);
+    this class only turns the game into its decisions. ``evaluator_factory`` is called once.
 
     Raises:
         InvalidInputError: for an unknown level.
     """
 
-    def __init__(self, level: str, seed: int | None, evaluator: Any) -> None:
-        from backgammon.engine.levels import get_level
+    def __init__(self, level: str, seed: int | None, evaluator_factory: Callable[[], Any]) -> None:
+        from backgammon.engine.external import EnginePlayer
 
-        self.level = get_level(level)
-        self.rng = random.Random(seed)
-        self.evaluator = evaluator
+        self.player = EnginePlayer(evaluator_factory, level, None, seed)
 
-    def _cube(self, game: Any, player: Any) -> Any:
+    @staticmethod
+    def _cube(game: Any, player: Any) -> Any:
         """The cube and score seen by ``player`` (the engine's ``CubeInfo``)."""
         from backgammon.engine.protocol import cube_info_from_match_state
         from backgammon.formats.match_id import MatchState
@@ -76,23 +75,26 @@ class Computer:
         state = MatchState.from_game(game)
         return cube_info_from_match_state(state, player.gnubg_index, game.rules.jacoby_applies)
 
-    def _decision(self, game: Any, player: Any) -> Any:
-        from backgammon.engine.search import EvalContext, decide_cube
+    def _decision(self, kind: str, game: Any, player: Any, dice: Any = None) -> Any:
+        from backgammon.engine.external import Decision
 
-        context = EvalContext(self.evaluator, self.level.plies, self._cube(game, player))
-        return decide_cube(game.board_for(player), context).decision
+        return Decision(kind, game.board_for(player), dice, self._cube(game, player))
 
     def choose_play(self, game: Any) -> Any:
-        from backgammon.engine.levels import choose_play
+        from backgammon.engine.external import MOVE
 
-        cube = self._cube(game, game.turn)
-        return choose_play(game.position, game.dice, self.level, self.rng, self.evaluator, cube)
+        play = self.player.play(self._decision(MOVE, game, game.turn, game.dice))
+        return play if play is not None else game.legal_plays[0]  # no legal move: the empty play
 
     def wants_to_double(self, game: Any) -> bool:
-        return self._decision(game, game.turn).should_double
+        from backgammon.engine.external import DOUBLE
+
+        return self.player.doubles(self._decision(DOUBLE, game, game.turn))
 
     def takes(self, game: Any) -> bool:
-        return self._decision(game, game.on_roll).take  # judged from the doubler's side
+        from backgammon.engine.external import TAKE
+
+        return self.player.takes(self._decision(TAKE, game, game.on_roll))  # seen from the doubler
 
     def accepts_resignation(self, game: Any) -> bool:
         """Accept when the offer is worth at least the game's cubeless value to the computer, or wins the match."""
@@ -104,7 +106,7 @@ class Computer:
             mine = game.score[0] if me.gnubg_index == 1 else game.score[1]  # score is (white, black)
             if game.rules.match_length - mine <= offered:
                 return True
-        chances = evaluate_ply(game.board_for(resigner), self.evaluator, self.level.plies).flip()
+        chances = evaluate_ply(game.board_for(resigner), self.player.evaluator, self.player.level.plies).flip()
         return offered >= float(chances.equity()) * game.cube_value - 0.02
 
 
@@ -402,7 +404,8 @@ def play(
 
     get_level(level)  # an unknown level stops here, before anything is loaded
     me = Player.WHITE if color.strip().lower() == "white" else Player.BLACK
-    computer = Computer(level, seed, load_evaluator())
+    computer = Computer(level, seed, load_evaluator)
+    computer.player.evaluator  # noqa: B018 - load the engine now: a missing one is an error before the game
     names = ("You", "Computer") if me is Player.WHITE else ("Computer", "You")
     session = Session(Match.new(Rules(match_length=length), players=names), me, computer, RandomDice(seed), _ask)
     session.run()
