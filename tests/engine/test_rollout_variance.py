@@ -20,6 +20,7 @@ from backgammon.engine.rollout import (
     rollout_position,
     rollout_trials,
     separated,
+    trial_rolls,
 )
 from backgammon.errors import InvalidInputError
 from backgammon.position import Position
@@ -77,6 +78,24 @@ def test_one_roll_trials_lose_all_their_noise(net) -> None:
     one_ply = evaluate_boards_ply(np.array([[MIDGAME.mine, MIDGAME.theirs]], dtype=np.int8), net, 1)[0]
     exact = 2 * one_ply[0] - 1 + one_ply[1] - one_ply[3] + one_ply[2] - one_ply[4]
     assert reduced.mean() == pytest.approx(exact, abs=1e-9)
+
+
+# ------------------------------------------------------------- stratified first two rolls
+def test_first_two_rolls_form_a_latin_square() -> None:
+    """Each block of 36 trials has every ordered roll once as first and once as second roll;
+    1,296 trials play every pair once; the order is seeded, not the table's."""
+    from backgammon.engine.rollout import ORDERED_ROLLS
+
+    rolls = [trial_rolls(3, t) for t in range(1296)]
+    for block in range(36):
+        part = rolls[36 * block:36 * block + 36]
+        assert sorted(r[0] for r in part) == sorted(ORDERED_ROLLS)
+        assert sorted(r[1] for r in part) == sorted(ORDERED_ROLLS)
+    assert len({(a, b) for a, b in rolls}) == 1296
+    # the old design gave the opponent's reply only 1-1..1-4 in the first 144 trials
+    assert len({r[1] for r in rolls[:144]}) == 36
+    assert [r[0] for r in rolls[:36]] != list(ORDERED_ROLLS)
+    assert trial_rolls(4, 0, 5) != trial_rolls(3, 0, 5) and trial_rolls(3, 7, 5) == trial_rolls(3, 7, 5)
 
 
 # ------------------------------------------------------------- unbiased, and less noisy

@@ -16,9 +16,16 @@ Reproducibility and variance reduction:
 * every trial ``i`` draws its dice from its own generator seeded with
   ``(seed, i)``, so the result does not depend on how trials are spread over
   workers: same seed, same result;
-* the first roll of trial ``i`` is the ordered roll ``i mod 36`` and the second
-  ``(i div 36) mod 36`` (stratified: 36 trials cover every first roll exactly
-  once, 1296 every pair of first two rolls);
+* the first two rolls are stratified: in every block of 36 trials each of the
+  36 ordered rolls comes once as the first roll and once as the second (a
+  seeded random Latin square, :func:`_stratified_rolls`), and 1296 trials
+  cover every pair of first two rolls once; the assignment is random over
+  seeds, so rollouts of any number of trials are unbiased. (Before, the second
+  roll of trial ``i`` was the ``(i div 36)``-th ordered roll: fewer than 1296
+  trials gave the opponent's reply only the first few rolls of the table,
+  1-1 to 1-4 for 144 trials, which biased plain rollouts towards the player
+  on roll; ``benchmarks/rollout_variance.py`` showed it against the
+  variance-reduced means);
 * candidate plays are rolled out with the same trials, hence the same dice
   (duplicate dice), so their differences are measured with less noise;
 * **luck subtraction** (``variance_reduction=True``, the default), as GNU
@@ -72,6 +79,7 @@ the calling process as chunks of trials finish.
 
 from __future__ import annotations
 
+import functools
 import math
 import multiprocessing
 import os
@@ -356,21 +364,57 @@ def _trial_dice(seed: int, trial: int, stratify: bool = True) -> Callable[[int],
     return roll
 
 
+@functools.lru_cache(maxsize=64)
+def _design(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """The seed's two permutations of the 36 ordered rolls for the second roll (see :func:`_stratified_rolls`)."""
+    rng = np.random.default_rng([seed, 1 << 40])
+    return rng.permutation(36), rng.permutation(36)
+
+
+@functools.lru_cache(maxsize=256)
+def _block_order(seed: int, block: int) -> np.ndarray:
+    """The order of the 36 first rolls in block ``block`` (trials ``36 * block`` to ``36 * block + 35``)."""
+    return np.random.default_rng([seed, 1 << 40, block]).permutation(36)
+
+
+def _stratified_rolls(seed: int, trial: int) -> tuple[int, int]:
+    """The indices in :data:`ORDERED_ROLLS` of the stratified first and second rolls of a trial.
+
+    Trials come in blocks of 36: in each block every ordered first roll comes once, in a seeded random
+    order (so a part of a block is a random sample, not the first rolls in table order). The second
+    roll is a seeded random Latin square over (first roll, block): ``P[(f + Q[block mod 36]) mod 36]``
+    with ``P``, ``Q`` seeded permutations, so in each block every second roll comes once too, and 1,296
+    trials play every pair of first two rolls once. Each trial's rolls are uniformly distributed over
+    the seeds, so a rollout of any number of trials is unbiased.
+    """
+    block, r = divmod(trial, 36)
+    f = int(_block_order(seed, block)[r])
+    p, q = _design(seed)
+    return f, int(p[(f + q[block % 36]) % 36])
+
+
 def _dice_of_trial(seed: int, trial: int, stratify: bool, plies: int) -> tuple[np.ndarray, np.random.Generator]:
     """The first ``plies`` rolls of trial ``trial`` as an array ``(plies, 2)``, and its generator, to draw more.
 
     Each trial has its own generator, seeded with ``(seed, trial)``; with ``stratify`` the first two
-    rolls are the ordered rolls ``trial mod 36`` and ``(trial div 36) mod 36`` instead of draws.
+    rolls are stratified (:func:`_stratified_rolls`) instead of drawn.
     """
     rng = np.random.default_rng([seed, trial])
     dice = np.empty((plies, 2), dtype=np.int64)
     first = 0
     if stratify:
-        dice[0] = ORDERED_ROLLS[trial % 36]
-        dice[1] = ORDERED_ROLLS[(trial // 36) % 36]
+        f, g = _stratified_rolls(seed, trial)
+        dice[0] = ORDERED_ROLLS[f]
+        dice[1] = ORDERED_ROLLS[g]
         first = 2
     dice[first:] = rng.integers(1, 7, size=(plies - first, 2))
     return dice, rng
+
+
+def trial_rolls(seed: int, trial: int, count: int = 2, stratify: bool = True) -> list[tuple[int, int]]:
+    """The first ``count`` rolls of trial ``trial`` of a rollout with this seed (the same for every candidate)."""
+    dice, _ = _dice_of_trial(seed, trial, stratify, max(count, 2))
+    return [(int(a), int(b)) for a, b in dice[:count]]
 
 
 def _more_dice(dice: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -966,6 +1010,7 @@ __all__ = [
     "rollout_position",
     "rollout_trials",
     "separated",
+    "trial_rolls",
     "successor_boards",
     "terminal_outputs",
 ]
