@@ -88,9 +88,11 @@ def test_resign_can_be_cancelled_and_a_match_ends_with_its_winner(monkeypatch, c
     assert out.rstrip().endswith("The computer wins the match.")
 
 
-def test_end_of_input_quits(monkeypatch, capsys) -> None:
-    code, out, _ = play(monkeypatch, capsys, "", "--seed", SEED)
+@pytest.mark.parametrize("script", ["", "resign\n", "resign\nquit\n", "roll\nq\n"])
+def test_end_of_input_or_quit_ends_the_game_at_any_prompt(monkeypatch, capsys, script: str) -> None:
+    code, out, _ = play(monkeypatch, capsys, script, "--seed", SEED)
     assert code == 0 and out.rstrip().endswith("Game abandoned.")
+    assert "Resignation cancelled." not in out and "You offer" not in out
 
 
 @pytest.mark.parametrize(

@@ -30,8 +30,6 @@ MOVE_WORDS = {"s": "resign", "resign": "resign", "b": "board", "board": "board",
               "?": "help", "q": QUIT, "quit": QUIT, "exit": QUIT}
 DOUBLE_WORDS = {"t": "take", "take": "take", "p": "pass", "pass": "pass", "drop": "pass", "beaver": "beaver",
                 "h": "help", "help": "help", "?": "help", "q": QUIT, "quit": QUIT, "exit": QUIT}
-ANSWER_WORDS = {"a": "accept", "accept": "accept", "r": "reject", "reject": "reject", "h": "help", "help": "help",
-                "?": "help", "q": QUIT, "quit": QUIT, "exit": QUIT}
 LEVEL_WORDS = {"1": "single", "s": "single", "single": "single", "2": "gammon", "g": "gammon", "gammon": "gammon",
                "3": "backgammon", "bg": "backgammon", "backgammon": "backgammon", "": "cancel", "c": "cancel",
                "cancel": "cancel", "h": "help", "help": "help", "?": "help", "q": QUIT, "quit": QUIT, "exit": QUIT}
@@ -296,7 +294,7 @@ class Session:
         if choice == "board":
             self.show_board(force=True)
         elif choice == "resign":
-            self._resign(game)
+            return self._resign(game)
         elif choice == "double":
             if game.may_double(self.me) and not can_double:
                 self.say(f"error: doubling gains you nothing: you need {self.match.away(self.me)} point(s) to win "
@@ -325,7 +323,7 @@ class Session:
         elif word == "board":
             self.show_board(force=True)
         elif word == "resign":
-            self._resign(game)
+            return self._resign(game)
         elif not answer:
             self.say(f"error: no move given. {HELP['move']}")
         else:
@@ -335,7 +333,8 @@ class Session:
                 self.say(f"error: {exc}. Type 'help' for help.")
         return True
 
-    def _resign(self, game: Any) -> None:
+    def _resign(self, game: Any) -> bool:
+        """Ask the level and offer the resignation; False when the person quits."""
         from backgammon.game import Resign, ResultKind
 
         cube = game.cube_value
@@ -344,14 +343,17 @@ class Session:
             for kind in ResultKind
         )
         choice = self._choose(f"Resign which: {options}, or cancel? ", LEVEL_WORDS, "level")
-        if choice in ("cancel", QUIT):
+        if choice == QUIT:
+            return False
+        if choice == "cancel":
             self.say("Resignation cancelled.")
-            return
+            return True
         kind = ResultKind[choice.upper()]
         if self._apply(Resign(self.me, kind)):
             points = game.multiplier(kind) * cube
             what = "a single game" if kind is ResultKind.SINGLE else f"a {choice}"
             self.say(f"You offer to resign {what} ({points} point{'s' if points != 1 else ''}).")
+        return True
 
     def _my_answer_to_double(self, game: Any) -> bool:
         from backgammon.game import Beaver, Pass, Take
