@@ -35,11 +35,12 @@ class Server:
             cmd += ["--database-url", database_url]
         with open(self.log, "wb") as out:
             self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-        deadline = time.monotonic() + 120
-        while True:
+        deadline = time.monotonic() + 300
+        while True:  # until it answers with the engine warmed (compiling it can starve the loop for a minute)
             assert self.proc.poll() is None, self.log.read_text()
             try:
-                if httpx.get(f"{self.http}/api/health", timeout=2).status_code == 200:
+                health = httpx.get(f"{self.http}/api/health", timeout=2)
+                if health.status_code == 200 and health.json()["engine"] != "warming":
                     return
             except httpx.HTTPError:
                 pass

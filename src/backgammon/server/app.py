@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import sys
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +45,7 @@ from backgammon.server.db import Table, User, database_url_for, open_database
 from backgammon.server.dice_stats import router as dice_stats_router
 from backgammon.server.errors import HTTPError, error_status
 from backgammon.server.history import export_mat, history_of
+from backgammon.server.network import Network
 from backgammon.server.security import install_body_limit, install_security
 from backgammon.server.sockets import serve_connection
 from backgammon.server.tables import TableManager
@@ -108,19 +110,38 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             sessions,
             dice_seed=config.dice_seed,
             test_hooks=config.test_hooks,
-            bus=bus_for(url),
-            leases=leases_for(url),
+            network=Network(bus_for(url), leases_for(url)),
         )
         manager.bot_delay = config.bot_delay
-        await manager.start()
+        await manager.net.start()
         state["sessions"], state["manager"] = sessions, manager
         count = await manager.load()
         log.info("resumed %d table(s)", count)
         if config.warm_engine:
             from backgammon.server.agents import warm_up
 
-            state["warm"] = asyncio.create_task(asyncio.to_thread(warm_up))
+            async def warm() -> bool:
+                # Compiling the kernels holds the GIL for up to a minute: do it in a child process,
+                # which fills the on-disk cache, so this process only loads them and keeps answering.
+                child = await asyncio.create_subprocess_exec(
+                    sys.executable,
+                    "-c",
+                    "from backgammon.server.agents import warm_up; warm_up()",
+                    stdin=asyncio.subprocess.DEVNULL,
+                    stdout=asyncio.subprocess.DEVNULL,
+                    stderr=asyncio.subprocess.DEVNULL,
+                )
+                try:
+                    await child.wait()
+                except asyncio.CancelledError:
+                    child.kill()
+                    raise
+                return await asyncio.to_thread(warm_up)
+
+            state["warm"] = asyncio.create_task(warm())
         yield
+        if "warm" in state:
+            state["warm"].cancel()
         await manager.close()
 
     app = FastAPI(title="backgammon", lifespan=lifespan, docs_url=None, redoc_url=None)

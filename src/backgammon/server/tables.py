@@ -17,7 +17,6 @@ import json
 import logging
 import random
 import secrets
-import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -26,7 +25,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import sessionmaker
 
 from backgammon.dice import RandomDice
-from backgammon.errors import IllegalActionError, IllegalPlayError, InvalidInputError, NotYourTurnError
+from backgammon.errors import IllegalActionError, InvalidInputError, NotYourTurnError
 from backgammon.game import (
     AcceptDraw,
     AcceptResignation,
@@ -47,11 +46,10 @@ from backgammon.position import Position
 from backgammon.server import protocol
 from backgammon.server.agents import LEVELS, Agent, GreedyAgent, make_agent
 from backgammon.server.auth import new_token, token_hash
-from backgammon.server.bus import Bus, Leases, LocalBus, LocalLeases
 from backgammon.server.db import Action, Table, User, utcnow
-from backgammon.server.errors import error_status
 from backgammon.server.fair import draws_of, new_dice_config, resume_dice
 from backgammon.server.matchflow import StartPosition, new_match
+from backgammon.server.network import Network
 from backgammon.server.protocol import shown
 from backgammon.server.rating import rating_change
 from backgammon.server.rooms import Outbox, Room, Row, Store, fan_out
@@ -60,27 +58,7 @@ log = logging.getLogger("backgammon.server")
 
 BOT_TIMEOUT = 10.0
 """Seconds the computer may think about one decision before the quick player answers for it."""
-FORWARD_TIMEOUT = 5.0
-"""Seconds a process waits for a table's owner (another process) to answer a forwarded request."""
-TAKEOVER_CHECK = 1.0
-"""Seconds between checks for watched tables whose owner has died."""
 T = TypeVar("T")
-
-
-async def _nothing() -> None:
-    return None
-
-
-def _remote_error(status: object, message: object) -> Exception:
-    """The error another process answered, as the local exception with the same status."""
-    text = message if isinstance(message, str) else "the table's server refused the request"
-    kinds: dict[object, type[Exception]] = {
-        422: IllegalPlayError,
-        400: InvalidInputError,
-        409: IllegalActionError,
-        404: LookupError,
-    }
-    return kinds.get(status, RuntimeError)(text)
 
 
 @dataclass
@@ -186,8 +164,7 @@ class TableManager:
         test_hooks: bool = False,
         *,
         bot_timeout: float = BOT_TIMEOUT,
-        bus: Bus | None = None,
-        leases: Leases | None = None,
+        network: Network | None = None,
     ) -> None:
         self.sessions = sessions
         self.store = Store(sessions)
@@ -197,25 +174,17 @@ class TableManager:
         self.test_hooks = test_hooks
         self.bot_delay = 0.0
         self.bot_timeout = bot_timeout
-        self.bus: Bus = bus or LocalBus()
-        self.leases: Leases = leases or LocalLeases()
-        self.shared = not isinstance(self.leases, LocalLeases)  # other processes serve the same tables
-        self.process = self.leases.owner
-        self._replies: dict[str, asyncio.Future] = {}
-        self._outgoing: asyncio.Queue[tuple[str, dict[str, Any]]] | None = None
-        self._tasks: list[asyncio.Task] = []
-        self._unsubscribe: dict[str, list[Callable[[], None]]] = {}
+        self.net = network or Network()
+        self._unfollow: dict[str, Callable[[], None]] = {}
+        self.net.on_reconnect(self._on_bus_reconnect)
+        self.net.watch(
+            lambda: [(t.id, t.room) for t in self.tables.values() if t.outboxes and not t.is_over],
+            lambda table_id, _room: self._take_over(self.tables[table_id]),
+        )
 
-    async def start(self) -> None:
-        """Connect the bus and the leases (several processes: PostgreSQL) and resume the tables."""
-        if self.shared:
-            await self.bus.start()
-            await self.leases.start()
-            self.bus.subscribe(f"reply:{self.process}", self._on_reply)
-            self.bus.on_reconnect(self._on_bus_reconnect)
-            self._outgoing = asyncio.Queue()
-            self._tasks.append(asyncio.create_task(self._send_outgoing(), name="bus-sender"))
-            self._tasks.append(asyncio.create_task(self._watch_owners(), name="room-takeover"))
+    @property
+    def process(self) -> str:
+        return self.net.process
 
     # ---------------------------------------------------------------- setup
     def _dice_for(self, table_id: str) -> RandomDice:
@@ -265,7 +234,7 @@ class TableManager:
         """Replay every unfinished table from the database and wake the ones this process owns
         (at start; with several processes, each takes the tables no live process holds). Returns how many."""
         for table in await asyncio.to_thread(self._unfinished):
-            if not await self.leases.acquire(table.id):
+            if not await self.net.acquire(table.id):
                 continue
             self._keep(table)
             await table.room.call(lambda table=table: self._after_action(table))
@@ -274,12 +243,13 @@ class TableManager:
     def _keep(self, table: TableRuntime) -> TableRuntime:
         """Hold a table in memory and follow it on the bus."""
         kept = self.tables.setdefault(table.id, table)
-        if kept is table and self.shared:
-            topic = table.id
-            self._unsubscribe[topic] = [
-                self.bus.subscribe(f"table:{topic}", lambda msg, t=table: self._on_event(t, msg)),
-                self.bus.subscribe(f"act:{topic}", lambda msg, t=table: self._on_request(t, msg)),
-            ]
+        if kept is table:
+            self._unfollow[table.id] = self.net.follow(
+                "table",
+                table.id,
+                lambda msg, t=table: t.room.post(lambda: self._follow(t, msg)),
+                lambda msg, t=table: self._answer(t, msg),
+            )
         return kept
 
     def _replay(self, db, row: Table) -> TableRuntime:
@@ -327,10 +297,8 @@ class TableManager:
         if table.is_over and not table.outboxes and self.tables.get(table.id) is table:
             del self.tables[table.id]
             table.room.close()
-            for unsubscribe in self._unsubscribe.pop(table.id, ()):
-                unsubscribe()
-            if self.leases.owns(table.id):
-                asyncio.get_running_loop().create_task(self.leases.release(table.id))
+            self._unfollow.pop(table.id, lambda: None)()
+            self.net.release(table.id)
 
     async def _refresh(self, table: TableRuntime) -> None:
         """Bring a table up to the database's truth (another process changed it). Runs in the room."""
@@ -341,21 +309,12 @@ class TableManager:
             setattr(table, name, getattr(fresh, name))
         table.timeout_loser, table.dice = fresh.timeout_loser, fresh.dice
 
-    async def _own(self, table: TableRuntime) -> bool:
-        """Make this process the table's owner if no live process is; True if it is now."""
-        if self.leases.owns(table.id):
-            return True
-        if not await self.leases.acquire(table.id):
-            return False
-        if self.shared:  # another process may have played on since this copy was read
-
-            async def take_over() -> None:
-                await self._refresh(table)
-                self.publish(table, None, reload=True)
-                await self._after_action(table)
-
-            await table.room.call(take_over)
-        return True
+    async def _take_over(self, table: TableRuntime) -> None:
+        """This process has just taken the table (its owner died, or none had it): read it again,
+        show it, and wake whatever must act. Runs in the room."""
+        await self._refresh(table)
+        self.publish(table, None, reload=True)
+        await self._after_action(table)
 
     # ------------------------------------------------------------- creation
     async def create(
@@ -425,7 +384,7 @@ class TableManager:
 
         await self.store.run(insert_row)
         table = self._keep(self._runtime(row))
-        await self.leases.acquire(table_id)
+        await self.net.acquire(table_id)
         await table.room.call(lambda: self._after_action(table))
         return table, player, token
 
@@ -634,86 +593,40 @@ class TableManager:
         """Offer every connection here its own view of the new state (never waits on a client),
         and tell the other processes (the owner only): the event, or ``reload`` for anything else."""
         fan_out(table.outboxes, lambda seat: json.dumps(protocol.event_message(table, seat, event)))
-        if self.shared and self._outgoing is not None:
-            note: dict[str, Any] = {"from": self.process, "v": table.version}
+        if self.net.shared:
+            note: dict[str, Any] = {"v": table.version}
             if reload or event is None:
                 note["reload"] = True
             else:
                 note["event"] = event
                 note["at"] = table.stamps[-1].isoformat() if table.stamps else None
-            self._outgoing.put_nowait((f"table:{table.id}", note))
+            self.net.announce("table", table.id, note)
 
     # ------------------------------------------------- several processes
     async def _in_room(self, table: TableRuntime, request: dict[str, Any], job: Callable[[], Awaitable[T]]) -> T:
-        """Run ``job`` in the table's room here if this process owns the table (or can take it),
-        else send ``request`` to the owner over the bus and wait for its answer."""
-        if await self._own(table):
-            return await table.room.call(job)
-        answer = await self._ask_owner(table, request)
-        if answer is None:  # the owner did not answer: it may be gone, so try to take the table over
-            if await self._own(table):
-                return await table.room.call(job)
-            raise IllegalActionError("the table's server is not answering: try again in a moment")
-        if not answer.get("ok"):
-            raise _remote_error(answer.get("status"), answer.get("message"))
-        # the owner's event came over the bus before its answer, and its follow-up job is queued
-        # in this room: wait for it, so that the caller sees the change here too
-        await table.room.call(_nothing)
-        if request["kind"] == "join":
-            return protocol.player_from_wire(answer["seat"])  # type: ignore[return-value]
-        return None  # type: ignore[return-value]
+        """Run ``job`` in the table's room, here or (forwarded as ``request``) at its owner's."""
+        result = await self.net.run("table", table.id, table.room, request, job, lambda: self._take_over(table))
+        if isinstance(result, dict) and "req" in result:  # the owner's answer
+            return protocol.player_from_wire(result["seat"]) if request["kind"] == "join" else None  # type: ignore[return-value]
+        return result  # type: ignore[return-value]
 
-    async def _ask_owner(self, table: TableRuntime, request: dict[str, Any]) -> dict[str, Any] | None:
-        loop = asyncio.get_running_loop()
-        key = uuid.uuid4().hex
-        future = self._replies[key] = loop.create_future()
-        try:
-            await self.bus.publish(f"act:{table.id}", {**request, "req": key, "from": self.process})
-            return await asyncio.wait_for(future, FORWARD_TIMEOUT)
-        except TimeoutError:
-            return None
-        finally:
-            self._replies.pop(key, None)
-
-    def _on_reply(self, message: dict[str, Any]) -> None:
-        future = self._replies.get(message.get("req"))
-        if future is not None and not future.done():
-            future.set_result(message)
-
-    def _on_request(self, table: TableRuntime, message: dict[str, Any]) -> None:
-        """A request from another process for a table this process owns."""
-        if message.get("from") == self.process or not self.leases.owns(table.id):
-            return  # not ours to answer: the asker times out and takes the table over
-        asyncio.get_running_loop().create_task(self._answer(table, message))
-
-    async def _answer(self, table: TableRuntime, message: dict[str, Any]) -> None:
-        reply: dict[str, Any] = {"req": message.get("req"), "ok": True}
-        try:
-            kind = message.get("kind")
-            if kind == "act":
-                seat = protocol.player_from_wire(message.get("seat"))
-                doc = message.get("message")
-                if not isinstance(doc, dict):
-                    raise InvalidInputError("invalid forwarded action")
-                await table.room.call(lambda: self._act(table, seat, doc))
-            elif kind == "join":
-                name, user_id, digest = message.get("name"), message.get("user_id"), message.get("digest")
-                if not isinstance(digest, str) or not isinstance(name, str):
-                    raise InvalidInputError("invalid forwarded join")
-                seat = await table.room.call(lambda: self._join(table, name, user_id, digest))
-                reply["seat"] = seat.value
-            else:
-                raise InvalidInputError(f"invalid forwarded request {shown(kind)}")
-        except Exception as exc:  # noqa: BLE001 - the asker gets the error, as if it were local (500s logged)
-            status, text = error_status(exc)
-            reply.update(ok=False, status=status, message=text)
-        self._outgoing.put_nowait((f"reply:{message.get('from')}", reply))
-
-    def _on_event(self, table: TableRuntime, message: dict[str, Any]) -> None:
-        """The owner (another process) changed a table this process follows."""
-        if message.get("from") == self.process or self.leases.owns(table.id):
-            return
-        table.room.post(lambda: self._follow(table, message))
+    async def _answer(self, table: TableRuntime, message: dict[str, Any]) -> dict[str, Any]:
+        """Another process's request for a table this process owns."""
+        kind = message.get("kind")
+        if kind == "act":
+            seat = protocol.player_from_wire(message.get("seat"))
+            doc = message.get("message")
+            if not isinstance(doc, dict):
+                raise InvalidInputError("invalid forwarded action")
+            await table.room.call(lambda: self._act(table, seat, doc))
+            return {}
+        if kind == "join":
+            name, user_id, digest = message.get("name"), message.get("user_id"), message.get("digest")
+            if not isinstance(digest, str) or not isinstance(name, str):
+                raise InvalidInputError("invalid forwarded join")
+            seat = await table.room.call(lambda: self._join(table, name, user_id, digest))
+            return {"seat": seat.value}
+        raise InvalidInputError(f"invalid forwarded request {shown(kind)}")
 
     async def _follow(self, table: TableRuntime, message: dict[str, Any]) -> None:
         """Apply the owner's change to this copy (or read the table again), then publish it here."""
@@ -736,35 +649,14 @@ class TableManager:
         fan_out(table.outboxes, lambda seat: json.dumps(protocol.event_message(table, seat, event)))
 
     def _on_bus_reconnect(self) -> None:
-        """Messages may have been lost while the bus was down: read every followed table again."""
+        """Announcements may have been lost while the bus was down: read every followed table again."""
         for table in list(self.tables.values()):
-            if not self.leases.owns(table.id):
+            if not self.net.owns(table.id):
                 table.room.post(lambda t=table: self._refresh_and_show(t))
 
     async def _refresh_and_show(self, table: TableRuntime) -> None:
         await self._refresh(table)
         fan_out(table.outboxes, lambda seat: json.dumps(protocol.event_message(table, seat, None)))
-
-    async def _send_outgoing(self) -> None:
-        """Send bus messages one at a time, in order (a table's events must not overtake each other)."""
-        assert self._outgoing is not None
-        while True:
-            topic, message = await self._outgoing.get()
-            try:
-                await self.bus.publish(topic, message)
-            except Exception:
-                log.warning("bus publish to %s failed", topic, exc_info=True)
-
-    async def _watch_owners(self) -> None:
-        """Take over the tables people here are watching whose owner has died (its lease is free)."""
-        while True:
-            await asyncio.sleep(TAKEOVER_CHECK)
-            for table in list(self.tables.values()):
-                if table.outboxes and not table.is_over and not self.leases.owns(table.id):
-                    try:
-                        await self._own(table)
-                    except Exception:
-                        log.warning("could not check the owner of table %s", table.id, exc_info=True)
 
     def connect(self, table: TableRuntime, outbox: Outbox) -> None:
         table.outboxes.add(outbox)
@@ -775,16 +667,12 @@ class TableManager:
         self.forget(table)
 
     async def close(self) -> None:
-        for task in self._tasks:
-            task.cancel()
         for table in list(self.tables.values()):
             for task in (table.bot_task, table.clock_task):
                 if task is not None:
                     task.cancel()
             table.room.close()
-        if self.shared:
-            await self.leases.close()
-            await self.bus.close()
+        await self.net.close()
         await asyncio.to_thread(self.store.close)
 
     # --------------------------------------------------------------- rating

@@ -1,0 +1,234 @@
+"""The processes of one site: which process owns each room, and the messages between them.
+
+Every kind of room (a match or money table, a chouette) uses one :class:`Network`:
+
+- **Ownership.** A room is run by the one process holding its lease
+  (:mod:`backgammon.server.bus`: a PostgreSQL advisory lock, or always this process on SQLite).
+  :meth:`Network.run` runs a job in the room here when this process owns the room or can take it
+  (a newly taken room is first brought up to date by the caller's ``take_over``), and otherwise
+  forwards the request to the owner over the bus and waits for its answer. An owner that does not
+  answer within :data:`FORWARD_TIMEOUT` is taken to be dead: the room is taken over here.
+- **Following.** The owner announces every change on ``<kind>:<room>`` (:meth:`announce`); the
+  other processes that hold the room for their own clients apply or reload it
+  (``on_event`` callbacks), in the order sent.
+- **Takeover.** Every :data:`TAKEOVER_CHECK` seconds the rooms that clients here watch but no
+  process owns (their owner died) are taken over (``candidates``).
+
+With one process (SQLite) nothing goes over a bus: every room is this process's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any, TypeVar
+
+from backgammon.errors import IllegalActionError, IllegalPlayError, InvalidInputError
+from backgammon.server.bus import Bus, Leases, LocalBus, LocalLeases
+from backgammon.server.errors import error_status
+from backgammon.server.rooms import Room
+
+log = logging.getLogger("backgammon.server")
+T = TypeVar("T")
+
+FORWARD_TIMEOUT = 5.0
+"""Seconds a process waits for a room's owner (another process) to answer a forwarded request."""
+TAKEOVER_CHECK = 1.0
+"""Seconds between checks for watched rooms whose owner has died."""
+
+Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any] | None]]
+
+
+class Network:
+    """Ownership of rooms and the bus between the site's processes (see the module docstring)."""
+
+    def __init__(self, bus: Bus | None = None, leases: Leases | None = None) -> None:
+        self.bus: Bus = bus or LocalBus()
+        self.leases: Leases = leases or LocalLeases()
+        self.shared = not isinstance(self.leases, LocalLeases)  # other processes serve the same rooms
+        self.process = self.leases.owner
+        self._replies: dict[str, asyncio.Future] = {}
+        self._outgoing: asyncio.Queue[tuple[str, dict[str, Any]]] | None = None
+        self._tasks: list[asyncio.Task] = []
+        self._watchers: list[tuple[Callable[[], Iterable[tuple[str, Room]]], Callable[[str, Room], Awaitable[None]]]] = []
+        self._reconnects: list[Callable[[], None]] = []
+
+    async def start(self) -> None:
+        if not self.shared:
+            return
+        await self.bus.start()
+        await self.leases.start()
+        self.bus.subscribe(f"reply:{self.process}", self._on_reply)
+        self.bus.on_reconnect(lambda: [callback() for callback in list(self._reconnects)])
+        self._outgoing = asyncio.Queue()
+        self._tasks.append(asyncio.create_task(self._send_outgoing(), name="bus-sender"))
+        self._tasks.append(asyncio.create_task(self._watch_owners(), name="room-takeover"))
+
+    async def close(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        if self.shared:
+            await self.leases.close()
+            await self.bus.close()
+
+    # ------------------------------------------------------------ ownership
+    def owns(self, room_id: str) -> bool:
+        return self.leases.owns(room_id)
+
+    async def acquire(self, room_id: str) -> bool:
+        return await self.leases.acquire(room_id)
+
+    def release(self, room_id: str) -> None:
+        if self.leases.owns(room_id):
+            asyncio.get_running_loop().create_task(self.leases.release(room_id))
+
+    async def own(self, room_id: str, room: Room, take_over: Callable[[], Awaitable[None]]) -> bool:
+        """Make this process the room's owner if no live process is; True if it is now.
+
+        With several processes, a room taken now may have changed since this process read it:
+        ``take_over`` (run in the room) reads it again and wakes whatever must act."""
+        if self.leases.owns(room_id):
+            return True
+        if not await self.leases.acquire(room_id):
+            return False
+        if self.shared:
+            await room.call(take_over)
+        return True
+
+    async def run(
+        self,
+        kind: str,
+        room_id: str,
+        room: Room,
+        request: dict[str, Any],
+        job: Callable[[], Awaitable[T]],
+        take_over: Callable[[], Awaitable[None]],
+    ) -> T | dict[str, Any]:
+        """Run ``job`` in the room here if this process owns it (or can take it); else send
+        ``request`` to the owner and return its answer (a dict), once this process has applied
+        the changes the owner announced before answering.
+
+        Raises:
+            what the job raised, or the owner's error as the same kind of exception.
+        """
+        if await self.own(room_id, room, take_over):
+            return await room.call(job)
+        answer = await self._ask(kind, room_id, request)
+        if answer is None:  # the owner did not answer: it may be gone, so try to take the room over
+            if await self.own(room_id, room, take_over):
+                return await room.call(job)
+            raise IllegalActionError("the table's server is not answering: try again in a moment")
+        if not answer.get("ok"):
+            raise remote_error(answer.get("status"), answer.get("message"))
+        # the owner's announcements came over the bus before its answer, and their follow-up jobs
+        # are queued in this room: wait for them, so that the caller sees the change here too
+        await room.call(_nothing)
+        return answer
+
+    # -------------------------------------------------------------- messages
+    def follow(
+        self,
+        kind: str,
+        room_id: str,
+        on_event: Callable[[dict[str, Any]], None],
+        on_request: Handler,
+    ) -> Callable[[], None]:
+        """Receive the owner's announcements for a room (when another process owns it) and, while
+        this process owns it, the other processes' requests (``on_request`` returns the answer's
+        fields or raises). Returns the function that stops both."""
+        if not self.shared:
+            return lambda: None
+
+        def event(message: dict[str, Any]) -> None:
+            if message.get("from") != self.process and not self.leases.owns(room_id):
+                on_event(message)
+
+        def request(message: dict[str, Any]) -> None:
+            if message.get("from") == self.process or not self.leases.owns(room_id):
+                return  # not ours to answer: the asker times out and takes the room over
+            asyncio.get_running_loop().create_task(self._answer(message, on_request))
+
+        stops = [self.bus.subscribe(f"{kind}:{room_id}", event), self.bus.subscribe(f"act:{room_id}", request)]
+        return lambda: [stop() for stop in stops]
+
+    def announce(self, kind: str, room_id: str, note: dict[str, Any]) -> None:
+        """Tell the other processes about a change of a room this process owns (in order)."""
+        if self._outgoing is not None:
+            self._outgoing.put_nowait((f"{kind}:{room_id}", {"from": self.process, **note}))
+
+    def on_reconnect(self, callback: Callable[[], None]) -> None:
+        """``callback`` runs when the bus was down (announcements may have been missed)."""
+        self._reconnects.append(callback)
+
+    def watch(
+        self, candidates: Callable[[], Iterable[tuple[str, Room]]], take_over: Callable[[str, Room], Awaitable[None]]
+    ) -> None:
+        """Every :data:`TAKEOVER_CHECK` seconds, try to own each ``(room_id, room)`` of ``candidates()``
+        that this process does not own (``take_over`` runs in the room when it is taken)."""
+        self._watchers.append((candidates, take_over))
+
+    async def _ask(self, kind: str, room_id: str, request: dict[str, Any]) -> dict[str, Any] | None:
+        key = uuid.uuid4().hex
+        future = self._replies[key] = asyncio.get_running_loop().create_future()
+        try:
+            await self.bus.publish(f"act:{room_id}", {**request, "req": key, "from": self.process})
+            return await asyncio.wait_for(future, FORWARD_TIMEOUT)
+        except TimeoutError:
+            return None
+        finally:
+            self._replies.pop(key, None)
+
+    def _on_reply(self, message: dict[str, Any]) -> None:
+        future = self._replies.get(message.get("req"))
+        if future is not None and not future.done():
+            future.set_result(message)
+
+    async def _answer(self, message: dict[str, Any], handler: Handler) -> None:
+        reply: dict[str, Any] = {"req": message.get("req"), "ok": True}
+        try:
+            reply.update(await handler(message) or {})
+        except Exception as exc:  # noqa: BLE001 - the asker gets the error, as if it were local (500s logged)
+            status, text = error_status(exc)
+            reply.update(ok=False, status=status, message=text)
+        if self._outgoing is not None:
+            self._outgoing.put_nowait((f"reply:{message.get('from')}", reply))
+
+    async def _send_outgoing(self) -> None:
+        """Send bus messages one at a time, in order (a room's announcements must not overtake each other)."""
+        assert self._outgoing is not None
+        while True:
+            topic, message = await self._outgoing.get()
+            try:
+                await self.bus.publish(topic, message)
+            except Exception:
+                log.warning("bus publish to %s failed", topic, exc_info=True)  # followers reload on a gap
+
+    async def _watch_owners(self) -> None:
+        while True:
+            await asyncio.sleep(TAKEOVER_CHECK)
+            for candidates, take_over in self._watchers:
+                for room_id, room in list(candidates()):
+                    if self.leases.owns(room_id):
+                        continue
+                    try:
+                        await self.own(room_id, room, lambda r=room_id, rm=room, t=take_over: t(r, rm))
+                    except Exception:
+                        log.warning("could not check the owner of room %s", room_id, exc_info=True)
+
+
+async def _nothing() -> None:
+    return None
+
+
+def remote_error(status: object, message: object) -> Exception:
+    """The error another process answered, as the local exception with the same status."""
+    text = message if isinstance(message, str) else "the table's server refused the request"
+    kinds: dict[object, type[Exception]] = {
+        422: IllegalPlayError,
+        400: InvalidInputError,
+        409: IllegalActionError,
+        404: LookupError,
+    }
+    return kinds.get(status, RuntimeError)(text)
