@@ -2,7 +2,7 @@
 
 The server runs as a subprocess on a free port with a temporary data folder, with
 ``--test-hooks`` (tables may start from a given position, so a whole game is short) and
-``--dice-seed``. Screenshots land in ``docs/screenshots/``.
+``--dice-seed``. Screenshots land in a temporary folder (``BACKGAMMON_SCREENSHOTS`` names another).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -32,7 +33,9 @@ ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+# Screenshots go to a temporary folder, never to the tracked docs/screenshots/ (tests write no tracked
+# file); BACKGAMMON_SCREENSHOTS names another folder, e.g. docs/screenshots to refresh the README's.
+SHOTS = Path(os.environ.get("BACKGAMMON_SCREENSHOTS") or tempfile.mkdtemp(prefix="bg-screenshots-"))
 # white to roll: three checkers on each of points 1 and 2 (several turns to bear off);
 # black has borne off five
 SHORT = Position.from_points({1: 3, 2: 3}, {6: 5, 5: 5}).position_id()

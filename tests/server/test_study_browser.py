@@ -1,6 +1,6 @@
 """The study pages in a real browser (Playwright + Debian Chromium): an analysis from a pasted
 XGID with a tactical check and a tiny rollout, a lesson answered wrong then right, and a
-finished game reviewed with an error marked on the board. Screenshots go to docs/screenshots/.
+finished game reviewed with an error marked on the board. Screenshots go where test_browser.SHOTS says.
 """
 
 from __future__ import annotations
