@@ -746,7 +746,7 @@ def decide(agent: Agent, game, seat: Player, post_crawford: bool = False) -> obj
             return Double(seat)
         return Roll(seat, None)
     if phase is GamePhase.MOVE:
-        return Move(seat, agent.choose_play(me, game.dice))
+        return Move(seat, agent.choose_play(me, game.dice, cube_for(game, seat, post_crawford=post_crawford)))
     if phase is GamePhase.DOUBLED:
         doubler = seat.other
         cube = cube_for(game, doubler, post_crawford=post_crawford)
