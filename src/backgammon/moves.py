@@ -411,12 +411,15 @@ def _make_step(raw: _RawStep) -> Step:
     return Step(src + 1, dst + 1 if dst >= 0 else OFF_POINT, hit)
 
 
-# Steps are immutable values: build each possible one once and share it
-# (building them per play was about a quarter of legal_plays' time).
-_STEPS: dict[_RawStep, Step] = {
-    (src, dst, hit): _make_step((src, dst, hit)) for src in range(25) for dst in range(-1, 24) for hit in (False, True)
-}
-_to_step = _STEPS.__getitem__
+class _StepCache(dict[_RawStep, Step]):
+    """Steps are immutable values: build each one once, when first met, and share it."""
+
+    def __missing__(self, raw: _RawStep) -> Step:
+        step = self[raw] = _make_step(raw)
+        return step
+
+
+_to_step = _StepCache().__getitem__
 
 
 class LegalPlays(Sequence[Play]):
@@ -597,9 +600,9 @@ def play_from_position(position: Position, die1: int, die2: int, after: Position
     Raises:
         IllegalPlayError: if no legal play produces that position.
     """
-    for play in legal_plays(position, die1, die2):
-        if play.position == after:
-            return play
+    play = legal_plays(position, die1, die2).get(after)
+    if play is not None:
+        return play
     raise IllegalPlayError(
         f"no legal play for roll {die1}-{die2} in position {position.position_id()} "
         f"gives position {after.position_id()}"
@@ -639,9 +642,12 @@ def find_play(
     if plays is None:
         plays = legal_plays(position, *dice)
     if isinstance(query, Position):
-        for play in plays:
-            if play.position == query:
-                return play
+        if isinstance(plays, LegalPlays):
+            found = plays.get(query)
+        else:
+            found = next((play for play in plays if play.position == query), None)
+        if found is not None:
+            return found
         raise IllegalPlayError(
             f"illegal move: no legal play for {dice[0]}-{dice[1]} in position {position.position_id()} "
             f"gives position {query.position_id()}"
