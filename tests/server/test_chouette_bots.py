@@ -69,14 +69,21 @@ def test_computers_that_disagree_about_the_cube_finish_games(tmp_path, seeded_ag
         r = client.post("/api/chouette", json={"name": "Ann", "seats": DISAGREEING})
         assert r.status_code == 200, r.text
         tid, token = r.json()["id"], r.json()["token"]
-        s, polls = play_person(client, tid, token, games=3, seconds=240)
+        # at least 3 games, and on until the computers have disagreed about a team double (which
+        # games it happens in depends on the engine's cube decisions; 12 games at most)
+
+        def disagreed(s) -> bool:
+            return len(s["games"]) >= 3 and any(a["kind"] == "refuse" for a in stored(tmp_path, tid))
+
+        s, polls = play_person(client, tid, token, games=12, seconds=300, until=disagreed)
     elapsed = time.monotonic() - started
-    assert s["status"] == "playing" and len(s["games"]) >= 3, s["status"]
+    games = len(s["games"])
+    assert s["status"] == "playing" and games >= 3, s["status"]
     assert sum(p["score"] for p in s["players"]) == 0
     actions = stored(tmp_path, tid)  # (the computers may have gone on into the next game meanwhile)
     assert len(actions) >= s["version"]
     actions = actions[: s["version"]]
-    assert len(actions) < 3 * 400, "games of real length"
+    assert len(actions) < (games + 1) * 400, "games of real length"
     kinds = [a["kind"] for a in actions]
     assert "refuse" in kinds, "the computers disagreed about a team double at least once"
     # after a refusal the captain rolls (or the game goes on); the double is never offered again that turn
@@ -84,8 +91,8 @@ def test_computers_that_disagree_about_the_cube_finish_games(tmp_path, seeded_ag
         if kind == "refuse":
             after = next(k for k in kinds[i + 1 :] if k != "suggest")
             assert after == "roll", (i, kinds[i - 3 : i + 3])
-    assert elapsed < 240 and polls < 5000
-    print(f"3 games, {len(actions)} actions, {kinds.count('refuse')} refusals, {elapsed:.1f} s")
+    assert elapsed < 300 and polls < 50000
+    print(f"{games} games, {len(actions)} actions, {kinds.count('refuse')} refusals, {elapsed:.1f} s")
 
 
 def test_a_stuck_game_stops_the_table_loudly(tmp_path, monkeypatch, seeded_agents, caplog):
@@ -114,9 +121,9 @@ def test_a_stuck_game_stops_the_table_loudly(tmp_path, monkeypatch, seeded_agent
 class SlowAgent(agents.GreedyAgent):
     """A computer player that thinks far too long about its plays."""
 
-    def choose_play(self, position, dice):
+    def choose_play(self, position, dice, cube=None):
         time.sleep(1.0)
-        return super().choose_play(position, dice)
+        return super().choose_play(position, dice, cube)
 
 
 def test_a_slow_computer_is_answered_for_by_the_quick_player(tmp_path, monkeypatch, caplog):

@@ -133,3 +133,46 @@ def test_serve_workers_2_is_one_site(tmp_path, fresh_database):
         assert final["match"]["over"]
     finally:
         site.stop()
+
+
+def test_a_chouette_across_two_processes(tmp_path, fresh_database):
+    """Two people at one chouette, each on a different process (a computer in the third seat): the
+    owner runs the table, the other forwards; both processes show the same table."""
+    a = Server(tmp_path, "a", database_url=URL)
+    b = Server(tmp_path, "b", database_url=URL)
+    try:
+        made = httpx.post(f"{a.http}/api/chouette", json={"name": "Ann", "seats": [{"bot": None}, {"bot": None}, {"bot": "greedy"}]})
+        assert made.status_code == 200, made.text
+        table = made.json()["id"]
+        joined = httpx.post(f"{b.http}/api/chouette/{table}/join", json={"name": "Bob"}, timeout=30)
+        assert joined.status_code == 200, joined.text
+        where = {"Ann": (a, made.json()["token"]), "Bob": (b, joined.json()["token"])}
+        acted = 0
+        deadline = time.monotonic() + 120
+        while acted < 40 and time.monotonic() < deadline:
+            s = httpx.get(f"{a.http}/api/chouette/{table}").json()
+            people = [n for n in s["to_act"] if n in where]
+            if not people:
+                time.sleep(0.05)  # the computer is acting
+                continue
+            server, token = where[people[0]]
+            mine = httpx.get(f"{server.http}/api/chouette/{table}", headers={"x-seat-token": token}).json()
+            allowed = [k for k in mine["allowed"] if k not in ("suggest", "double")]
+            if not allowed:
+                time.sleep(0.05)
+                continue
+            kind = next((k for k in ("consent", "take", "roll") if k in allowed), allowed[0])
+            doc = {"action": kind, "version": mine["version"]}
+            if kind == "move":
+                doc["steps"] = mine["moves"][0] if mine["moves"] else []
+            r = httpx.post(f"{server.http}/api/chouette/{table}/actions", json=doc, headers={"x-seat-token": token}, timeout=30)
+            assert r.status_code == 200 or "stale" in r.text, r.text
+            acted += r.status_code == 200
+        assert acted >= 40, "the people kept playing through both processes"
+        time.sleep(0.5)
+        seen_a = httpx.get(f"{a.http}/api/chouette/{table}").json()
+        seen_b = httpx.get(f"{b.http}/api/chouette/{table}").json()
+        assert seen_a["version"] == seen_b["version"] and seen_a["to_act"] == seen_b["to_act"]
+    finally:
+        a.stop()
+        b.stop()

@@ -142,6 +142,8 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         yield
         if "warm" in state:
             state["warm"].cancel()
+        if "chouettes" in state:
+            await state["chouettes"].close()
         await manager.close()
 
     app = FastAPI(title="backgammon", lifespan=lifespan, docs_url=None, redoc_url=None)

@@ -47,6 +47,7 @@ from backgammon.server.agents import LEVELS, make_agent
 from backgammon.server.auth import guest_name, new_token, token_hash
 from backgammon.server.db import Action, Table, utcnow
 from backgammon.server.fair import dice_doc, draws_of, game_dice_config, game_seed, new_dice_config
+from backgammon.server.network import Network
 from backgammon.server.protocol import shown
 from backgammon.server.rooms import Outbox, Room, Row, Store, fan_out
 from backgammon.server.sockets import serve_connection
@@ -183,9 +184,17 @@ class ChouetteManager:
         test_hooks: bool = False,
         bot_delay: float = 0.4,
         store: Store | None = None,
+        network: Network | None = None,
     ) -> None:
         self.sessions = sessions
         self.store = store or Store(sessions)
+        self.net = network or Network()
+        self._unfollow: dict[str, Any] = {}
+        self.net.on_reconnect(lambda: [t.room.post(lambda t=t: self._refresh_and_show(t)) for t in self.tables.values()])
+        self.net.watch(
+            lambda: [(t.id, t.room) for t in self.tables.values() if t.outboxes and t.status == "playing"],
+            lambda table_id, _room: self._take_over(self.tables[table_id]),
+        )
         self.dice_seed = dice_seed
         self.test_hooks = test_hooks
         self.bot_delay = bot_delay
@@ -249,8 +258,8 @@ class ChouetteManager:
                 db.commit()
 
         await self.store.run(insert)
-        table = self._runtime(table_id, config, status, [])
-        self.tables[table_id] = table
+        table = self._keep(self._runtime(table_id, config, status, []))
+        await self.net.acquire(table_id)
         if table.status == "playing":
             await table.room.call(lambda: self._bots(table))
         return table, token
@@ -264,34 +273,36 @@ class ChouetteManager:
         """
         table = await self.get(table_id)
         name = _check_name(name)
+        token = new_token()
+        request = {"kind": "join", "name": name, "digest": token_hash(token)}
+        await self._in_room(table, request, lambda: self._join(table, name, request["digest"]))
+        return table, token
 
-        async def job() -> tuple[ChouetteRuntime, str]:
-            free = [s for s in table.seats if s["name"] is None]
-            if not free:
-                raise IllegalActionError(f"cannot join chouette {table_id!r}: no free seat")
-            if any(s["name"] == name for s in table.seats):
-                raise InvalidInputError(f"invalid name {name!r}: already taken at this table")
-            token = new_token()
-            free[0].update(name=name, token=token_hash(token))
-            status = "playing" if len(free) == 1 else "waiting"
-            seats = [dict(s) for s in table.seats]
+    async def _join(self, table: ChouetteRuntime, name: str, digest: str) -> None:
+        """Seat a person (the seat token's hash given). Runs in the owner's room."""
+        table_id = table.id
+        free = [s for s in table.seats if s["name"] is None]
+        if not free:
+            raise IllegalActionError(f"cannot join chouette {table_id!r}: no free seat")
+        if any(s["name"] == name for s in table.seats):
+            raise InvalidInputError(f"invalid name {name!r}: already taken at this table")
+        free[0].update(name=name, token=digest)
+        status = "playing" if len(free) == 1 else "waiting"
+        seats = [dict(s) for s in table.seats]
 
-            def write() -> None:
-                with self.sessions() as db:
-                    row = db.get(Table, table_id)
-                    row.config = {**table.config, "seats": seats}
-                    row.status = status
-                    db.commit()
+        def write() -> None:
+            with self.sessions() as db:
+                row = db.get(Table, table_id)
+                row.config = {**table.config, "seats": seats}
+                row.status = status
+                db.commit()
 
-            await self.store.run(write)
-            table.status = status
-            if status == "playing":
-                self._start(table)
-                await self._bots(table)
-            self.publish(table)
-            return table, token
-
-        return await table.room.call(job)
+        await self.store.run(write)
+        table.status = status
+        if status == "playing":
+            self._start(table)
+            await self._bots(table)
+        self.publish(table)
 
     def _runtime(self, table_id: str, config: dict[str, Any], status: str, payloads: list) -> ChouetteRuntime:
         table = ChouetteRuntime(id=table_id, config=config, status=status)
@@ -330,19 +341,81 @@ class ChouetteManager:
         if not isinstance(table_id, str) or len(table_id) > 32:
             raise LookupError(f"no chouette table {shown(table_id)}")
 
-        def read() -> ChouetteRuntime:
-            with self.sessions() as db:
-                row = db.get(Table, table_id)
-                if row is None or row.config.get("mode") != "chouette":
-                    raise LookupError(f"no chouette table {shown(table_id)}")
-                payloads = [
-                    a.payload
-                    for a in db.scalars(select(Action).where(Action.table_id == table_id).order_by(Action.seq)).all()
-                ]
-                return self._runtime(row.id, row.config, row.status, payloads)
+        table = await asyncio.to_thread(self._read, table_id)
+        if table is None:
+            raise LookupError(f"no chouette table {shown(table_id)}")
+        return self._keep(table)
 
-        table = await asyncio.to_thread(read)
-        return self.tables.setdefault(table_id, table)
+    def _read(self, table_id: str) -> ChouetteRuntime | None:
+        with self.sessions() as db:
+            row = db.get(Table, table_id)
+            if row is None or row.config.get("mode") != "chouette":
+                return None
+            payloads = [
+                a.payload
+                for a in db.scalars(select(Action).where(Action.table_id == table_id).order_by(Action.seq)).all()
+            ]
+            return self._runtime(row.id, row.config, row.status, payloads)
+
+    def _keep(self, table: ChouetteRuntime) -> ChouetteRuntime:
+        """Hold a chouette in memory and follow it between processes."""
+        kept = self.tables.setdefault(table.id, table)
+        if kept is table:
+            self._unfollow[table.id] = self.net.follow(
+                "chouette",
+                table.id,
+                lambda _msg, t=table: t.room.post(lambda: self._refresh_and_show(t)),
+                lambda msg, t=table: self._answer(t, msg),
+            )
+        return kept
+
+    async def close(self) -> None:
+        """Stop the computer players' background tasks and the rooms (at shutdown)."""
+        for table in self.tables.values():
+            if table.task is not None:
+                table.task.cancel()
+            table.room.close()
+
+    # ------------------------------------------------- several processes
+    def _mine(self, table: ChouetteRuntime) -> bool:
+        """Whether this process runs the chouette (always, with one process)."""
+        return not self.net.shared or self.net.owns(table.id)
+
+    async def _in_room(self, table: ChouetteRuntime, request: dict[str, Any], job) -> None:
+        await self.net.run("chouette", table.id, table.room, request, job, lambda: self._take_over(table))
+
+    async def _answer(self, table: ChouetteRuntime, message: dict[str, Any]) -> dict[str, Any]:
+        """Another process's request for a chouette this process runs."""
+        name = message.get("name")
+        if not isinstance(name, str):
+            raise InvalidInputError("invalid forwarded request: no name")
+        if message.get("kind") == "act" and isinstance(message.get("message"), dict):
+            await table.room.call(lambda: self._act(table, name, message["message"]))
+        elif message.get("kind") == "join" and isinstance(message.get("digest"), str):
+            await table.room.call(lambda: self._join(table, name, message["digest"]))
+        else:
+            raise InvalidInputError("invalid forwarded request")
+        return {}
+
+    async def _refresh(self, table: ChouetteRuntime) -> None:
+        """Read the chouette again from the database (another process changed it). Runs in the room."""
+        fresh = await asyncio.to_thread(self._read, table.id)
+        if fresh is None:
+            return
+        for name in ("config", "status", "chouette", "actions", "dice", "agents", "fallback", "game_starts"):
+            setattr(table, name, getattr(fresh, name))
+
+    async def _refresh_and_show(self, table: ChouetteRuntime) -> None:
+        if self._mine(table):
+            return
+        await self._refresh(table)
+        fan_out(table.outboxes, lambda you: json.dumps({"type": "state", "state": state_to_wire(table, you)}))
+
+    async def _take_over(self, table: ChouetteRuntime) -> None:
+        """This process has just taken the chouette: read it again, show it, let the computers go on."""
+        await self._refresh(table)
+        self.publish(table)
+        await self._bots(table)
 
     # ------------------------------------------------------------ actions
     async def act(self, table: ChouetteRuntime, name: str | None, message: dict[str, Any]) -> None:
@@ -354,27 +427,28 @@ class ChouetteManager:
         """
         if name is None:
             raise NotYourTurnError("a spectator cannot act: join the table to play")
+        request = {"kind": "act", "name": name, "message": message}
+        await self._in_room(table, request, lambda: self._act(table, name, message))
 
-        async def job() -> None:
-            if table.status == "error":
-                raise IllegalActionError("cannot act: the chouette stopped on an error (a game that did not end)")
-            if table.status != "playing" or table.chouette is None:
-                raise IllegalActionError(f"cannot act: the chouette is {table.status}")
-            version = message.get("version")
-            if version is not None and version != table.version:
-                raise IllegalActionError(f"stale action: the table is at version {table.version}, not {shown(version)}")
-            kind = message.get("action")
-            if kind not in KINDS:
-                raise InvalidInputError(f"invalid action {shown(kind)}: expected one of {', '.join(KINDS)}")
-            if kind == "suggest":
-                await self._store(table, self._suggestion(table, name, message))
-                self.publish(table)
-                return
-            action = self._client_action(table, name, kind, message)
-            await self._apply(table, name, action)
-            await self._bots(table)
-
-        await table.room.call(job)
+    async def _act(self, table: ChouetteRuntime, name: str, message: dict[str, Any]) -> None:
+        """A person's action. Runs in the owner's room."""
+        if table.status == "error":
+            raise IllegalActionError("cannot act: the chouette stopped on an error (a game that did not end)")
+        if table.status != "playing" or table.chouette is None:
+            raise IllegalActionError(f"cannot act: the chouette is {table.status}")
+        version = message.get("version")
+        if version is not None and version != table.version:
+            raise IllegalActionError(f"stale action: the table is at version {table.version}, not {shown(version)}")
+        kind = message.get("action")
+        if kind not in KINDS:
+            raise InvalidInputError(f"invalid action {shown(kind)}: expected one of {', '.join(KINDS)}")
+        if kind == "suggest":
+            await self._store(table, self._suggestion(table, name, message))
+            self.publish(table)
+            return
+        action = self._client_action(table, name, kind, message)
+        await self._apply(table, name, action)
+        await self._bots(table)
 
     def _suggestion(self, table: ChouetteRuntime, name: str, message: dict[str, Any]) -> dict[str, Any]:
         c = table.chouette
@@ -430,8 +504,11 @@ class ChouetteManager:
         table.actions.append(payload)
 
     def publish(self, table: ChouetteRuntime) -> None:
-        """Offer every connection its seat's view of the table (never waits on a client)."""
+        """Offer every connection its seat's view of the table (never waits on a client), and tell
+        the other processes to read it again."""
         fan_out(table.outboxes, lambda you: json.dumps({"type": "state", "state": state_to_wire(table, you)}))
+        if self.net.shared:
+            self.net.announce("chouette", table.id, {"v": table.version, "reload": True})
 
     async def _bots(self, table: ChouetteRuntime) -> None:
         """Let computer players act (caller holds the lock) until a person is to act or a game ends.
@@ -466,7 +543,7 @@ class ChouetteManager:
                 try:
                     action = await self._bot_action(table, c, name)
                     await self._apply(table, name, action)
-                except Exception as exc:  # noqa: BLE001 - the quick player failed too: a bug, stop loudly
+                except Exception as exc:
                     log.exception("computer player %s failed on chouette %s", name, table.id)
                     await self._stop(table, f"computer player {name} failed: {exc}")
         finally:
@@ -495,7 +572,7 @@ class ChouetteManager:
                 table.id,
             )
             action = await asyncio.to_thread(self._bot_decision, table.fallback, c, name)
-        except Exception:  # noqa: BLE001 - an engine bug must not stop the table
+        except Exception:
             log.exception(
                 "computer player %s (%s) failed on chouette %s: the quick player answers", name, agent.name, table.id
             )
@@ -518,7 +595,7 @@ class ChouetteManager:
 
     def _schedule(self, table: ChouetteRuntime) -> None:
         """Let the computer players go on in the background, unless they already do (or cannot)."""
-        if table.status != "playing" or table.bots_running:
+        if table.status != "playing" or table.bots_running or not self._mine(table):
             return
         task = table.task
         if task is not None and not task.done():
@@ -694,7 +771,12 @@ def router(state: dict[str, Any], config: Any, body, current_user) -> APIRouter:
     def manager() -> ChouetteManager:
         if "chouettes" not in state:
             state["chouettes"] = ChouetteManager(
-                state["sessions"], config.dice_seed, config.test_hooks, config.bot_delay, state["manager"].store
+                state["sessions"],
+                config.dice_seed,
+                config.test_hooks,
+                config.bot_delay,
+                state["manager"].store,
+                state["manager"].net,
             )
         return state["chouettes"]
 
