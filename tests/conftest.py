@@ -130,6 +130,18 @@ def env_count(name: str, default: int) -> int:
     return int(value) if value else default
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test of a browser module (``test_browser*``, ``test_study_browser*``) ``browser``.
+
+    The fast tier, ``pytest -m "not slow and not browser"``, then never starts a browser,
+    even for a browser module that forgets its ``pytestmark``.
+    """
+    for item in items:
+        name = item.path.name
+        if name.startswith(("test_browser", "test_study_browser")):
+            item.add_marker(pytest.mark.browser)
+
+
 @pytest.fixture(scope="session")
 def rules_corpus() -> list[Position]:
     """The default differential/property corpus (``BG_VERIFY_POSITIONS`` to enlarge)."""

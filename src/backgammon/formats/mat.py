@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING
@@ -358,7 +358,7 @@ def _normalise_move(move: str) -> str:
 
 
 # ====================================================================== moves
-def play_from_mat(position: Position, dice: tuple[int, int], text: str, plays: tuple[Play, ...] | None = None) -> Play:
+def play_from_mat(position: Position, dice: tuple[int, int], text: str, plays: Sequence[Play] | None = None) -> Play:
     """The legal play that ``.mat`` move text describes.
 
     ``position`` is seen from the mover; points are the mover's, 25 is the

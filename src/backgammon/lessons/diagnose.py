@@ -14,6 +14,7 @@ the one reported.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from itertools import permutations
@@ -199,8 +200,8 @@ def _generic(d1: int, d2: int) -> Text:
     return Text(f"that play is not legal with {d1}-{d2}", f"その動かし方は{d1}-{d2}では反則です")
 
 
-def _example(plays: tuple[Play, ...], predicate: object = None) -> str:
-    chosen = [str(p) for p in plays if predicate is None or predicate(p)]  # type: ignore[operator]
+def _example(plays: Sequence[Play], predicate: Callable[[Play], bool] | None = None) -> str:
+    chosen = [str(p) for p in plays if predicate is None or predicate(p)]
     return chosen[0] if chosen else ""
 
 

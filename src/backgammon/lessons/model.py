@@ -265,7 +265,7 @@ class _Reader:
         if not isinstance(task_name, str) or task_name not in {t.value for t in Task}:
             got = value.get("task") if isinstance(value, Mapping) else value
             raise self.fail(f"{field}.task", f"expected one of 'legal', 'best', 'choice', got {got!r}")
-        task = Task(value["task"])
+        task = Task(task_name)
         common = {"task", "prompt", "right", "wrong"}
         if task is Task.CHOICE:
             data = self.mapping(value, field, common | {"choices", "answer"}, {"hints", "position"})
