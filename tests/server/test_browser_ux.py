@@ -3,7 +3,8 @@
 390 px phone, the rules of a table are on show, controls that do not apply are hidden, small
 broken flows stay fixed, and axe-core finds no serious or critical accessibility violation.
 
-Screenshots go to ``tmp_path`` only (``scripts/screenshots.py`` regenerates ``docs/screenshots/``).
+Screenshots go to test_browser's temporary folder (``BACKGAMMON_SCREENSHOTS=docs/screenshots`` refreshes the
+README's: lobby and table at 1280x800 and 390x844).
 axe-core comes from the npm registry into a temporary folder, once per session.
 """
 
@@ -18,7 +19,9 @@ import pytest
 from backgammon.lessons import get_lesson
 from backgammon.position import Position
 
-from .test_browser import browser, click_point, open_table, server  # noqa: F401 - fixtures
+pytest.importorskip("playwright.sync_api")  # before importing test_browser, which needs it
+
+from .test_browser import SHOTS, browser, click_point, open_table, server  # noqa: F401 - fixtures
 from .test_study_browser import _finished_race
 
 pytestmark = pytest.mark.browser
@@ -147,7 +150,15 @@ def test_every_page_fits_a_phone(browser, server, tables, name):
     assert page.errors == []
 
 
-def test_phone_board_scales_and_controls_are_big_enough(browser, server, tables, tmp_path):
+@pytest.mark.parametrize("name", ["lobby", "table", "settings", "lesson"])
+def test_japanese_pages_fit_a_narrow_phone(browser, server, tables, name):
+    page = page_at(browser, server, (360, 740), lang="ja")
+    open_page(page, server, name, tables)
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 360, f"{name}: {width} px wide in a 360 px viewport"
+
+
+def test_phone_board_scales_and_controls_are_big_enough(browser, server, tables):
     page = page_at(browser, server, PHONE)
     open_page(page, server, "table", tables)
     box = page.locator("#board").bounding_box()
@@ -158,20 +169,30 @@ def test_phone_board_scales_and_controls_are_big_enough(browser, server, tables,
             if b is None:  # hidden
                 continue
             assert b["height"] >= 44 and b["width"] >= 44, f"{sel} #{i} is {b['width']}x{b['height']}"
-    page.screenshot(path=str(tmp_path / "table-phone.png"), full_page=True)
+    page.screenshot(path=str(SHOTS / "table-phone.png"))
     page = page_at(browser, server, PHONE)
     open_page(page, server, "lobby", tables)
-    page.screenshot(path=str(tmp_path / "lobby-phone.png"), full_page=True)
+    for sel in [".lobby-join", "#form-ai button", "#form-ai select", "#form-login button"]:
+        b = page.locator(sel).first.bounding_box()
+        assert b["height"] >= 44 and b["width"] >= 44, f"{sel} is {b['width']}x{b['height']}"
+    page.screenshot(path=str(SHOTS / "lobby-phone.png"), full_page=True)
 
 
-def test_desktop_screenshots(browser, server, tables, tmp_path):
+def test_desktop_screenshots(browser, server, tables):
     page = page_at(browser, server, DESKTOP)
     open_page(page, server, "lobby", tables)
-    page.screenshot(path=str(tmp_path / "lobby-desktop.png"))
+    page.screenshot(path=str(SHOTS / "lobby-desktop.png"))
     open_page(page, server, "table", tables)
-    page.screenshot(path=str(tmp_path / "table-desktop.png"))
+    page.screenshot(path=str(SHOTS / "table-desktop.png"))
     assert page.evaluate("document.documentElement.scrollWidth") <= DESKTOP[0]
-    assert (tmp_path / "table-desktop.png").stat().st_size > 10_000
+    # the pip counts beside the trays say whose they are, on chips of each side's colour
+    mine = page.text_content("#board .pips-me title")
+    theirs = page.text_content("#board .pips-them title")
+    assert mine.startswith("Your pip count: ") and theirs.startswith("Your opponent's pip count: ")
+    assert mine.endswith(page.text_content("#board .pips-me text"))
+    fills = page.locator("#board .pips rect").evaluate_all("rs => rs.map(r => r.getAttribute('fill'))")
+    assert len(set(fills)) == 2
+    assert (SHOTS / "table-desktop.png").stat().st_size > 10_000
 
 
 # ------------------------------------------------------------------ 2. rules on show

@@ -412,7 +412,7 @@ function draw(st, board, extra = {}) {
   };
   renderBoard($("#board"), model, {
     orientation: orientation(), myColor: colour(view), theirColor: colour(other), showPips: settings.showPips,
-    crawfordLabel: t("crawford_game"),
+    crawfordLabel: t("crawford_game"), pipsMyLabel: t("pips_mine"), pipsTheirLabel: t("pips_theirs"),
   });
 }
 

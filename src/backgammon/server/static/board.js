@@ -129,10 +129,20 @@ export function renderBoard(svg, model, opts) {
     }
   }
   // pip counts, beside the trays
+  // each count on a chip of its side's checker colour (the opponent's towards their tray), with a
+  // tooltip naming it, so which number is whose is clear
   if (opts.showPips) {
     const tx = X(957);
-    root.appendChild(el("text", { x: tx, y: Y(365) + 5, "text-anchor": "middle", class: "pips pips-them" }, String(model.pips.them)));
-    root.appendChild(el("text", { x: tx, y: Y(400) + 5, "text-anchor": "middle", class: "pips pips-me" }, String(model.pips.me)));
+    for (const [value, fill, y, cls, title] of [
+      [model.pips.them, theirFill, Y(362), "pips pips-them", opts.pipsTheirLabel],
+      [model.pips.me, myFill, Y(398), "pips pips-me", opts.pipsMyLabel],
+    ]) {
+      const g = el("g", { class: cls });
+      g.appendChild(el("rect", { x: tx - 29, y: y - 15, width: 58, height: 30, rx: 7, fill, stroke: isDark(fill) ? "#ddd" : "#333", "stroke-width": 1.5 }));
+      g.appendChild(el("text", { x: tx, y: y + 7, "text-anchor": "middle", class: "pipval", fill: isDark(fill) ? "#fff" : "#222" }, String(value)));
+      if (title) g.appendChild(el("title", {}, `${title}: ${value}`));
+      root.appendChild(g);
+    }
   }
   // dice
   if (model.dice) {
