@@ -15,6 +15,7 @@ checker home).
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import overload
@@ -543,18 +544,25 @@ class LegalPlays(Sequence[Play]):
         return f"<LegalPlays {len(self)} plays for {self.dice[0]}{self.dice[1]} in {self.origin.position_id()}>"
 
 
-_ACCELERATOR: list[Callable[[bytes, int, int], bytes] | None] = []  # [] until first use
+_ACCELERATOR: list[Callable[[bytes, int, int], bytes] | None] = []  # [] until chosen
+_WARM_UP = 1000  # calls answered in pure Python before the kernel is loaded
+_calls = [0]
 
 
 def use_accelerator(enabled: bool = True) -> bool:
-    """Choose the generator behind :func:`legal_plays`; return whether the compiled one is in use.
+    """Choose the generator behind :func:`legal_plays` now; return whether the compiled one is in use.
 
-    ``True`` (the default, also chosen at first use unless the environment
-    variable ``BACKGAMMON_PURE_PYTHON`` is set to something other than ``0``):
-    the engine's numba kernel when numba is installed. It is the core's one
-    optional accelerator, imported only when plays are first asked for, never
-    by ``import backgammon``. ``False``: the pure-Python generator. Both give
-    the same plays in the same order.
+    ``True``: the engine's numba kernel, when numba is installed. It is the
+    core's one optional accelerator, discovered at run time: never imported by
+    ``import backgammon``. ``False``: the pure-Python generator. Both give the
+    same plays in the same order.
+
+    Without a call to this function the choice is automatic: pure Python if
+    the environment variable ``BACKGAMMON_PURE_PYTHON`` is set (to anything
+    but ``0``); else the kernel at once if the engine's generator is already
+    loaded, otherwise after the first 1,000 calls of the process (loading
+    numba costs about as much as 10,000 calls gain, so short scripts and
+    single commands never load it).
     """
     kernel = None
     if enabled:
@@ -564,6 +572,18 @@ def use_accelerator(enabled: bool = True) -> bool:
             kernel = None
     _ACCELERATOR[:] = [kernel]
     return kernel is not None
+
+
+def _warm_up() -> Callable[[bytes, int, int], bytes] | None:
+    """The automatic choice of :func:`use_accelerator`, made on the calls before it is settled."""
+    if os.environ.get("BACKGAMMON_PURE_PYTHON", "0") not in ("", "0"):
+        use_accelerator(False)
+    elif _calls[0] >= _WARM_UP or "backgammon.engine._movegen" in sys.modules:
+        use_accelerator(True)
+    else:
+        _calls[0] += 1
+        return None
+    return _ACCELERATOR[0]
 
 
 def legal_plays(position: Position, die1: int, die2: int) -> LegalPlays:
@@ -581,8 +601,7 @@ def legal_plays(position: Position, die1: int, die2: int) -> LegalPlays:
     try:
         kernel = _ACCELERATOR[0]
     except IndexError:
-        use_accelerator(os.environ.get("BACKGAMMON_PURE_PYTHON", "0") in ("", "0"))
-        kernel = _ACCELERATOR[0]
+        kernel = _warm_up()
     if kernel is not None:
         return LegalPlays(position, (die1, die2), kernel(bytes(position.mine + position.theirs), die1, die2), None)
     if position.is_game_over():

@@ -194,7 +194,8 @@ class Position:
         The result is a :class:`~backgammon.moves.LegalPlays`, a lazy sequence
         of :class:`~backgammon.moves.Play` with ``in`` and ``find`` (by move
         text or resulting position); it is computed by the engine's compiled
-        generator when numba is installed, else in pure Python.
+        generator when numba is installed (after the first 1,000 calls, see
+        :func:`backgammon.moves.use_accelerator`), else in pure Python.
 
         >>> plays = Position.initial().legal_plays(3, 1)
         >>> len(plays), str(plays.find("8/5 6/5"))

@@ -1,4 +1,4 @@
-"""``import backgammon`` is pure: no side effects, no numpy, no numba."""
+"""``import backgammon`` is pure: no side effects, no numpy, no numba; legal plays load numba only when worth it."""
 
 import os
 import subprocess
@@ -19,11 +19,28 @@ def test_import_backgammon_loads_no_numpy_or_numba_and_changes_no_environment() 
     assert unchanged == "True"
 
 
-def test_asking_for_plays_loads_the_compiled_generator_only() -> None:
-    probe = (
-        "import sys, backgammon; backgammon.Position.initial().legal_plays(3, 1); "
-        "print(*(m in sys.modules for m in ('backgammon.engine._movegen', 'backgammon.engine.search', "
-        "'backgammon.engine.evaluator', 'backgammon.server')))"
+def _probe(code: str) -> list[str]:
+    env = {k: v for k, v in os.environ.items() if k != "BACKGAMMON_PURE_PYTHON"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    return out.stdout.split()
+
+
+LOADED = (
+    "print(*(m in sys.modules for m in ('numba', 'backgammon.engine._movegen', 'backgammon.engine.search', "
+    "'backgammon.engine.evaluator', 'backgammon.server')))"
+)
+
+
+def test_a_few_plays_load_no_numba_and_many_load_only_the_compiled_generator() -> None:
+    few = "import sys, backgammon; p = backgammon.Position.initial(); [p.legal_plays(3, 1) for _ in range(50)]; "
+    assert _probe(few + LOADED) == ["False"] * 5
+    many = "import sys, backgammon; p = backgammon.Position.initial(); [p.legal_plays(3, 1) for _ in range(1100)]; "
+    assert _probe(many + LOADED) == ["True", "True", "False", "False", "False"]
+
+
+def test_the_kernel_is_used_at_once_when_the_engine_is_loaded() -> None:
+    code = (
+        "import backgammon.engine._movegen, backgammon, backgammon.moves as m; "
+        "backgammon.Position.initial().legal_plays(3, 1); print(m._ACCELERATOR != [None] and len(m._ACCELERATOR))"
     )
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["True", "False", "False", "False"]
+    assert _probe(code) == ["1"]
