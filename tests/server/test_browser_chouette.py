@@ -6,6 +6,8 @@ import pytest
 
 from backgammon.position import Position
 
+pytest.importorskip("playwright.sync_api")  # before importing test_browser, which needs it
+
 from .test_browser import SHOTS, browser, server  # noqa: F401 - the module's fixtures
 
 pytestmark = pytest.mark.browser

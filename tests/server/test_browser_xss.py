@@ -12,6 +12,8 @@ import urllib.parse
 
 import pytest
 
+pytest.importorskip("playwright.sync_api")  # before importing test_browser, which needs it
+
 from .test_browser import LATE, SHORT, browser, new_page, open_table, server, wait_version  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.browser

@@ -13,6 +13,8 @@ import pytest
 from backgammon.lessons import get_lesson
 from backgammon.position import Position
 
+pytest.importorskip("playwright.sync_api")  # before importing test_browser, which needs it
+
 from .test_browser import SHOTS, browser, server  # noqa: F401 - the module-scoped fixtures
 
 pytestmark = pytest.mark.browser
