@@ -137,6 +137,12 @@ def main(argv: list[str] | None = None) -> int:
               f"{se_strat:>8.4f}{reduced.mean():>+8.3f}{se_vr:>9.4f}{ratio:>7.2f}{strict:>7.2f}"
               f"{t_plain:>9.4f}{t_vr:>11.4f}{_gain(gain):>8}")
     r, s = np.array(ratios), np.array(stricts)
+    phases = np.array([ph for _, ph in positions])
+    by_phase = ", ".join(
+        f"{PHASE_NAMES[ph]} {np.median(r[phases == ph]):.2f} (gain {np.median(np.array(gains)[phases == ph]):.1f})"
+        for ph in (CONTACT, RACE, BEAROFF) if (phases == ph).any()
+    )
+    print(f"median ratio by phase: {by_phase}")
     print(f"ratio VR s.e. / plain s.e.: median {np.median(r):.2f}, mean {r.mean():.2f}, max {r.max():.2f}; "
           f"positions at most 0.5: {int((r <= 0.5).sum())} of {len(r)}")
     print(f"strict ratio (against the stratified s.e.): median {np.nanmedian(s):.2f}, max {np.nanmax(s):.2f}; "
