@@ -138,7 +138,7 @@ def run_pure(items: list[tuple[Position, int, int]]) -> int:
 
 def make_kernel_runners() -> tuple[Callable[..., int], Callable[..., int]] | None:
     try:
-        from backgammon.engine import _movegen  # first: it sets numba's cache directory
+        from backgammon.engine import _movegen  # noqa: I001  (first: it sets numba's cache directory)
 
         from numba import njit
     except ImportError:
@@ -213,10 +213,8 @@ def main(argv: list[str] | None = None) -> int:
         kernel[0](to_arrays(warm))
         kernel[1](to_arrays(warm))
 
-    header = (
-        f"{'set':<13} {'method':<22} {'pos-rolls':>9} {'plays':>8} {'pos-rolls/s':>12} {'plays/s':>11} "
-        f"{'vs gnubg':>15}"
-    )
+    header = f"{'set':<13} {'method':<22} {'pos-rolls':>9} {'plays':>8} {'pos-rolls/s':>12} {'plays/s':>11} "
+    header += f"{'vs gnubg':>15}"
     print(
         f"move generation, seed {args.seed}, {args.repeat} rounds (each round times every method once, in turn), "
         "CPU time of one thread"

@@ -56,11 +56,13 @@ class Play:
     only when first asked.
     """
 
-    __slots__ = ("origin", "dice", "position", "_steps", "_source")
+    __slots__ = ("_source", "_steps", "dice", "origin", "position")
 
     origin: Position
     dice: tuple[int, int]
     position: Position
+    _steps: tuple[Step, ...] | None
+    _source: LegalPlays | None
 
     def __init__(self, origin: Position, dice: tuple[int, int], steps: tuple[Step, ...], position: Position) -> None:
         _set = object.__setattr__
@@ -89,7 +91,7 @@ class Play:
             steps = self._source._steps_of(self.position)
             object.__setattr__(self, "_steps", steps)
             object.__setattr__(self, "_source", None)
-        return steps  # type: ignore[no-any-return]
+        return steps
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"cannot assign to field {name!r}: Play is immutable")
@@ -271,6 +273,7 @@ def _two_dice(mine: list[int], theirs: list[int], die1: int, die2: int) -> _Keys
             else:
                 new_point = False
             outside1 = outside0 - 1 if s1 >= 6 and t1 < 6 else outside0
+            sources: Sequence[int]
             if commute and best == 2 and t1 >= 0 and outside1:
                 # only the checker just moved, alone on its point, can give a new position
                 t2 = t1 - b
@@ -283,7 +286,7 @@ def _two_dice(mine: list[int], theirs: list[int], die1: int, die2: int) -> _Keys
                         results[key2] = ((s1, t1, hit1), (t1, t2, hit2))
                 sources = ()
             elif mine[BAR]:
-                sources: Sequence[int] = (BAR,)
+                sources = (BAR,)
             elif new_point:
                 k = 0
                 while k < len(occupied) and occupied[k] > t1:
@@ -438,7 +441,7 @@ class LegalPlays(Sequence[Play]):
     (16, '8/5 6/5', True)
     """
 
-    __slots__ = ("origin", "dice", "_rows", "_plays", "_keys", "_steps")
+    __slots__ = ("_keys", "_plays", "_rows", "_steps", "dice", "origin")
 
     origin: Position
     dice: tuple[int, int]
@@ -564,12 +567,14 @@ def use_accelerator(enabled: bool = True) -> bool:
     numba costs about as much as 10,000 calls gain, so short scripts and
     single commands never load it).
     """
-    kernel = None
+    kernel: Callable[[bytes, int, int], bytes] | None = None
     if enabled:
         try:
-            from backgammon.engine._movegen import resulting_keys as kernel
+            from backgammon.engine._movegen import resulting_keys
         except ImportError:
-            kernel = None
+            pass
+        else:
+            kernel = resulting_keys
     _ACCELERATOR[:] = [kernel]
     return kernel is not None
 
@@ -607,7 +612,7 @@ def legal_plays(position: Position, die1: int, die2: int) -> LegalPlays:
     if position.is_game_over():
         # nothing to play once a side has borne off all its checkers (moving
         # on would build a board with both sides off, which is not a position)
-        results = {_key_of(position.mine, position.theirs): ()}
+        results: _Keys = {_key_of(position.mine, position.theirs): ()}
     else:
         results = _generate(position.mine, position.theirs, die1, die2)
     return LegalPlays(position, (die1, die2), list(results), results)

@@ -132,7 +132,7 @@ def test_both_generators_agree_on_random_boards() -> None:
 
 def test_finished_games_and_unplayable_rolls_on_both_paths() -> None:
     over = Position.from_points({6: 3}, {})
-    closed = Position.from_points({"bar": 1, 13: 1}, {i: 2 for i in range(1, 7)})
+    closed = Position.from_points({"bar": 1, 13: 1}, dict.fromkeys(range(1, 7), 2))
     for position in (over, closed, Position.from_points({}, {6: 1})):
         fast, slow = _both(position, 6, 5)
         for plays in (fast, slow):
