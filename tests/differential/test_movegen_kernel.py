@@ -8,11 +8,9 @@ identical, with no duplicates in the kernel's output.
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
+from backgammon.engine import _movegen
 from backgammon.position import Position
-
-_movegen = pytest.importorskip("backgammon.engine._movegen")
 
 ALL_ROLLS = tuple((d1, d2) for d1 in range(1, 7) for d2 in range(d1, 7))
 
@@ -46,7 +44,7 @@ def test_kernel_matches_legal_plays(rules_corpus: list[Position]) -> None:
 
 
 def test_kernel_no_move_and_wrapper() -> None:
-    closed = Position.from_points({"bar": 1, 6: 2}, {i: 2 for i in range(1, 7)})
+    closed = Position.from_points({"bar": 1, 6: 2}, dict.fromkeys(range(1, 7), 2))
     boards = _movegen.successors_py(_movegen.board_of(closed), 6, 5)
     assert boards.shape == (1, 2, 25)
     assert Position(tuple(int(c) for c in boards[0, 0]), tuple(int(c) for c in boards[0, 1])) == closed.flip()

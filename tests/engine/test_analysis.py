@@ -6,11 +6,11 @@ import random
 
 import pytest
 
+import backgammon.game as game_module
+import backgammon.match as match_module
 from backgammon.engine.analysis import analyze_game, analyze_match, report_json, report_text
 from backgammon.engine.search import EvalContext, decide_cube, rank_plays
 
-game_module = pytest.importorskip("backgammon.game")
-match_module = pytest.importorskip("backgammon.match")
 Player, Rules = game_module.Player, game_module.Rules
 
 

@@ -1,4 +1,4 @@
-"""`backgammon analyze` on gnubg-exported .mat files (needs backgammon.formats.mat)."""
+"""`backgammon analyze` on gnubg-exported .mat files."""
 
 from __future__ import annotations
 
@@ -9,8 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
-pytest.importorskip("backgammon.formats.mat")
 
 from backgammon.engine.analysis import analyze_mat_file
 from backgammon.errors import InvalidInputError

@@ -10,12 +10,11 @@ from pathlib import Path
 
 import pytest
 
+import backgammon.game as G
 from backgammon.engine.analysis import analyze_game, cube_is_live, report_json, report_text, totals
 from backgammon.engine.cube import CubeInfo, CubeOwner
 from backgammon.engine.search import EvalContext, rank_plays
 
-game_module = pytest.importorskip("backgammon.game")
-G = game_module
 Player, Rules = G.Player, G.Rules
 
 ROOT = Path(__file__).resolve().parents[2]
