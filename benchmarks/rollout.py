@@ -4,7 +4,10 @@
 
 Cubeless rollouts with the engine's network, seed 1: plays chosen at 0-ply
 (``--trials``) and at 1-ply (``--trials-1ply``, fewer by default: each play
-then looks at every reply of the best few candidates). For scale,
+then looks at every reply of the best few candidates), each plain and with
+variance reduction (``vr``: each roll's luck subtracted, the default of
+:class:`RolloutSettings`; the standard errors at equal trials are compared on
+20 positions by ``benchmarks/rollout_variance.py``). For scale,
 the table also shows gnubg's own 2-ply evaluation of the position (gnubg_nn,
 benchmark-only). gnubg_nn 1.1.0a11's ``rollout`` is not used: in this
 environment it returned nonsense or crashed the process, so there is no
@@ -35,19 +38,22 @@ def main(argv: list[str] | None = None) -> int:
     for ply in (0, 1):  # compile/warm up
         rollout_position(position, evaluator, RolloutSettings(trials=2, truncate=2, ply=ply))
     print(f"position {args.position}, truncate {args.truncate or 'none'}, seed 1")
-    print(f"{'ply':>4}{'workers':>8}{'trials':>8}{'seconds':>10}{'trials/s':>10}{'equity':>9}{'+-95%':>8}{'win':>8}")
+    print(f"{'ply':>4}{'vr':>4}{'workers':>8}{'trials':>8}{'seconds':>10}{'trials/s':>10}{'equity':>9}"
+          f"{'s.e.':>8}{'win':>8}")
     for ply, trials in ((0, args.trials), (1, args.trials_1ply)):
-        for workers in sorted({1, args.workers}):
-            settings = RolloutSettings(
-                trials=trials, truncate=args.truncate or None, seed=1, workers=workers, chunk=12, ply=ply
-            )
-            t0 = time.perf_counter()
-            r = rollout_position(position, evaluator, settings)
-            dt = time.perf_counter() - t0
-            print(
-                f"{ply:>4}{workers:>8}{trials:>8}{dt:>10.2f}{trials / dt:>10.1f}"
-                f"{r.equity:>+9.3f}{r.equity_ci95:>8.3f}{r.mean[0]:>8.3f}"
-            )
+        for vr in (False, True):
+            for workers in sorted({1, args.workers}):
+                settings = RolloutSettings(
+                    trials=trials, truncate=args.truncate or None, seed=1, workers=workers, chunk=12, ply=ply,
+                    variance_reduction=vr,
+                )
+                t0 = time.perf_counter()
+                r = rollout_position(position, evaluator, settings)
+                dt = time.perf_counter() - t0
+                print(
+                    f"{ply:>4}{'yes' if vr else 'no':>4}{workers:>8}{trials:>8}{dt:>10.2f}{trials / dt:>10.1f}"
+                    f"{r.equity:>+9.3f}{r.equity_se:>8.3f}{r.mean[0]:>8.3f}"
+                )
     try:
         import gnubg_nn
 
