@@ -31,7 +31,7 @@ import asyncio
 import json
 import logging
 import secrets
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from fastapi import APIRouter, Request, WebSocket
@@ -40,7 +40,7 @@ from sqlalchemy import select
 from backgammon.chouette import Chouette, ChouetteStage, Consent, Refuse
 from backgammon.errors import IllegalActionError, InvalidInputError, NotYourTurnError
 from backgammon.fairdice import CommittedDice
-from backgammon.game import Double, Game, GamePhase, Move, OpeningRoll, Pass, Player, Roll, Rules, Take
+from backgammon.game import Double, GamePhase, Move, OpeningRoll, Pass, Roll, Take
 from backgammon.position import Position
 from backgammon.server import protocol
 from backgammon.server.agents import LEVELS, make_agent
@@ -49,6 +49,7 @@ from backgammon.server.db import Action, Table, utcnow
 from backgammon.server.fair import dice_doc, draws_of, game_dice_config, game_seed, new_dice_config
 from backgammon.server.network import Network
 from backgammon.server.protocol import shown
+from backgammon.server.replay import CHOUETTE_BOX, chouette_of, replay_chouette
 from backgammon.server.rooms import Outbox, Room, Row, Store, fan_out
 from backgammon.server.sockets import serve_connection
 from backgammon.server.tables import _check_name, cube_for, decide
@@ -57,7 +58,7 @@ log = logging.getLogger("backgammon.server")
 
 MIN_SEATS, MAX_SEATS = 3, 8
 KINDS = ("roll", "move", "double", "take", "pass", "consent", "refuse", "suggest")
-BOX, TEAM = Player.WHITE, Player.BLACK
+BOX, TEAM = CHOUETTE_BOX, CHOUETTE_BOX.other
 BOT_ACTION_TIMEOUT = 15.0
 """Seconds a computer player may think about one action before the quick player answers for it."""
 MAX_GAME_ACTIONS = 3000
@@ -154,15 +155,6 @@ def game_dice_docs(table: ChouetteRuntime) -> tuple[dict[str, Any] | None, list[
     return {"game": n, **current}, revealed
 
 
-def _action_from(doc: dict[str, Any], chouette: Chouette) -> object:
-    kind = doc["kind"]
-    if kind == "consent":
-        return Consent()
-    if kind == "refuse":
-        return Refuse()
-    return protocol.action_from_wire(doc, chouette.game)
-
-
 def _action_to(by: str, action: object) -> dict[str, Any]:
     if isinstance(action, Consent):
         doc: dict[str, Any] = {"kind": "consent", "player": TEAM.value}
@@ -190,7 +182,7 @@ class ChouetteManager:
         self.store = store or Store(sessions)
         self.net = network or Network()
         self._unfollow: dict[str, Any] = {}
-        self.net.on_reconnect(lambda: [t.room.post(lambda t=t: self._refresh_and_show(t)) for t in self.tables.values()])
+        self.net.on_reconnect(self._on_bus_reconnect)
         self.net.watch(
             lambda: [(t.id, t.room) for t in self.tables.values() if t.outboxes and t.status == "playing"],
             lambda table_id, _room: self._take_over(self.tables[table_id]),
@@ -308,22 +300,15 @@ class ChouetteManager:
         table = ChouetteRuntime(id=table_id, config=config, status=status)
         if status != "waiting":
             self._start(table)
-            for p in payloads:
-                if p["kind"] not in ("suggest", "chat"):
-                    table.chouette = table.chouette.apply(p["by"], _action_from(p, table.chouette))
+            for _before, p, after in replay_chouette(config, payloads):
+                table.chouette = after
                 table.actions.append(p)
                 _sync_games(table)
             table.dice = _game_dice(table)
         return table
 
     def _start(self, table: ChouetteRuntime) -> None:
-        names = [s["name"] for s in table.seats]
-        table.chouette = Chouette.new(names, Rules())
-        if table.config.get("start"):  # test hook: the first game from a set-up position, box on roll
-            game = Game.from_position(
-                Position.from_position_id(table.config["start"]), on_roll=BOX, rules=table.chouette.rules
-            )
-            table.chouette = replace(table.chouette, game=game)
+        table.chouette = chouette_of(table.config)
         table.agents = {s["name"]: make_agent(s["bot"]) for s in table.seats if s["bot"]}
         table.fallback = make_agent("greedy")
         table.game_starts = [0]
@@ -368,6 +353,11 @@ class ChouetteManager:
                 lambda msg, t=table: self._answer(t, msg),
             )
         return kept
+
+    def _on_bus_reconnect(self) -> None:
+        """Announcements may have been lost while the bus was down: read every followed chouette again."""
+        for table in list(self.tables.values()):
+            table.room.post(lambda t=table: self._refresh_and_show(t))
 
     async def close(self) -> None:
         """Stop the computer players' background tasks and the rooms (at shutdown)."""
@@ -537,7 +527,8 @@ class ChouetteManager:
                     break
                 played = table.version - table.game_starts[-1]
                 if played >= MAX_GAME_ACTIONS:
-                    await self._stop(table, f"game {len(table.game_starts)} has run {played} actions without ending ({c!r})")
+                    why = f"game {len(table.game_starts)} has run {played} actions without ending ({c!r})"
+                    await self._stop(table, why)
                     break
                 name = bots[0]
                 try:

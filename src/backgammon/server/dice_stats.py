@@ -8,21 +8,18 @@ position. The numbers come from :func:`backgammon.dicestats.dice_report`.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from fastapi import APIRouter, Request
 from sqlalchemy import select
 
-from backgammon.chouette import Chouette
 from backgammon.dicestats import dice_report
 from backgammon.errors import BackgammonError, InvalidInputError
-from backgammon.game import Game, Player, Rules
+from backgammon.game import Player
 from backgammon.position import Position
 from backgammon.server import protocol
-from backgammon.server.chouette_tables import BOX, _action_from
 from backgammon.server.db import Action, Table
-from backgammon.server.matchflow import StartPosition, new_match
+from backgammon.server.replay import replay_chouette, replay_match
 
 BAR = 24
 MAX_TABLES = 2000
@@ -40,33 +37,16 @@ def _table_rolls(row: Table, payloads: list[dict[str, Any]], name: str, rolls: l
         names = [s["name"] for s in config["seats"]]
         if name not in names or None in names:
             return
-        state: Any = Chouette.new(names, Rules())
-        if config.get("start"):
-            game = Game.from_position(Position.from_position_id(config["start"]), on_roll=BOX, rules=state.rules)
-            state = replace(state, game=game)
-        for p in payloads:
-            if p["kind"] in ("suggest", "chat"):
-                continue
+        for state, p, _after in replay_chouette(config, payloads):
             if p["kind"] == "roll" and p.get("by") == name:
                 _count(state.game.board_for(state.side_of(name)), p, rolls, entries)
-            state = state.apply(p["by"], _action_from(p, state))
         return
     sides = [p for p, n in ((Player.WHITE, row.white_name), (Player.BLACK, row.black_name)) if n == name]
     if not sides:
         return
-    start = None
-    if config.get("start"):
-        start = StartPosition(
-            Position.from_position_id(config["start"]["position_id"]),
-            protocol.player_from_wire(config["start"].get("on_roll", "white")),
-        )
-    flow = new_match(protocol.rules_from_wire(config.get("rules", {})), start)
-    for p in payloads:
-        if p.get("kind") == "timeout":
-            break
+    for flow, p, _after in replay_match(config, payloads):
         if p.get("kind") == "roll" and protocol.player_from_wire(p["player"]) in sides:
             _count(flow.game.board_for(protocol.player_from_wire(p["player"])), p, rolls, entries)
-        flow = flow.apply(protocol.action_from_wire(p, flow.game))
 
 
 def _count(board: Position, payload: dict[str, Any], rolls: list, entries: list) -> None:

@@ -8,31 +8,19 @@ from backgammon.errors import IllegalActionError
 from backgammon.game import Player
 from backgammon.match import Match
 from backgammon.server import protocol
-from backgammon.server.matchflow import StartPosition, new_match
+from backgammon.server.replay import match_of, replay_match
 
 
 def history_of(table) -> dict[str, Any]:
     """Every action of a table with the board after it (white's view) for the move list and replay."""
-    config = table.config
-    rules = protocol.rules_from_wire(config.get("rules", {}))
-    start = None
-    if config.get("start"):
-        from backgammon.position import Position
-
-        start = StartPosition(
-            Position.from_position_id(config["start"]["position_id"]),
-            protocol.player_from_wire(config["start"].get("on_roll", "white")),
-        )
-    flow = new_match(rules, start)
+    flow = match_of(table.config)
     entries = [protocol.history_entry(flow, None, 0)]
-    for seq, payload in enumerate(table.actions, start=1):
-        number = len(flow.games) + 1  # the game this action belongs to
-        if payload["kind"] != "timeout":
-            flow = flow.apply(protocol.action_from_wire(payload, flow.game))
-        entry = protocol.history_entry(flow, payload, seq)
-        entry["game"] = number
+    for seq, (before, payload, after) in enumerate(replay_match(table.config, list(table.actions)), start=1):
+        entry = protocol.history_entry(after, payload, seq)
+        entry["game"] = len(before.games) + 1  # the game this action belongs to
         entries.append(entry)
-    return protocol.history_to_wire(table, rules, flow, entries)
+        flow = after
+    return protocol.history_to_wire(table, flow.rules, flow, entries)
 
 
 def export_mat(table) -> str:

@@ -52,6 +52,7 @@ from backgammon.server.matchflow import StartPosition, new_match
 from backgammon.server.network import Network
 from backgammon.server.protocol import shown
 from backgammon.server.rating import rating_change
+from backgammon.server.replay import match_of, replay_match
 from backgammon.server.rooms import Outbox, Room, Row, Store, fan_out
 
 log = logging.getLogger("backgammon.server")
@@ -194,17 +195,10 @@ class TableManager:
 
     def _runtime(self, row: Table) -> TableRuntime:
         config = row.config
-        rules = protocol.rules_from_wire(config.get("rules", {}))
-        start = None
-        if config.get("start"):
-            start = StartPosition(
-                Position.from_position_id(config["start"]["position_id"]),
-                protocol.player_from_wire(config["start"].get("on_roll", "white")),
-            )
         table = TableRuntime(
             id=row.id,
             config=config,
-            flow=new_match(rules, start),
+            flow=match_of(config),
             tokens={Player.WHITE: row.white_token, Player.BLACK: row.black_token},
             names={Player.WHITE: row.white_name, Player.BLACK: row.black_name},
             user_ids={Player.WHITE: row.white_user_id, Player.BLACK: row.black_user_id},
@@ -254,15 +248,15 @@ class TableManager:
 
     def _replay(self, db, row: Table) -> TableRuntime:
         table = self._runtime(row)
-        actions = db.scalars(select(Action).where(Action.table_id == row.id).order_by(Action.seq)).all()
-        for record in actions:
-            table.turns.append(table.flow.game.turn)
-            if record.payload.get("kind") == "timeout":
-                table.timeout_loser = protocol.player_from_wire(record.payload["player"])
-            else:
-                action = protocol.action_from_wire(record.payload, table.flow.game)
-                table.flow = table.flow.apply(action)
-            table.actions.append(record.payload)
+        records = db.scalars(select(Action).where(Action.table_id == row.id).order_by(Action.seq)).all()
+        for record, (before, payload, after) in zip(
+            records, replay_match(row.config, [r.payload for r in records]), strict=True
+        ):
+            table.turns.append(before.game.turn)
+            if payload.get("kind") == "timeout":
+                table.timeout_loser = protocol.player_from_wire(payload["player"])
+            table.flow = after
+            table.actions.append(payload)
             table.stamps.append(record.created_at)
         if table.config.get("dice"):  # verifiable dice: go on at the draw after the last stored one
             table.dice = resume_dice(row.id, table.config["dice"], len(draws_of(table.actions)))
@@ -691,12 +685,12 @@ class TableManager:
                 row = db.get(Table, table.id)
                 if row.rated:
                     return
-                w, l = db.get(User, w_id), db.get(User, l_id)
-                change = rating_change(w.rating, l.rating, length, w.experience, l.experience)
-                w.rating += change.winner_delta
-                l.rating += change.loser_delta
-                w.experience += length
-                l.experience += length
+                won, lost = db.get(User, w_id), db.get(User, l_id)
+                change = rating_change(won.rating, lost.rating, length, won.experience, lost.experience)
+                won.rating += change.winner_delta
+                lost.rating += change.loser_delta
+                won.experience += length
+                lost.experience += length
                 row.rated = True
                 db.commit()
 
