@@ -395,3 +395,21 @@ def test_match_id_in_state_and_history(client):
     assert m.doubled and m.turn == (1 if mover == "white" else 0) and m.dice is None
     entries = client.get(f"/api/tables/{tid}/history").json()["entries"]
     assert entries[-1]["match_id"] == state(client, tid)["game"]["match_id"]
+
+
+def test_no_double_is_offered_or_taken_in_a_one_point_match(client):
+    r = client.post("/api/tables", json={"mode": "human", "rules": {"match_length": 1}})
+    tid, w = r.json()["id"], r.json()["token"]
+    b = client.post(f"/api/tables/{tid}/join", json={"name": "Bob"}).json()["token"]
+    tokens = {"white": w, "black": b}
+    for _ in range(6):  # a few turns: whoever is to roll never sees 'double'
+        st = state(client, tid)
+        seat = st["game"]["turn"]
+        mine = state(client, tid, tokens[seat])
+        assert "double" not in mine["allowed"]
+        if "roll" in mine["allowed"]:
+            refused = act(client, tid, tokens[seat], action="double")
+            assert refused.status_code == 409 and "1-point" in refused.json()["error"]
+            assert act(client, tid, tokens[seat], action="roll").status_code == 200
+        else:
+            assert act(client, tid, tokens[seat], action="move", steps=mine["moves"][0]).status_code == 200

@@ -568,6 +568,11 @@ def result_to_wire(result) -> dict[str, Any] | None:
     }
 
 
+def dead_cube_match(game: Game) -> bool:
+    """A 1-point match: the rules allow a double, but it can win nothing more (the site offers none)."""
+    return game.rules.match_length == 1
+
+
 def allowed_for(game: Game, seat: Player | None) -> list[str]:
     """The action kinds ``seat`` may ask for now."""
     if seat is None or game.turn is not seat:
@@ -575,7 +580,7 @@ def allowed_for(game: Game, seat: Player | None) -> list[str]:
     kinds: list[str] = []
     for action in game.legal_actions():
         kind = ACTION_KIND[type(action)]
-        if kind in ("opening_roll",):
+        if kind == "opening_roll" or (kind == "double" and dead_cube_match(game)):
             continue
         if kind not in kinds:
             kinds.append(kind)

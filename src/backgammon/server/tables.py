@@ -484,6 +484,8 @@ class TableManager:
             else:
                 raise InvalidInputError("invalid move: expected 'steps' or 'play'")
             return Move(seat, play)
+        if kind == "double" and protocol.dead_cube_match(game):
+            raise IllegalActionError("no doubling in a 1-point match: the cube is dead")
         if kind == "resign":
             level = message.get("level", "single")
             if not isinstance(level, str) or level not in protocol.RESIGN_LEVELS:
