@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Install everything from scratch (system packages, a virtual environment, the
-# project with its server and test extras) and run the whole test suite.
-# Usage: bash scripts/test.sh [extra pytest arguments]
+# project with its server and test extras), then run the static checks
+# (scripts/lint.sh), the fast tier (pytest -m "not slow and not browser") and the
+# slow and browser tier (pytest -m "slow or browser"), stopping at the first failure.
+# Usage: bash scripts/test.sh [extra pytest arguments, given to both tiers]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,6 +24,8 @@ python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[server,test,postgres]'
 
+bash scripts/lint.sh
+
 # A throw-away PostgreSQL server for the test that runs the app on PostgreSQL.
 PGBIN=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
 PGDIR=$(mktemp -d /tmp/bg-pg.XXXXXX)
@@ -34,4 +38,15 @@ trap 'as_pg "$PGBIN/pg_ctl -D $PGDIR/data -m immediate stop >/dev/null 2>&1"; rm
 as_pg "$PGBIN/createdb -h 127.0.0.1 -p $PGPORT -U postgres bgtest"
 export BACKGAMMON_TEST_DATABASE_URL="postgresql://postgres@127.0.0.1:$PGPORT/bgtest"
 
-.venv/bin/python -m pytest -q -n 2 "$@"
+# pytest exits with 5 when the arguments select no test of a tier: not a failure.
+tier() {
+  local name=$1
+  shift
+  echo "== tests: $name"
+  local rc=0
+  .venv/bin/python -m pytest -q -n 2 "$@" || rc=$?
+  if [ "$rc" = 5 ]; then echo "(no test of the $name tier selected)"; rc=0; fi
+  return "$rc"
+}
+tier "fast" -m "not slow and not browser" "$@"
+tier "slow and browser" -m "slow or browser" "$@"

@@ -51,7 +51,7 @@ __all__ = [
     "roll_distribution",
 ]
 
-ROLLS_21: tuple[tuple[int, int], ...] = tuple((h, l) for h in range(6, 0, -1) for l in range(h, 0, -1))
+ROLLS_21: tuple[tuple[int, int], ...] = tuple((hi, lo) for hi in range(6, 0, -1) for lo in range(hi, 0, -1))
 """The 21 rolls as (high, low), from 66 down to 11."""
 
 ORDERED_36: tuple[tuple[int, int], ...] = tuple((a, b) for a in range(1, 7) for b in range(1, 7))

@@ -51,13 +51,13 @@ class EngineError(BackgammonError, RuntimeError):
 
 
 __all__ = [
+    "AmbiguousPlayError",
     "BackgammonError",
+    "EngineError",
+    "GameOverError",
+    "IllegalActionError",
+    "IllegalPlayError",
     "InvalidInputError",
     "InvalidPositionError",
-    "IllegalPlayError",
-    "AmbiguousPlayError",
-    "IllegalActionError",
     "NotYourTurnError",
-    "GameOverError",
-    "EngineError",
 ]

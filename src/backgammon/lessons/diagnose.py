@@ -298,7 +298,8 @@ def diagnose(position: Position, die1: int, die2: int, text: str) -> Diagnosis |
                 Text(
                     f"you must play as many of the four {die1}s as you can: {max_used} can be played here "
                     f"(for example {example})",
-                    f"ゾロ目は4回分をできるだけ多く使わなければなりません。ここでは{max_used}回動かせます（例: {example}）",
+                    "ゾロ目は4回分をできるだけ多く使わなければなりません。"
+                    f"ここでは{max_used}回動かせます（例: {example}）",
                 ),
             )
         return Diagnosis(

@@ -394,7 +394,7 @@ def _load_dir(paths: Iterable[Path]) -> tuple[Lesson, ...]:
                 f"lesson {lesson.source!r}, field 'id': {lesson.id!r} is already used by {seen[lesson.id]!r}"
             )
         seen[lesson.id] = lesson.source
-    return tuple(sorted(lessons, key=lambda l: (l.order, l.id)))
+    return tuple(sorted(lessons, key=lambda lesson: (lesson.order, lesson.id)))
 
 
 @functools.cache
@@ -413,5 +413,5 @@ def get_lesson(lesson_id: str) -> Lesson:
     for lesson in _shipped():
         if lesson.id == lesson_id:
             return lesson
-    known = ", ".join(l.id for l in _shipped())
+    known = ", ".join(lesson.id for lesson in _shipped())
     raise InvalidInputError(f"unknown lesson {lesson_id!r}: expected one of {known}")
