@@ -362,6 +362,7 @@ def _doubles(mine: list[int], theirs: list[int], die: int) -> _Keys:
     steps: list[_RawStep] = []
 
     def rec(depth: int, first: int, key: int, outside: int) -> None:
+        """Steps ``depth`` (0..2) and on, from candidates ``first`` and later; the fourth step is inlined."""
         moved = False
         for c in range(first, last):
             if not mine[sources[c]]:
@@ -377,13 +378,6 @@ def _doubles(mine: list[int], theirs: list[int], die: int) -> _Keys:
             hit = t >= 0 and theirs[o] == 1
             if hit:
                 key2 += hit_delta
-            if depth == 3:  # the last step: the key is enough
-                if best[0] != 4:
-                    best[0] = 4
-                    results.clear()
-                if key2 not in results:
-                    results[key2] = (*steps, (s, t, hit))
-                continue
             mine[s] -= 1
             if t >= 0:
                 mine[t] += 1
@@ -391,7 +385,36 @@ def _doubles(mine: list[int], theirs: list[int], die: int) -> _Keys:
                     theirs[o] = 0
                     theirs[BAR] += 1
             steps.append((s, t, hit))
-            rec(depth + 1, c, key2, outside - 1 if s >= 6 and t < 6 else outside)  # sources never increase
+            outside2 = outside - 1 if s >= 6 and t < 6 else outside
+            if depth < 2:
+                rec(depth + 1, c, key2, outside2)  # sources never increase
+            else:  # the fourth step: only keys, no board changes
+                moved4 = False
+                for c4 in range(c, last):
+                    if not mine[sources[c4]]:
+                        continue
+                    s4, t4, delta4, o4, hit_delta4 = candidates[c4]
+                    if on_bar and mine[BAR] and s4 != BAR:
+                        break
+                    if t4 < 0:
+                        if outside2 or (s4 + 1 < die and any(mine[s4 + 1 : 6])):
+                            continue
+                    moved4 = True
+                    key4 = key2 + delta4
+                    hit4 = t4 >= 0 and theirs[o4] == 1
+                    if hit4:
+                        key4 += hit_delta4
+                    if best[0] != 4:
+                        best[0] = 4
+                        results.clear()
+                    if key4 not in results:
+                        results[key4] = (*steps, (s4, t4, hit4))
+                if not moved4 and best[0] <= 3:
+                    if best[0] < 3:
+                        best[0] = 3
+                        results.clear()
+                    if key2 not in results:
+                        results[key2] = tuple(steps)
             steps.pop()
             mine[s] += 1
             if t >= 0:
