@@ -10,6 +10,13 @@ only one die can be used the higher one must be if it can, checkers on the bar
 enter before anything else, blocked points (2+ opposing checkers), hits, and
 bearing off (exact die, a higher die from the highest point, only with every
 checker home).
+
+:func:`legal_plays` (``Position.legal_plays``) returns a :class:`LegalPlays`
+view; :func:`find_play` is the one place that turns what a user gives (move
+text, a resulting position, a clicked path) into a :class:`Play`. The plays
+come from the pure-Python generator here or, when numba is installed, from
+the engine's compiled one (:func:`use_accelerator`), with the same results in
+the same order.
 """
 
 from __future__ import annotations
@@ -460,7 +467,7 @@ class LegalPlays(Sequence[Play]):
 
     >>> from backgammon.position import Position
     >>> plays = Position.initial().legal_plays(3, 1)
-    >>> len(plays), str(plays.find("8/5 6/5")) , plays.find("8/5 6/5").position in plays
+    >>> len(plays), str(plays.find("8/5 6/5")), plays.find("8/5 6/5").position in plays
     (16, '8/5 6/5', True)
     """
 
