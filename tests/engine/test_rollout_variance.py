@@ -188,6 +188,22 @@ def test_early_stopping_on_a_clear_best_play(net) -> None:
     assert all(r.result.trials == 108 for r in full)
 
 
+def test_early_stopping_in_cubeful_rollouts(net) -> None:
+    """Cubeful candidates are separated on their cubeful results (money and match)."""
+    from backgammon.engine.cube import CubeInfo
+
+    position = Position.from_points({6: 2, 5: 2, 1: 1}, {6: 3, 5: 2, 4: 2})
+    for cube in (CubeInfo.money(), CubeInfo.match(3, 3)):
+        settings = RolloutSettings(trials=360, seed=2, stop_confidence=0.95, min_trials=36, chunk=36,
+                                   cubeful=True, cube=cube)
+        results = rollout_plays(position, (6, 5), net, settings)
+        used = results[0].result.trials
+        assert used < 360 and all(r.result.trials == used for r in results)
+        assert results[0].result.cubeful_se is not None
+        assert results[0].result.cubeful > results[1].result.cubeful
+        assert results[1].diff == pytest.approx(results[0].result.cubeful - results[1].result.cubeful, abs=1e-12)
+
+
 def test_no_early_stop_between_equal_candidates() -> None:
     rng = np.random.default_rng(1)
     noise = rng.normal(size=400)

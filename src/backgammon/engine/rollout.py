@@ -940,13 +940,12 @@ def rollout_plays(
             out[i] = cubeful if settings.cubeful else outputs_equity(mover)
         return out
 
-    stop = None
-    if settings.stop_confidence is not None and len(roots) > 1:
-        z = _z(settings.stop_confidence)
+    z = _z(settings.stop_confidence) if settings.stop_confidence is not None else math.inf
 
-        def stop(samples: np.ndarray) -> bool:
-            return separated(mover_values(samples), z)
+    def best_is_separated(samples: np.ndarray) -> bool:
+        return separated(mover_values(samples), z)
 
+    stop = best_is_separated if settings.stop_confidence is not None and len(roots) > 1 else None
     if live:
         samples = _rollout_samples(evaluator, [roots[i] for i in live], opp_settings, progress, stop)
     else:
