@@ -131,15 +131,15 @@ def env_count(name: str, default: int) -> int:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark every test of a browser module (``test_browser*``, ``test_study_browser*``) ``browser``.
+    """Mark every test of a browser module (``test_browser*``, ``test_study_browser*``) ``browser`` and ``slow``.
 
-    The fast tier, ``pytest -m "not slow and not browser"``, then never starts a browser,
-    even for a browser module that forgets its ``pytestmark``.
+    The fast tier, ``pytest -m "not slow"``, then never starts a browser, even for a
+    browser module that forgets its ``pytestmark``.
     """
     for item in items:
-        name = item.path.name
-        if name.startswith(("test_browser", "test_study_browser")):
+        if item.path.name.startswith(("test_browser", "test_study_browser")):
             item.add_marker(pytest.mark.browser)
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(scope="session")
