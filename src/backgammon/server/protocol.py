@@ -592,6 +592,7 @@ def state_to_wire(table: Any, seat: Player | None) -> dict[str, Any]:
     """The full state of a table as one viewer sees it."""
     flow = table.flow
     game = flow.game
+    shared = _shared_parts(table)
     view = seat or Player.WHITE
     board = game.board_for(view)
     pips_view, pips_other = board.pip_counts()
@@ -642,19 +643,34 @@ def state_to_wire(table: Any, seat: Player | None) -> dict[str, Any]:
             "board": board_to_wire(board),
             "pips": {view.value: pips_view, view.other.value: pips_other},
             "off": {view.value: off_view, view.other.value: off_other},
-            "position_id": game.position.position_id(),
-            "xgid": xgid_of(game),
-            "match_id": match_id_of(game),
+            **shared["ids"],
             "result": result_to_wire(game.result),
             "description": game.describe(),
-            "last_opening": _last_opening(table),
+            "last_opening": shared["last_opening"],
         },
         "allowed": allowed,
         "moves": moves,
         "plays": len(game.legal_plays) if "move" in allowed else 0,
         "clock": _clock_doc(table),
+        "fair_dice": shared["fair_dice"],
+    }
+
+
+def _shared_parts(table: Any) -> dict[str, Any]:
+    """The parts of a table's state that are the same for every viewer, built once per version
+    (kept on the table as ``view_cache``; every connection's state at that version shares them)."""
+    key = (table.version, table.status, table.is_over)
+    cached = getattr(table, "view_cache", None)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    game = table.flow.game
+    parts = {
+        "ids": {"position_id": game.position.position_id(), "xgid": xgid_of(game), "match_id": match_id_of(game)},
+        "last_opening": _last_opening(table),
         "fair_dice": dice_doc(table.id, table.config.get("dice"), table.actions, table.is_over),
     }
+    table.view_cache = (key, parts)
+    return parts
 
 
 def _clock_doc(table: Any) -> dict[str, Any] | None:

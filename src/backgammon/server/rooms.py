@@ -151,7 +151,8 @@ class Outbox:
         try:
             while True:
                 text = await self._queue.get()
-                await asyncio.wait_for(self._send(text), self._timeout)
+                async with asyncio.timeout(self._timeout):  # (cheaper than wait_for: no task per send)
+                    await self._send(text)
         except asyncio.CancelledError:
             raise
         except TimeoutError:

@@ -84,6 +84,7 @@ class TableRuntime:
     turns: list[Player | None] = field(default_factory=list)  # who was to act before each action
     timeout_loser: Player | None = None  # lost the match on time
     clock_task: asyncio.Task | None = None
+    view_cache: tuple | None = None  # protocol.state_to_wire's parts shared by every viewer, per version
     room: Room = field(init=False)
 
     def __post_init__(self) -> None:
