@@ -192,12 +192,12 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             return {}
         return protocol.parse_json_object(raw, "request body")
 
-    def current_user(request: Request) -> User | None:
-        # A primary-key lookup on the event loop (TODO for the lead: make it async everywhere).
-        return session_user(state["sessions"], request.cookies.get(SESSION_COOKIE))
+    async def current_user(request: Request) -> User | None:
+        """The logged-in user (a session lookup on a worker thread), or None."""
+        return await asyncio.to_thread(session_user, state["sessions"], request.cookies.get(SESSION_COOKIE))
 
-    def require_user(request: Request) -> User:
-        user = current_user(request)
+    async def require_user(request: Request) -> User:
+        user = await current_user(request)
         if user is None:
             raise HTTPError(401, "not logged in")
         return user
@@ -219,7 +219,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     async def name_for(request: Request, doc: dict[str, Any]) -> tuple[str, int | None]:
         """The name and user id a table seat is taken under: the account's, or a guest's name
         (checked, and not a registered user's)."""
-        user = current_user(request)
+        user = await current_user(request)
         if user is not None:
             return user.username, user.id
         return await asyncio.to_thread(guest_name, state["sessions"], doc.get("name")), None
@@ -297,7 +297,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     @app.post("/api/logout-all")
     async def logout_all(request: Request) -> JSONResponse:
         """End every session of the logged-in user (on every device), this one included."""
-        user = require_user(request)
+        user = await require_user(request)
         count = await asyncio.to_thread(close_all_sessions, state["sessions"], user.id)
         response = JSONResponse({"ok": True, "sessions": count})
         response.delete_cookie(SESSION_COOKIE)
@@ -305,37 +305,49 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     @app.get("/api/me")
     async def me(request: Request) -> dict[str, Any]:
-        return protocol.user_to_wire(require_user(request))
+        return protocol.user_to_wire(await require_user(request))
 
     @app.put("/api/me/settings")
     async def put_settings(request: Request) -> dict[str, Any]:
-        user = require_user(request)
+        user = await require_user(request)
         changes = protocol.settings_from_wire(await body(request))
-        with state["sessions"]() as db:
-            row = db.get(User, user.id)
-            row.settings = {**protocol.clean_settings(row.settings), **changes}
-            db.commit()
-            return protocol.user_to_wire(row)
+
+        def write() -> dict[str, Any]:
+            with state["sessions"]() as db:
+                row = db.get(User, user.id)
+                row.settings = {**protocol.clean_settings(row.settings), **changes}
+                db.commit()
+                return protocol.user_to_wire(row)
+
+        return await asyncio.to_thread(write)
 
     @app.get("/api/me/history")
     async def my_history(request: Request, limit: protocol.PageLimit = 50, offset: protocol.PageOffset = 0) -> list[dict[str, Any]]:
         """The logged-in user's tables, newest first (``limit`` rows from ``offset``)."""
-        user = require_user(request)
-        with state["sessions"]() as db:
-            rows = db.scalars(
-                select(Table)
-                .where(or_(Table.white_user_id == user.id, Table.black_user_id == user.id))
-                .order_by(Table.created_at.desc(), Table.id)
-                .offset(offset)
-                .limit(limit)
-            ).all()
+        user = await require_user(request)
+        def query() -> list[Table]:
+            with state["sessions"]() as db:
+                return list(
+                    db.scalars(
+                        select(Table)
+                        .where(or_(Table.white_user_id == user.id, Table.black_user_id == user.id))
+                        .order_by(Table.created_at.desc(), Table.id)
+                        .offset(offset)
+                        .limit(limit)
+                    ).all()
+                )
+
+        rows = await asyncio.to_thread(query)
         manager: TableManager = state["manager"]
         return [protocol.history_row(row, await manager.get(row.id), user.id) for row in rows]
 
     @app.get("/api/users/{username}")
     async def user_info(username: str) -> dict[str, Any]:
-        with state["sessions"]() as db:
-            user = db.scalar(select(User).where(User.username == username))
+        def query() -> User | None:
+            with state["sessions"]() as db:
+                return db.scalar(select(User).where(User.username == username))
+
+        user = await asyncio.to_thread(query)
         if user is None:
             raise LookupError(f"no user {protocol.shown(username)}")
         return protocol.public_user(user)

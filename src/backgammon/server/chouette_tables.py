@@ -774,7 +774,7 @@ def router(state: dict[str, Any], config: Any, body, current_user) -> APIRouter:
     @api.post("/api/chouette")
     async def create(request: Request) -> dict[str, Any]:
         doc = await body(request)
-        user = current_user(request)
+        user = await current_user(request)
         name = user.username if user else await asyncio.to_thread(guest_name, state["sessions"], doc.get("name"))
         table, token = await manager().create(name, doc.get("seats"), doc.get("seat", 0), doc.get("start"))
         me = table.name_for(token)
@@ -783,7 +783,7 @@ def router(state: dict[str, Any], config: Any, body, current_user) -> APIRouter:
     @api.post("/api/chouette/{table_id}/join")
     async def join(table_id: str, request: Request) -> dict[str, Any]:
         doc = await body(request)
-        user = current_user(request)
+        user = await current_user(request)
         name = user.username if user else await asyncio.to_thread(guest_name, state["sessions"], doc.get("name"))
         table, token = await manager().join(table_id, name)
         return {"id": table.id, "token": token, "name": table.name_for(token)}

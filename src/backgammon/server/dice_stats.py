@@ -8,6 +8,8 @@ position. The numbers come from :func:`backgammon.dicestats.dice_report`.
 
 from __future__ import annotations
 
+import asyncio
+
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -94,6 +96,6 @@ def router(state: dict[str, Any]) -> APIRouter:
 
     @api.get("/api/dice-stats")
     async def dice_stats(request: Request) -> dict[str, Any]:
-        return player_report(state["sessions"], request.query_params.get("name"))
+        return await asyncio.to_thread(player_report, state["sessions"], request.query_params.get("name"))
 
     return api

@@ -768,40 +768,50 @@ def make_router(state: dict[str, Any], read_body: Any) -> APIRouter:
         from backgammon.server.auth import session_user
         from backgammon.server.db import Table
 
-        user = session_user(state["sessions"], request.cookies.get("bg_session"))  # expired: none
-        if user is None:
-            return []
-        uid = user.id
-        with state["sessions"]() as db:
-            rows = db.execute(
-                select(Review.table_id, Review.created_at)
-                .join(Table, Table.id == Review.table_id)
-                .where(or_(Table.white_user_id == uid, Table.black_user_id == uid))
-                .order_by(Review.created_at.desc(), Review.table_id)
-                .offset(offset)
-                .limit(limit)
-            ).all()
-        return [{"table_id": tid, "created": created.isoformat()} for tid, created in rows]
+        def query() -> list[dict[str, Any]]:
+            user = session_user(state["sessions"], request.cookies.get("bg_session"))  # expired: none
+            if user is None:
+                return []
+            uid = user.id
+            with state["sessions"]() as db:
+                rows = db.execute(
+                    select(Review.table_id, Review.created_at)
+                    .join(Table, Table.id == Review.table_id)
+                    .where(or_(Table.white_user_id == uid, Table.black_user_id == uid))
+                    .order_by(Review.created_at.desc(), Review.table_id)
+                    .offset(offset)
+                    .limit(limit)
+                ).all()
+            return [{"table_id": tid, "created": created.isoformat()} for tid, created in rows]
+
+        return await asyncio.to_thread(query)
 
     @router.get("/api/study/reviews/{table_id}")
     async def get_review(table_id: str) -> dict[str, Any]:
-        with state["sessions"]() as db:
-            row = db.get(Review, table_id)
-            if row is None:
-                raise LookupError(f"no review of table {shown(table_id)}")
-            return json.loads(row.report) if isinstance(row.report, str) else row.report
+        def query() -> dict[str, Any]:
+            with state["sessions"]() as db:
+                row = db.get(Review, table_id)
+                if row is None:
+                    raise LookupError(f"no review of table {shown(table_id)}")
+                return json.loads(row.report) if isinstance(row.report, str) else row.report
+
+        return await asyncio.to_thread(query)
 
     @router.post("/api/study/reviews/{table_id}")
     async def make_review(table_id: str) -> dict[str, Any]:
         table = await state["manager"].get(table_id)
         data = await asyncio.to_thread(review_table, table)
-        with state["sessions"]() as db:
-            row = db.get(Review, table_id)
-            if row is None:
-                db.add(Review(table_id=table_id, report=data))
-            else:
-                row.report = data
-            db.commit()
+
+        def write() -> None:
+            with state["sessions"]() as db:
+                row = db.get(Review, table_id)
+                if row is None:
+                    db.add(Review(table_id=table_id, report=data))
+                else:
+                    row.report = data
+                db.commit()
+
+        await asyncio.to_thread(write)
         return data
 
     return router
