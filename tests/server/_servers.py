@@ -26,13 +26,16 @@ def free_port() -> int:
 class Server:
     """One ``backgammon serve`` process on the shared database."""
 
-    def __init__(self, tmp: Path, name: str, workers: int = 1, database_url: str | None = None) -> None:
+    def __init__(
+        self, tmp: Path, name: str, workers: int = 1, database_url: str | None = None, extra: list[str] | None = None
+    ) -> None:
         self.port = free_port()
         self.log = tmp / f"{name}.log"
         cmd = [BACKGAMMON, "serve", "--port", str(self.port), "--dice-seed", "7", "--bot-delay", "0"]
         cmd += ["--data-dir", str(tmp / name), "--workers", str(workers)]
         if database_url:
             cmd += ["--database-url", database_url]
+        cmd += extra or []
         with open(self.log, "wb") as out:
             self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + 300
@@ -164,3 +167,32 @@ def new_table(server: Server, length: int) -> tuple[str, dict[str, str]]:
     made = httpx.post(f"{server.http}/api/tables", json={"mode": "human", "rules": {"match_length": length}})
     made.raise_for_status()
     return made.json()["id"], {made.json()["seat"]: made.json()["token"]}
+
+
+REDIS_SERVER = "/usr/bin/redis-server"
+
+
+class Redis:
+    """A throw-away Redis server on a free port (Debian's redis-server, as scripts/test.sh installs it)."""
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        cmd = [REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1) as conn:
+                    conn.sendall(b"PING\r\n")
+                    if conn.recv(16).startswith(b"+PONG"):
+                        return
+            except OSError:
+                pass
+            assert self.proc.poll() is None and time.monotonic() < deadline, "redis-server did not start"
+            time.sleep(0.1)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()

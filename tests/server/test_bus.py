@@ -171,3 +171,46 @@ def test_postgres_leases_are_exclusive_and_pass_on_when_the_owner_is_killed():
         asyncio.run(main())
     finally:
         holder.kill()
+
+
+def test_redis_bus_delivers_in_order_and_survives_a_lost_connection():
+    """The Redis bus (``--redis-url``) between two subscribers, on a throw-away redis-server:
+    in order from one sender, and after its connection is killed it subscribes again and says so."""
+    from backgammon.server.bus import RedisBus, redacted
+
+    from ._servers import Redis
+
+    server = Redis()
+
+    async def main():
+        a, b = RedisBus(server.url, retry=0.1), RedisBus(server.url, retry=0.1)
+        await a.start()
+        await b.start()
+        got, reconnects = [], []
+        b.subscribe("room:x", got.append)
+        b.subscribe("room:y", lambda m: pytest.fail("wrong topic delivered"))
+        b.on_reconnect(lambda: reconnects.append(1))
+        for i in range(20):
+            await a.publish("room:x", {"version": i})
+        await _wait_for(lambda: len(got) == 20)
+        assert [m["version"] for m in got] == list(range(20))
+        await a._redis.execute_command("CLIENT", "KILL", "TYPE", "pubsub")  # every subscription dropped
+        await _wait_for(lambda: reconnects, timeout=15)
+        await a.publish("room:x", {"version": 99})
+        await _wait_for(lambda: got[-1] == {"version": 99}, timeout=15)
+        await a.close()
+        await b.close()
+
+    try:
+        asyncio.run(main())
+        assert isinstance(bus_for("postgresql://u@h/db", server.url), RedisBus)
+        assert isinstance(bus_for("sqlite:///x", server.url), LocalBus)  # one process: nothing to carry
+        assert redacted("redis://user:secret@host:6379/0") == "redis://user:***@host:6379/0"
+    finally:
+        server.stop()
+
+    async def unreachable():
+        with pytest.raises(InvalidInputError, match="cannot reach Redis"):
+            await RedisBus(server.url).start()  # stopped now
+
+    asyncio.run(unreachable())

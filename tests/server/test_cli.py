@@ -109,3 +109,9 @@ def test_serve_on_a_busy_port_or_an_unknown_host(capsys, tmp_path) -> None:
     assert err == f"error: cannot listen at 127.0.0.1:{port}: Address already in use; choose another --host or --port\n"
     err = one_line_error(*serve(capsys, "--host", "no-such-host.invalid", "--data-dir", str(tmp_path)))
     assert err.startswith("error: cannot listen at no-such-host.invalid:8000: ") and "Unknown error" not in err
+
+
+def test_serve_refuses_a_redis_url_it_cannot_use():
+    out = run(["serve", "--redis-url", "redis://127.0.0.1:1/0"])  # SQLite: one process, no bus
+    assert out.returncode == 2 and "--redis-url needs --database-url postgresql" in out.stderr
+    assert "Traceback" not in out.stderr

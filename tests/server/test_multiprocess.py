@@ -17,7 +17,7 @@ import time
 import httpx
 import pytest
 
-from ._servers import Client, Server, new_table, play
+from ._servers import Client, Redis, Server, new_table, play
 
 URL = os.environ.get("BACKGAMMON_TEST_DATABASE_URL")
 pytestmark = [
@@ -37,9 +37,13 @@ def fresh_database():
     engine.dispose()
 
 
-def test_two_players_on_two_processes_play_a_match_with_a_spectator(tmp_path, fresh_database):
-    a = Server(tmp_path, "a", database_url=URL)
-    b = Server(tmp_path, "b", database_url=URL)
+@pytest.mark.parametrize("bus", ["postgres", "redis"])
+def test_two_players_on_two_processes_play_a_match_with_a_spectator(tmp_path, fresh_database, bus):
+    """Over either bus: PostgreSQL's LISTEN/NOTIFY (the default) or Redis pub/sub (--redis-url)."""
+    redis = Redis() if bus == "redis" else None
+    extra = ["--redis-url", redis.url] if redis else []
+    a = Server(tmp_path, "a", database_url=URL, extra=extra)
+    b = Server(tmp_path, "b", database_url=URL, extra=extra)
     try:
         table, tokens = new_table(a, 3)
         joined = httpx.post(f"{b.http}/api/tables/{table}/join", json={"name": "Bea"})  # through process b
@@ -68,6 +72,8 @@ def test_two_players_on_two_processes_play_a_match_with_a_spectator(tmp_path, fr
     finally:
         a.stop()
         b.stop()
+        if redis:
+            redis.stop()
 
 
 def test_kill_9_of_the_owner_loses_no_confirmed_action(tmp_path, fresh_database):

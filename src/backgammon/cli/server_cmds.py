@@ -117,6 +117,9 @@ def serve(
     ),
     bot_delay: float = typer.Option(0.4, "--bot-delay", help="seconds the computer waits before acting"),
     workers: int = typer.Option(1, "--workers", help="server processes (more than 1 needs PostgreSQL)"),
+    redis_url: str = typer.Option(
+        None, "--redis-url", help="e.g. redis://host:6379/0: the bus between processes (default: PostgreSQL's)"
+    ),
 ) -> None:
     """Start the web app (http://127.0.0.1:8000 by default)."""
     if not 0 < port < 65536:
@@ -125,17 +128,20 @@ def serve(
         raise InvalidInputError(f"invalid --bot-delay {bot_delay!r}: expected 0 to {MAX_BOT_DELAY:g} seconds")
     check_workers(workers, database_url)
     uvicorn, server_app = _server_modules()
-    ServerConfig, create_app = server_app.ServerConfig, server_app.create_app  # noqa: N806 - a class
+    ServerConfig, create_app = server_app.ServerConfig, server_app.create_app
     if database_url is None:
         writable_folder(data_dir, "--data-dir")
     check_database(database_url, Path(data_dir))
     check_address(host, port)
+    if redis_url is not None:
+        check_redis(redis_url, database_url)
     config = ServerConfig(
         data_dir=Path(data_dir),
         database_url=database_url,
         dice_seed=dice_seed,
         test_hooks=test_hooks,
         bot_delay=bot_delay,
+        redis_url=redis_url,
     )
     print(f"backgammon: serving on http://{host}:{port}/" + (f" ({workers} processes)" if workers > 1 else ""), flush=True)
     if workers == 1:
@@ -149,6 +155,35 @@ def serve(
     uvicorn.run(
         "backgammon.server.app:app_from_env", factory=True, workers=workers, host=host, port=port, log_level="warning"
     )
+
+
+def check_redis(redis_url: str, database_url: str | None) -> None:
+    """Refuse a Redis URL that cannot serve: without PostgreSQL (one process needs no bus), not a
+    redis:// URL, without the redis package, or where no Redis answers.
+
+    Raises:
+        InvalidInputError: saying which (the URL's password hidden).
+    """
+    import asyncio
+
+    from backgammon.server.bus import RedisBus, redacted
+
+    if not database_url or not database_url.startswith("postgresql"):
+        raise InvalidInputError("--redis-url needs --database-url postgresql://...: on SQLite one process needs no bus")
+    if not redis_url.startswith(("redis://", "rediss://", "unix://")):
+        raise InvalidInputError(f"invalid --redis-url {redacted(redis_url)!r}: expected redis://host:port/db")
+
+    async def probe() -> None:
+        bus = RedisBus(redis_url)
+        try:
+            await asyncio.wait_for(bus.start(), 10)
+        finally:
+            await bus.close()
+
+    try:
+        asyncio.run(probe())
+    except TimeoutError:
+        raise InvalidInputError(f"cannot reach Redis at {redacted(redis_url)}: no answer in 10 s") from None
 
 
 def check_workers(workers: int, database_url: str | None) -> None:

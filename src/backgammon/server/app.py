@@ -67,6 +67,7 @@ class ServerConfig:
 
     data_dir: Path = Path("data")
     database_url: str | None = None
+    redis_url: str | None = None  # the bus between processes over Redis instead of PostgreSQL
     dice_seed: int | None = None
     test_hooks: bool = False
     bot_delay: float = 0.4
@@ -111,7 +112,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             sessions,
             dice_seed=config.dice_seed,
             test_hooks=config.test_hooks,
-            network=Network(bus_for(url), leases_for(url)),
+            network=Network(bus_for(url, config.redis_url), leases_for(url)),
         )
         manager.bot_delay = config.bot_delay
         await manager.net.start()

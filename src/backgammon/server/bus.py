@@ -21,7 +21,8 @@ implementation (SQLite, a single process) and one on PostgreSQL:
   (``on_lost`` runs). The actions table's unique ``(table_id, seq)`` constraint is the last
   guard: a stale owner can never store a second action at the same place.
 
-No Redis here yet: the PostgreSQL bus is the default and the only one so far.
+The PostgreSQL bus is the default; :class:`RedisBus` carries the same messages over Redis pub/sub
+when the site gives a Redis URL (the leases stay on PostgreSQL).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import asyncio
 import hashlib
 import json
 import logging
+import re
 import uuid
 from collections import defaultdict
 from collections.abc import Callable
@@ -88,7 +90,7 @@ class _Subscribers:
         for callback in list(self.by_topic.get(topic, ())):
             try:
                 callback(message)
-            except Exception:  # noqa: BLE001 - one subscriber's bug must not stop the others
+            except Exception:
                 log.exception("bus subscriber for %r failed", topic)
 
 
@@ -169,7 +171,7 @@ class PostgresBus:
                         self._subs.deliver(topic, message)
             except asyncio.CancelledError:
                 raise
-            except Exception:  # noqa: BLE001 - a lost connection: connect again
+            except Exception:
                 if self._closed:
                     return
                 log.warning("bus connection lost; reconnecting", exc_info=True)
@@ -202,6 +204,89 @@ class PostgresBus:
                 pass
         if self._send is not None:
             await self._send.close()
+
+
+class RedisBus:
+    """The bus over Redis pub/sub (redis-py's asyncio client; one channel, topics inside the
+    payload), for sites that run Redis anyway. Delivery is at most once, as on PostgreSQL: after
+    the subscription is lost and made again, every ``on_reconnect`` callback runs."""
+
+    def __init__(self, url: str, *, retry: float = 0.5) -> None:
+        self.url = url
+        self.retry = retry
+        self._subs = _Subscribers()
+        self._redis: Any = None
+        self._listener: asyncio.Task | None = None
+        self._ready = asyncio.Event()
+        self._closed = False
+
+    async def start(self) -> None:
+        """Connect (failing at once if Redis does not answer); returns once this process listens."""
+        try:
+            import redis.asyncio as aioredis
+        except ImportError:
+            raise InvalidInputError("--redis-url needs the redis package: pip install 'backgammon[redis]'") from None
+        self._redis = aioredis.from_url(self.url)
+        try:
+            await self._redis.ping()
+        except Exception as exc:  # noqa: BLE001 - any connection failure: one clear line
+            raise InvalidInputError(f"cannot reach Redis at {redacted(self.url)}: {type(exc).__name__}") from None
+        self._listener = asyncio.create_task(self._listen(), name="bus-listener")
+        await asyncio.wait_for(self._ready.wait(), timeout=30)
+
+    async def _listen(self) -> None:
+        first = True
+        while not self._closed:
+            try:
+                pubsub = self._redis.pubsub()
+                await pubsub.subscribe(CHANNEL)
+                self._ready.set()
+                if not first:
+                    for callback in list(self._subs.reconnect):
+                        callback()
+                first = False
+                async for note in pubsub.listen():
+                    if note.get("type") != "message":
+                        continue
+                    try:
+                        doc = json.loads(note["data"])
+                        topic, message = doc["t"], doc["m"]
+                    except (ValueError, KeyError, TypeError):
+                        log.warning("ignored a malformed bus message")
+                        continue
+                    self._subs.deliver(topic, message)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                if self._closed:
+                    return
+                log.warning("bus connection lost; reconnecting", exc_info=True)
+                await asyncio.sleep(self.retry)
+
+    async def publish(self, topic: str, message: dict[str, Any]) -> None:
+        await self._redis.publish(CHANNEL, _encode(topic, message))
+
+    def subscribe(self, topic: str, callback: Callback) -> Callable[[], None]:
+        return self._subs.add(topic, callback)
+
+    def on_reconnect(self, callback: Callable[[], None]) -> None:
+        self._subs.reconnect.append(callback)
+
+    async def close(self) -> None:
+        self._closed = True
+        if self._listener is not None:
+            self._listener.cancel()
+            try:
+                await self._listener
+            except (asyncio.CancelledError, Exception):  # noqa: BLE001 - closing anyway
+                pass
+        if self._redis is not None:
+            await self._redis.aclose()
+
+
+def redacted(url: str) -> str:
+    """A URL with its password hidden (for messages)."""
+    return re.sub(r"(://[^:/@]*:)[^@/]*@", r"\1***@", url)
 
 
 # ------------------------------------------------------------------ leases
@@ -325,10 +410,11 @@ class PostgresLeases:
             await self._conn.close()
 
 
-def bus_for(url: str | None) -> Bus:
-    """The bus for a database URL: PostgreSQL's for a PostgreSQL URL, else in-process."""
+def bus_for(url: str | None, redis_url: str | None = None) -> Bus:
+    """The bus for a site: Redis's when a Redis URL is given, else PostgreSQL's for a PostgreSQL
+    database, else in-process (one process; a Redis URL then has nothing to carry)."""
     if url and url.startswith("postgresql"):
-        return PostgresBus(url)
+        return RedisBus(redis_url) if redis_url else PostgresBus(url)
     return LocalBus()
 
 
