@@ -142,6 +142,10 @@ def refine(
         )
     if threads < 1:
         raise InvalidInputError(f"expected --threads >= 1, got {threads!r}")
+    if cluster is not None:  # connect first: a cluster that cannot be reached leaves no run folder behind
+        from backgammon.engine._cluster import cluster_cpus
+
+        cluster_cpus(cluster, "refinement labels")
     writable_folder(run_dir, "RUN_DIR")
     _check_export(export)
 
