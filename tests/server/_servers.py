@@ -95,6 +95,9 @@ class Client:
         try:
             async for text in self.ws:
                 doc = json.loads(text)
+                if doc.get("type") == "presence" and self.state is not None:
+                    self.state = {**self.state, "present": doc["present"]}
+                    self.changed.set()
                 if doc.get("type") in ("state", "event"):
                     state = doc["state"]
                     if self.state is None or state["version"] >= self.state["version"]:

@@ -29,6 +29,14 @@ def table_socket(client: TestClient, table: str, token: str | None = None):
         yield ws
 
 
+def receive(ws) -> dict:
+    """The next message on a table socket that is not a presence notice."""
+    while True:
+        doc = ws.receive_json()
+        if doc.get("type") != "presence":
+            return doc
+
+
 @pytest.fixture
 def client(tmp_path: Path):
     with make_client(tmp_path, test_hooks=True) as c:

@@ -55,6 +55,8 @@ def test_two_players_on_two_processes_play_a_match_with_a_spectator(tmp_path, fr
             await white.connect(a.ws, table, tokens["white"])
             await black.connect(b.ws, table, tokens["black"])
             await spectator.connect(b.ws, table, None)
+            # who is connected, over both processes: white (on a) sees black and the watcher (on b)
+            await white.wait(lambda s: s["present"] == {"white": True, "black": True, "watchers": 1})
             last = await play({"white": white, "black": black})
             final = await spectator.wait(lambda s: s["version"] >= last)
             for client in (white, black, spectator):

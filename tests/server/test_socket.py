@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .test_api import human_table, state
-from .conftest import table_socket
+from .conftest import receive, table_socket
 
 
 def test_socket_events_errors_and_resync(client):
@@ -17,61 +17,61 @@ def test_socket_events_errors_and_resync(client):
         table_socket(client, tid, tokens[other]) as ws_o,
         table_socket(client, tid) as ws_s,
     ):
-        first = ws_m.receive_json()
+        first = receive(ws_m)
         assert first["type"] == "state" and first["state"]["you"] == mover and first["state"]["moves"]
-        assert ws_o.receive_json()["state"]["you"] == other
-        spect = ws_s.receive_json()["state"]
+        assert receive(ws_o)["state"]["you"] == other
+        spect = receive(ws_s)["state"]
         assert spect["you"] is None and spect["moves"] == [] and spect["allowed"] == []
         version = first["state"]["version"]
 
         # malformed JSON: an error, then the full state again
         ws_m.send_text("{oops")
-        err = ws_m.receive_json()
+        err = receive(ws_m)
         assert err["type"] == "error" and err["status"] == 400 and "malformed JSON" in err["message"]
-        assert ws_m.receive_json()["type"] == "state"
+        assert receive(ws_m)["type"] == "state"
         ws_m.send_json({"type": "dance"})
-        assert ws_m.receive_json()["status"] == 400
-        ws_m.receive_json()
+        assert receive(ws_m)["status"] == 400
+        receive(ws_m)
         # out of turn
         ws_o.send_json({"type": "action", "action": "roll"})
-        err = ws_o.receive_json()
+        err = receive(ws_o)
         assert err["status"] == 409 and "not your turn" in err["message"]
-        assert ws_o.receive_json()["state"]["version"] == version
+        assert receive(ws_o)["state"]["version"] == version
         # a spectator cannot act
         ws_s.send_json({"type": "action", "action": "move", "steps": []})
-        assert ws_s.receive_json()["status"] == 409
-        ws_s.receive_json()
+        assert receive(ws_s)["status"] == 409
+        receive(ws_s)
         # an illegal move
         ws_m.send_json({"type": "action", "action": "move", "steps": [[1, 2]]})
-        err = ws_m.receive_json()
+        err = receive(ws_m)
         assert err["status"] == 422
-        assert ws_m.receive_json()["state"]["version"] == version
+        assert receive(ws_m)["state"]["version"] == version
 
         # a legal move reaches everyone as a versioned event
         steps = first["state"]["moves"][0]
         ws_m.send_json({"type": "action", "action": "move", "steps": steps, "version": version})
         for ws, seat in ((ws_m, mover), (ws_o, other), (ws_s, None)):
-            ev = ws.receive_json()
+            ev = receive(ws)
             assert ev["type"] == "event" and ev["state"]["version"] == version + 1
             assert ev["event"]["kind"] == "move" and ev["event"]["player"] == mover
             assert ev["event"]["steps"] == steps
             assert ev["state"]["you"] == seat
         # resync on request
         ws_s.send_json({"type": "resync"})
-        again = ws_s.receive_json()
+        again = receive(ws_s)
         assert again["type"] == "state" and again["state"]["version"] == version + 1
         # the other player now rolls: the dice come from the server (a client's dice are refused)
         ws_o.send_json({"type": "action", "action": "roll", "dice": [6, 6]})
-        err = ws_o.receive_json()
+        err = receive(ws_o)
         assert err["status"] == 400 and "dice" in err["message"]
-        ws_o.receive_json()
+        receive(ws_o)
         ws_o.send_json({"type": "action", "action": "roll"})
-        ev = ws_o.receive_json()
+        ev = receive(ws_o)
         assert ev["event"]["kind"] == "roll" and len(ev["event"]["dice"]) == 2
-        ws_m.receive_json()
-        ws_s.receive_json()
+        receive(ws_m)
+        receive(ws_s)
         ws_o.send_json({"type": "ping"})
-        assert ws_o.receive_json() == {"type": "pong"}
+        assert receive(ws_o) == {"type": "pong"}
 
 
 def test_socket_unknown_table(client):
@@ -118,3 +118,20 @@ def test_the_seat_token_comes_in_the_hello_message_not_the_url(client):
                 assert error["type"] == "error" and error["status"] == 400, first
                 ws.receive_json()
         assert info.value.code == 1008, first
+
+
+def test_presence_says_who_is_connected(client):
+    """Each connection is told who is connected: a seat's player joining or leaving, and how many watch."""
+    tid, w, b = human_table(client)
+    with table_socket(client, tid, w) as white:
+        first = white.receive_json()["state"]
+        assert first["present"] == {"white": True, "black": False, "watchers": 0}
+        with table_socket(client, tid, b) as black:
+            assert white.receive_json()["present"] == {"white": True, "black": True, "watchers": 0}
+            assert black.receive_json()["state"]["present"]["black"] is True
+            with table_socket(client, tid) as watcher:
+                assert white.receive_json()["present"]["watchers"] == 1
+                watcher.receive_json()
+        # black went away (the watcher first)
+        assert white.receive_json()["present"]["watchers"] == 0
+        assert white.receive_json()["present"] == {"white": True, "black": False, "watchers": 0}

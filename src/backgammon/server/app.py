@@ -115,7 +115,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             network=Network(bus_for(url, config.redis_url), leases_for(url)),
         )
         manager.bot_delay = config.bot_delay
-        await manager.net.start()
+        await manager.start()
         state["sessions"], state["manager"] = sessions, manager
         count = await manager.load()
         log.info("resumed %d table(s)", count)

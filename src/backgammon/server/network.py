@@ -158,6 +158,17 @@ class Network:
         if self._outgoing is not None:
             self._outgoing.put_nowait((f"{kind}:{room_id}", {"from": self.process, **note}))
 
+    def tell(self, topic: str, note: dict[str, Any]) -> None:
+        """Send a note to every other process listening on ``topic`` (in order with announcements)."""
+        if self._outgoing is not None:
+            self._outgoing.put_nowait((topic, {"from": self.process, **note}))
+
+    def listen(self, topic: str, callback: Callable[[dict[str, Any]], None]) -> Callable[[], None]:
+        """Receive the other processes' notes on ``topic``; returns the function that stops."""
+        if not self.shared:
+            return lambda: None
+        return self.bus.subscribe(topic, lambda message: message.get("from") != self.process and callback(message))
+
     def on_reconnect(self, callback: Callable[[], None]) -> None:
         """``callback`` runs when the bus was down (announcements may have been missed)."""
         self._reconnects.append(callback)

@@ -346,7 +346,7 @@ CLIENT_MESSAGES: dict[str, type[_Message]] = {
 }
 """Every message a client may send on a table's socket, by ``type`` (see docs/web-protocol.md)."""
 
-SERVER_MESSAGES = ("state", "event", "error", "hint", "pong")
+SERVER_MESSAGES = ("state", "event", "error", "hint", "pong", "presence")
 """Every message type the server sends on a table's socket (see docs/web-protocol.md)."""
 
 
@@ -525,7 +525,7 @@ def play_from_steps(game: Game, steps: tuple[tuple[int, int], ...]):
         IllegalActionError: if the game is not waiting for a move.
         IllegalPlayError: if the steps are not a complete legal play.
     """
-    from backgammon.errors import IllegalActionError, IllegalPlayError
+    from backgammon.errors import IllegalActionError
     from backgammon.moves import find_play
 
     if game.phase is not GamePhase.MOVE or game.dice is None:
@@ -652,6 +652,7 @@ def state_to_wire(table: Any, seat: Player | None) -> dict[str, Any]:
         "moves": moves,
         "plays": len(game.legal_plays) if "move" in allowed else 0,
         "clock": _clock_doc(table),
+        "present": table.presence,
         "fair_dice": shared["fair_dice"],
     }
 
@@ -855,6 +856,11 @@ def error_body(message: str) -> dict[str, Any]:
 def error_message(status: int, message: str) -> dict[str, Any]:
     """A socket error (always followed by the full state)."""
     return {"type": "error", "status": status, "message": message}
+
+
+def presence_message(table: Any) -> dict[str, Any]:
+    """A socket message: who is connected to the table now (a seat's player, and how many watch)."""
+    return {"type": "presence", "present": table.presence}
 
 
 def state_message(table: Any, seat: Player | None) -> dict[str, Any]:

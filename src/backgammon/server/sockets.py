@@ -78,8 +78,8 @@ async def serve_connection(
     def reply(doc: dict[str, Any]) -> None:
         outbox.offer(json.dumps(doc))
 
+    join(table, outbox)  # (no await between: nothing is published in between)
     reply(state(table, seat))
-    join(table, outbox)
     try:
         while not outbox.dropped.is_set():
             message = await websocket.receive()

@@ -17,6 +17,7 @@ import json
 import logging
 import random
 import secrets
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -59,6 +60,8 @@ log = logging.getLogger("backgammon.server")
 
 BOT_TIMEOUT = 10.0
 """Seconds the computer may think about one decision before the quick player answers for it."""
+PRESENCE_TTL = 30.0
+"""Seconds another process's report of who is connected counts (it repeats it every third of that)."""
 T = TypeVar("T")
 
 
@@ -85,6 +88,7 @@ class TableRuntime:
     timeout_loser: Player | None = None  # lost the match on time
     clock_task: asyncio.Task | None = None
     view_cache: tuple | None = None  # protocol.state_to_wire's parts shared by every viewer, per version
+    elsewhere: dict[str, tuple[float, dict[str, int]]] = field(default_factory=dict)  # other processes' presence
     room: Room = field(init=False)
 
     def __post_init__(self) -> None:
@@ -134,6 +138,25 @@ class TableRuntime:
     def version(self) -> int:
         return len(self.actions)
 
+    def local_presence(self) -> dict[str, int]:
+        """Connections to this table in this process, by seat (``watchers``: spectators)."""
+        counts = {"white": 0, "black": 0, "watchers": 0}
+        for outbox in self.outboxes:
+            counts[outbox.seat.value if outbox.seat is not None else "watchers"] += 1
+        return counts
+
+    @property
+    def presence(self) -> dict[str, Any]:
+        """Who is connected, over every process of the site: ``{"white": bool, "black": bool,
+        "watchers": n}`` (other processes' counts expire after :data:`PRESENCE_TTL` seconds)."""
+        counts = self.local_presence()
+        now = time.monotonic()
+        for seen, theirs in self.elsewhere.values():
+            if now - seen <= PRESENCE_TTL:
+                for key in counts:
+                    counts[key] += int(theirs.get(key, 0))
+        return {"white": counts["white"] > 0, "black": counts["black"] > 0, "watchers": counts["watchers"]}
+
     @property
     def ai_seat(self) -> Player | None:
         seat = self.config.get("ai_seat")
@@ -177,7 +200,8 @@ class TableManager:
         self.bot_delay = 0.0
         self.bot_timeout = bot_timeout
         self.net = network or Network()
-        self._unfollow: dict[str, Callable[[], None]] = {}
+        self._heartbeat: asyncio.Task | None = None
+        self._unfollow: dict[str, Callable[[], Any]] = {}
         self.net.on_reconnect(self._on_bus_reconnect)
         self.net.watch(
             lambda: [(t.id, t.room) for t in self.tables.values() if t.outboxes and not t.is_over],
@@ -187,6 +211,12 @@ class TableManager:
     @property
     def process(self) -> str:
         return self.net.process
+
+    async def start(self) -> None:
+        """Connect to the other processes (if any), then resume the unfinished tables."""
+        await self.net.start()
+        if self.net.shared:
+            self._heartbeat = asyncio.create_task(self._presence_heartbeat(), name="presence")
 
     # ---------------------------------------------------------------- setup
     def _dice_for(self, table_id: str) -> RandomDice:
@@ -239,12 +269,16 @@ class TableManager:
         """Hold a table in memory and follow it on the bus."""
         kept = self.tables.setdefault(table.id, table)
         if kept is table:
-            self._unfollow[table.id] = self.net.follow(
-                "table",
-                table.id,
-                lambda msg, t=table: t.room.post(lambda: self._follow(t, msg)),
-                lambda msg, t=table: self._answer(t, msg),
-            )
+            stops = [
+                self.net.follow(
+                    "table",
+                    table.id,
+                    lambda msg, t=table: t.room.post(lambda: self._follow(t, msg)),
+                    lambda msg, t=table: self._answer(t, msg),
+                ),
+                self.net.listen(f"presence:{table.id}", lambda msg, t=table: self._on_presence(t, msg)),
+            ]
+            self._unfollow[table.id] = lambda: [stop() for stop in stops]
         return kept
 
     def _replay(self, db, row: Table) -> TableRuntime:
@@ -657,13 +691,45 @@ class TableManager:
 
     def connect(self, table: TableRuntime, outbox: Outbox) -> None:
         table.outboxes.add(outbox)
+        self._presence_changed(table, outbox)
 
     def disconnect(self, table: TableRuntime, outbox: Outbox) -> None:
         outbox.stop()
         table.outboxes.discard(outbox)
+        self._presence_changed(table)
         self.forget(table)
 
+    # -------------------------------------------------------------- presence
+    def _presence_changed(self, table: TableRuntime, newcomer: Outbox | None = None) -> None:
+        """Tell this table's connections (but a newcomer, whose state says it) and the other
+        processes who is connected now."""
+        self._show_presence(table, newcomer)
+        if self.net.shared:
+            self.net.tell(f"presence:{table.id}", {"counts": table.local_presence()})
+
+    def _show_presence(self, table: TableRuntime, skip: Outbox | None = None) -> None:
+        text = json.dumps(protocol.presence_message(table))
+        for outbox in list(table.outboxes):
+            if outbox is not skip:
+                outbox.offer(text)
+
+    def _on_presence(self, table: TableRuntime, message: dict[str, Any]) -> None:
+        counts = message.get("counts")
+        if isinstance(counts, dict):
+            table.elsewhere[str(message.get("from"))] = (time.monotonic(), counts)
+            self._show_presence(table)
+
+    async def _presence_heartbeat(self) -> None:
+        """Say again who is connected here, so that a process that dies stops counting soon."""
+        while True:
+            await asyncio.sleep(PRESENCE_TTL / 3)
+            for table in list(self.tables.values()):
+                if table.outboxes:
+                    self.net.tell(f"presence:{table.id}", {"counts": table.local_presence()})
+
     async def close(self) -> None:
+        if self._heartbeat is not None:
+            self._heartbeat.cancel()
         for table in list(self.tables.values()):
             for task in (table.bot_task, table.clock_task):
                 if task is not None:

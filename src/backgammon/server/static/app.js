@@ -246,6 +246,7 @@ async function handle(msg) {
     setState(msg.state);
   } else if (msg.type === "error") { S.sent = null; flash(msg.message); }
   else if (msg.type === "hint") showHints(msg);
+  else if (msg.type === "presence" && S.state) { S.state.present = msg.present; renderStatus(); }
 }
 
 function sleep(ms) { return new Promise((r) => setTimeout(r, ms)); }
@@ -506,6 +507,12 @@ function renderStatus() {
   else if (a.includes("accept_resignation")) text = t("your_turn_resign", { who: nameOf(st, st.game.on_roll === st.you ? null : st.game.on_roll) || "", level: t(`resign_${st.game.resignation}`) });
   else if (a.includes("accept_draw")) text = t("your_turn_draw", { who: nameOf(st, st.you === "white" ? "black" : "white") });
   else text = t("waiting_for", { who: turnName });
+  // a person at the table who is not connected: the game waits for them (their clock runs, if any)
+  const other = st.you === "white" ? "black" : st.you === "black" ? "white" : null;
+  if (other && st.table.mode === "human" && st.table.status === "playing" && !st.match.over
+      && st.present && st.present[other] === false) {
+    text = `${t("opponent_away", { who: nameOf(st, other) })} ${text}`;
+  }
   el.textContent = text;
 }
 
