@@ -8,6 +8,7 @@ identical, with no duplicates in the kernel's output.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from backgammon.engine import _movegen
 from backgammon.position import Position
@@ -25,6 +26,7 @@ def kernel_results(
     return [(tuple(int(c) for c in out[k, 0]), tuple(int(c) for c in out[k, 1])) for k in range(n)]
 
 
+@pytest.mark.slow  # the whole corpus, all rolls, both orders; the fast tier has test_vs_gnubg
 def test_kernel_matches_legal_plays(rules_corpus: list[Position]) -> None:
     out = np.empty((_movegen.MAX_PLAYS, 2, 25), dtype=np.int8)
     mismatches: list[str] = []

@@ -9,6 +9,7 @@ from backgammon.cli import main
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 
 
+@pytest.mark.slow  # one of the slowest tests: not in the fast tier
 def test_train_command_runs_and_resumes(tmp_path, capsys) -> None:
     args = ["train", str(tmp_path / "run"), "--games", "2", "--chunk", "1", "--eval-pairs", "1",
             "--contact-hidden", "6", "--race-hidden", "3", "-q"]
@@ -27,6 +28,7 @@ def test_train_command_bad_input(tmp_path, capsys, bad) -> None:
     assert capsys.readouterr().err.startswith("error: ")
 
 
+@pytest.mark.slow  # one of the slowest tests: not in the fast tier
 def test_train_init_from_then_refine(tmp_path, capsys) -> None:
     """A small run widened from another run's weights, then refined from those; both resume."""
     main(["train", str(tmp_path / "a"), "--games", "2", "--eval-pairs", "1", "--contact-hidden", "4",
@@ -127,6 +129,7 @@ def test_where_lost_prints_errors_by_kind_of_position() -> None:
     assert int(cells[1]) > 5 and float(cells[2]) >= 0.0  # decisions counted; errors are never negative
 
 
+@pytest.mark.slow  # one of the slowest tests: not in the fast tier
 def test_calibration_prints_bias_by_kind_of_position() -> None:
     import subprocess
 

@@ -142,6 +142,7 @@ def test_evaluate_play_is_the_direct_value() -> None:
                 assert r.plies == 1 and r.equity == pytest.approx(direct(play, ev, 1, cube), abs=1e-9)
 
 
+@pytest.mark.slow  # one of the slowest tests: not in the fast tier
 def test_labels_state_depth_and_kind() -> None:
     ev = FakeEvaluator()
     p = Position.initial()

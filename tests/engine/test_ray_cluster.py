@@ -34,6 +34,8 @@ from backgammon.position import Position
 
 ray = pytest.importorskip("ray")  # in the test extra; skipped only where it cannot be installed
 
+pytestmark = pytest.mark.slow  # each test starts a local Ray cluster: not in the fast tier
+
 MIDGAME = Position.from_points({24: 1, 18: 1, 13: 4, 11: 1, 8: 3, 6: 5}, {24: 2, 13: 4, 10: 1, 8: 3, 6: 5})
 
 

@@ -53,6 +53,7 @@ def _one_ply(position: Position, state: RefineState) -> np.ndarray:
     return total
 
 
+@pytest.mark.slow  # one of the slowest tests: not in the fast tier
 def test_labels_are_the_one_ply_values(small_weights) -> None:
     state = RefineState.fresh(_cfg(small_weights))
     boards = np.empty((6, 2, 25), dtype=np.int8)
@@ -67,6 +68,7 @@ def test_labels_are_the_one_ply_values(small_weights) -> None:
     assert np.array_equal(split, targets)
 
 
+@pytest.mark.slow  # one of the slowest tests: not in the fast tier
 def test_two_ply_labels_are_the_search_values() -> None:
     """The numba 2-ply labels equal the search module's 2-ply (numpy, batched), on the same raw nets.
 

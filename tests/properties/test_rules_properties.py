@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import random
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -206,6 +207,7 @@ def test_reference_agrees_on_opening_rolls() -> None:
     assert all(counts[d] == len(Position.initial().legal_plays(*d)) for d in counts)
 
 
+@pytest.mark.slow  # ~1.5 s per example (find_play by text regenerates the plays): not in the fast tier
 @SETTINGS
 @given(any_position, dice_st)
 def test_find_play_finds_every_legal_play_by_text_position_and_path(position: Position, dice) -> None:
