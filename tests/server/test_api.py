@@ -413,3 +413,54 @@ def test_no_double_is_offered_or_taken_in_a_one_point_match(client):
             assert act(client, tid, tokens[seat], action="roll").status_code == 200
         else:
             assert act(client, tid, tokens[seat], action="move", steps=mine["moves"][0]).status_code == 200
+
+
+def test_rematch_with_the_same_settings(client):
+    r = client.post("/api/tables", json={"mode": "human", "rules": {"match_length": 1, "cube": False}, "name": "Ann"})
+    tid, w = r.json()["id"], r.json()["token"]
+    b = client.post(f"/api/tables/{tid}/join", json={"name": "Bob"}).json()["token"]
+    tokens = {"white": w, "black": b}
+    early = client.post(f"/api/tables/{tid}/rematch", headers={"x-seat-token": w})
+    assert early.status_code == 409 and "not over" in early.json()["error"]
+    st = state(client, tid)
+    mover = st["game"]["turn"]
+    if "roll" in state(client, tid, tokens[mover])["allowed"]:
+        assert act(client, tid, tokens[mover], action="roll").status_code == 200
+    assert act(client, tid, tokens[mover], action="resign", level="single").status_code == 200
+    assert act(client, tid, tokens[mover == "white" and "black" or "white"], action="accept_resignation").status_code == 200
+    assert state(client, tid)["match"]["over"]
+    assert client.post(f"/api/tables/{tid}/rematch").status_code == 409  # a spectator cannot ask
+
+    first = client.post(f"/api/tables/{tid}/rematch", headers={"x-seat-token": w})
+    assert first.status_code == 200, first.text
+    new = first.json()
+    assert new["seat"] == "white" and new["id"] != tid and new["state"]["table"]["status"] == "waiting"
+    assert new["state"]["table"]["rules"] == state(client, tid)["table"]["rules"]
+    assert state(client, tid)["table"]["rematch"] == new["id"]  # the other player is offered the seat
+    again = client.post(f"/api/tables/{tid}/rematch", headers={"x-seat-token": w})
+    assert again.status_code == 409
+    second = client.post(f"/api/tables/{tid}/rematch", headers={"x-seat-token": b})
+    assert second.status_code == 200 and second.json()["id"] == new["id"] and second.json()["seat"] == "black"
+    st = state(client, new["id"], second.json()["token"])
+    assert st["table"]["status"] == "playing" and st["table"]["names"] == {"white": "Ann", "black": "Bob"}
+
+
+def test_rematch_against_the_computer(client):
+    r = client.post(
+        "/api/tables",
+        json={"mode": "ai", "level": "beginner", "rules": {"match_length": 1}, "start": {"position_id": LATE}},
+    )
+    tid, tok = r.json()["id"], r.json()["token"]
+    for _ in range(40):
+        st = state(client, tid, tok)
+        if st["match"]["over"]:
+            break
+        if "roll" in st["allowed"]:
+            act(client, tid, tok, action="roll")
+        elif "move" in st["allowed"]:
+            act(client, tid, tok, action="move", steps=st["moves"][0])
+    assert state(client, tid)["match"]["over"]
+    again = client.post(f"/api/tables/{tid}/rematch", headers={"x-seat-token": tok})
+    assert again.status_code == 200, again.text
+    new = again.json()["state"]
+    assert new["table"]["mode"] == "ai" and new["table"]["level"] == "beginner" and new["table"]["status"] == "playing"

@@ -369,3 +369,34 @@ def test_axe_finds_no_serious_violation(browser, server, tables, axe_js, name, v
     page = page_at(browser, server, viewport, bypass_csp=True)
     open_page(page, server, name, tables)
     assert axe_violations(page, axe_js) == []
+
+
+def test_presence_notice_and_rematch_in_the_browser(browser, server):
+    """Ann's page says when Bob is not connected; after the match both ask for a rematch through
+    the button and meet at the new table."""
+    made = server.api("POST", "/api/tables", {"mode": "human", "name": "Ann", "rules": {"match_length": 1, "cube": False}})
+    joined = server.api("POST", f"/api/tables/{made['id']}/join", {"name": "Bob"})
+    ann, bob = page_at(browser, server, DESKTOP), page_at(browser, server, DESKTOP)
+    open_table(ann, server, made)
+    ann.wait_for_function("() => document.querySelector('#status').textContent.includes('is not connected')")
+    open_table(bob, server, joined)
+    ann.wait_for_function("() => !document.querySelector('#status').textContent.includes('not connected')")
+    # end the match: whoever is to act resigns, the other accepts
+    st = server.api("GET", f"/api/tables/{made['id']}")
+    tokens = {"white": made["token"], "black": joined["token"]}
+    mover = st["game"]["turn"]
+    if "roll" in server.api("GET", f"/api/tables/{made['id']}", token=tokens[mover])["allowed"]:
+        server.api("POST", f"/api/tables/{made['id']}/actions", {"action": "roll"}, token=tokens[mover])
+    server.api("POST", f"/api/tables/{made['id']}/actions", {"action": "resign", "level": "single"}, token=tokens[mover])
+    other = "black" if mover == "white" else "white"
+    server.api("POST", f"/api/tables/{made['id']}/actions", {"action": "accept_resignation"}, token=tokens[other])
+    ann.wait_for_selector("#controls #act-rematch")
+    ann.click("#controls #act-rematch")
+    ann.wait_for_url(lambda url: made["id"] not in url)
+    new_id = ann.url.rsplit("/", 1)[-1]
+    bob.wait_for_function("() => document.querySelector('#controls #act-rematch')?.textContent.includes('Accept')")
+    bob.click("#controls #act-rematch")
+    bob.wait_for_url(f"**/t/{new_id}")
+    state = server.api("GET", f"/api/tables/{new_id}")
+    assert state["table"]["status"] == "playing" and state["table"]["names"] == {"white": "Ann", "black": "Bob"}
+    assert not ann.errors and not bob.errors

@@ -401,6 +401,12 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         await manager.act(table, seat, doc)
         return protocol.state_to_wire(table, seat)
 
+    @app.post("/api/tables/{table_id}/rematch")
+    async def rematch(table_id: str, request: Request) -> dict[str, Any]:
+        """A new match with the same settings (``x-seat-token``: a player of the finished one)."""
+        table, seat, token = await state["manager"].rematch(table_id, request.headers.get("x-seat-token"))
+        return protocol.seat_to_wire(table, seat, token)
+
     @app.get("/api/tables/{table_id}/history")
     async def table_history(table_id: str) -> dict[str, Any]:
         table = await state["manager"].get(table_id)

@@ -613,6 +613,7 @@ def state_to_wire(table: Any, seat: Player | None) -> dict[str, Any]:
             "names": {p.value: table.names[p] for p in Player},
             "seated": {p.value: table.tokens[p] is not None for p in Player},
             "test_start": bool(table.config.get("start")),
+            "rematch": table.config.get("rematch"),  # the id of the rematch's table, once a player asked
         },
         "version": table.version,
         "you": player_to_wire(seat),

@@ -390,21 +390,30 @@ class TableManager:
         if clock is not None:
             config["clock"] = _check_clock(clock)
         token = new_token()
+        table = await self._open(config, player, name, user_id, token_hash(token), bool(listed) and mode == "human")
+        return table, player, token
+
+    async def _open(
+        self, config: dict[str, Any], player: Player, name: str, user_id: int | None, digest: str, listed: bool
+    ) -> TableRuntime:
+        """Store a new table of ``config`` (checked; its dice are added) with ``player`` seated, and
+        start it (this process owns it)."""
         table_id = secrets.token_urlsafe(8)
-        config["dice"] = new_dice_config(table_id, self.dice_seed)
+        config = {**config, "dice": new_dice_config(table_id, self.dice_seed)}
+        mode = config["mode"]
         row = Table(
             id=table_id,
             config=config,
-            listed=bool(listed) and mode == "human",
+            listed=listed,
             status="playing" if mode == "ai" else "waiting",
             rated=False,
             created_at=utcnow(),
         )
-        setattr(row, f"{player.value}_token", token_hash(token))
+        setattr(row, f"{player.value}_token", digest)
         setattr(row, f"{player.value}_name", name)
         setattr(row, f"{player.value}_user_id", user_id)
         if mode == "ai":
-            setattr(row, f"{player.other.value}_name", f"AI ({level})")
+            setattr(row, f"{player.other.value}_name", f"AI ({config['level']})")
 
         def insert_row() -> None:
             with self.sessions() as db:
@@ -415,7 +424,56 @@ class TableManager:
         table = self._keep(self._runtime(row))
         await self.net.acquire(table_id)
         await table.room.call(lambda: self._after_action(table))
-        return table, player, token
+        return table
+
+    async def rematch(self, table_id: str, token: str | None) -> tuple[TableRuntime, Player, str]:
+        """A new match with the same settings, after a finished one: the first of the two players
+        to ask makes it (at the same seat, the other seat left free for them); the other, asking
+        next, takes that seat. Returns the new table, the seat and its token.
+
+        Raises:
+            LookupError: no such table. NotYourTurnError: not a player of it.
+            IllegalActionError: the match is not over, or this player is already seated there.
+        """
+        table = await self.get(table_id)
+        seat = table.seat_for(token)
+        if seat is None or seat is table.ai_seat:
+            raise NotYourTurnError("only the table's players can ask for a rematch")
+        new_token_ = new_token()
+        request = {"kind": "rematch", "seat": seat.value, "digest": token_hash(new_token_)}
+        new_id = await self._in_room(table, request, lambda: self._rematch(table, seat, request["digest"]))
+        return await self.get(new_id), seat, new_token_
+
+    async def _rematch(self, table: TableRuntime, seat: Player, digest: str) -> str:
+        """The rematch's table id, made now or joined (see :meth:`rematch`). Runs in the old table's room."""
+        if not table.is_over:
+            raise IllegalActionError("no rematch yet: the match is not over")
+        name, user_id = table.names[seat], table.user_ids[seat]
+        made = table.config.get("rematch")
+        if made:
+            new = await self.get(made)
+            if new.tokens[seat] is not None:
+                raise IllegalActionError("you have a seat at the rematch already: open it from the link or your games")
+            await self._in_room(
+                new,
+                {"kind": "join", "name": name, "user_id": user_id, "digest": digest},
+                lambda: self._join(new, name, user_id, digest),
+            )
+            return made
+        settings = {k: v for k, v in table.config.items() if k in ("mode", "rules", "ai_seat", "level", "clock", "start")}
+        new = await self._open(settings, seat, name, user_id, digest, listed=False)
+        if table.config.get("mode") == "human":
+            table.config = {**table.config, "rematch": new.id}
+            config = table.config
+
+            def write() -> None:
+                with self.sessions() as db:
+                    db.get(Table, table.id).config = config
+                    db.commit()
+
+            await self.store.run(write)
+            self.publish(table, None, reload=True)  # the other player is offered the seat
+        return new.id
 
     async def join(self, table_id: str, name: str, user_id: int | None) -> tuple[TableRuntime, Player, str]:
         """Take the free seat of a human table.
@@ -638,7 +696,9 @@ class TableManager:
         """Run ``job`` in the table's room, here or (forwarded as ``request``) at its owner's."""
         result = await self.net.run("table", table.id, table.room, request, job, lambda: self._take_over(table))
         if isinstance(result, dict) and "req" in result:  # the owner's answer
-            return protocol.player_from_wire(result["seat"]) if request["kind"] == "join" else None  # type: ignore[return-value]
+            if request["kind"] == "join":
+                return protocol.player_from_wire(result["seat"])  # type: ignore[return-value]
+            return result.get("table")  # type: ignore[return-value]
         return result  # type: ignore[return-value]
 
     async def _answer(self, table: TableRuntime, message: dict[str, Any]) -> dict[str, Any]:
@@ -657,6 +717,11 @@ class TableManager:
                 raise InvalidInputError("invalid forwarded join")
             seat = await table.room.call(lambda: self._join(table, name, user_id, digest))
             return {"seat": seat.value}
+        if kind == "rematch":
+            seat, digest = protocol.player_from_wire(message.get("seat")), message.get("digest")
+            if not isinstance(digest, str):
+                raise InvalidInputError("invalid forwarded rematch")
+            return {"table": await table.room.call(lambda: self._rematch(table, seat, digest))}
         raise InvalidInputError(f"invalid forwarded request {shown(kind)}")
 
     async def _follow(self, table: TableRuntime, message: dict[str, Any]) -> None:

@@ -317,6 +317,22 @@ function eventText(e, prev) {
     default: return t(`ev_${e.kind}`);
   }
 }
+// After a match: a rematch with the same settings. The first player to ask makes the new table;
+// the other is offered its free seat (the state names it); whoever already sits there goes to it.
+function rematchButton(st) {
+  const offered = st.table.rematch;
+  const mine = offered && localStorage.getItem(`bg.seat.${offered}`);
+  const label = mine ? t("rematch_open") : offered ? t("rematch_accept") : t("rematch");
+  return button("act-rematch", label, async () => {
+    if (mine) { go(`/t/${encodeURIComponent(offered)}`); return; }
+    try {
+      const doc = await api("POST", `/api/tables/${encodeURIComponent(S.id)}/rematch`, undefined, { "x-seat-token": S.token });
+      rememberSeat(doc);
+      $("#result").hidden = true;
+      go(`/t/${encodeURIComponent(doc.id)}`);
+    } catch (e) { flash(e.message); }
+  }, true);
+}
 function showResult(st) {
   const r = st.match.last_result;
   const box = $("#result");
@@ -328,6 +344,7 @@ function showResult(st) {
   parts.push(h("br"), h("button", { class: "primary", id: "btn-result-ok", onclick: () => { box.hidden = true; } }, st.match.over ? t("close") : t("next_game")));
   if (st.match.over) {
     parts.push(" ", h("button", { id: "btn-result-home", onclick: () => { box.hidden = true; go("/"); } }, t("home")));
+    if (st.you) parts.push(" ", rematchButton(st));
     parts.push(" ", h("a", { id: "result-review", href: `/study/review/${encodeURIComponent(S.id)}` }, t("review_game")));
   }
   box.replaceChildren(...parts);
@@ -561,6 +578,7 @@ function renderControls() {
     if (st.table.mode === "ai") c.appendChild(button("act-hint", t("hint"), () => send({ type: "hint" })));
   }
   if (a.includes("offer_draw")) c.appendChild(button("act-offer-draw", t("offer_draw"), () => act("offer_draw")));
+  if (st.match.over && st.you) c.appendChild(rematchButton(st));
   if (a.includes("resign")) {
     const sel = document.createElement("select");
     sel.id = "resign-level";
