@@ -400,3 +400,27 @@ def test_presence_notice_and_rematch_in_the_browser(browser, server):
     state = server.api("GET", f"/api/tables/{new_id}")
     assert state["table"]["status"] == "playing" and state["table"]["names"] == {"white": "Ann", "black": "Bob"}
     assert not ann.errors and not bob.errors
+
+
+def test_chat_at_a_table_between_people(browser, server):
+    """Two players chat; a line with markup is shown as text; muting hides the other player's lines."""
+    made = server.api("POST", "/api/tables", {"mode": "human", "name": "Ann", "rules": {"match_length": 3}})
+    joined = server.api("POST", f"/api/tables/{made['id']}/join", {"name": "Bob"})
+    ann, bob = page_at(browser, server, PHONE), page_at(browser, server, DESKTOP)
+    open_table(ann, server, made)
+    open_table(bob, server, joined)
+    ann.fill("#chat-text", "<img src=x onerror=alert(1)> good luck")
+    ann.press("#chat-text", "Enter")
+    bob.wait_for_function("() => document.querySelector('#chat-lines').textContent.includes('good luck')")
+    assert bob.locator("#chat-lines img").count() == 0
+    assert "<img src=x onerror=alert(1)> good luck" in bob.inner_text("#chat-lines")
+    ann.screenshot(path=str(SHOTS / "chat-phone.png"))
+    ann.check("#chat-mute")
+    bob.fill("#chat-text", "thanks")
+    bob.click("#chat-form button")
+    bob.wait_for_function("() => document.querySelector('#chat-lines').textContent.includes('thanks')")
+    ann.reload()
+    ann.wait_for_function("() => document.querySelector('#chat-lines').textContent.includes('good luck')")
+    assert "thanks" not in ann.inner_text("#chat-lines")  # muted: Bob's line is hidden, Ann's own shown
+    assert ann.evaluate("() => document.documentElement.scrollWidth") <= PHONE[0]
+    assert not ann.errors and not bob.errors

@@ -32,7 +32,7 @@ def fresh_database():
 
     engine = create_engine(URL.replace("postgresql://", "postgresql+psycopg://", 1))
     with engine.begin() as conn:
-        for name in ("reviews", "actions", "tables", "sessions", "users", "alembic_version"):
+        for name in ("chat_messages", "reviews", "actions", "tables", "sessions", "users", "alembic_version"):
             conn.execute(text(f"DROP TABLE IF EXISTS {name} CASCADE"))
     engine.dispose()
 

@@ -36,7 +36,7 @@ def test_postgres_migrate_play_restart(tmp_path):
 
     engine = create_engine(URL.replace("postgresql://", "postgresql+psycopg://", 1))
     with engine.begin() as conn:
-        for name in ("reviews", "actions", "tables", "sessions", "users", "alembic_version"):
+        for name in ("chat_messages", "reviews", "actions", "tables", "sessions", "users", "alembic_version"):
             conn.execute(text(f"DROP TABLE IF EXISTS {name} CASCADE"))
     engine.dispose()
     with make_client(tmp_path, database_url=URL) as client:

@@ -135,3 +135,33 @@ def test_presence_says_who_is_connected(client):
         # black went away (the watcher first)
         assert white.receive_json()["present"]["watchers"] == 0
         assert white.receive_json()["present"] == {"white": True, "black": False, "watchers": 0}
+
+
+def test_chat_between_the_players(client):
+    """Players chat (text checked, shown literally to every connection, kept for newcomers); a
+    spectator cannot write; too many lines too fast are refused."""
+    tid, w, b = human_table(client)
+    with table_socket(client, tid, w) as white, table_socket(client, tid, b) as black:
+        receive(white), receive(black)
+        white.send_json({"type": "chat", "text": "  <b>hi</b> & good luck  "})
+        for ws in (white, black):
+            line = receive(ws)
+            assert line["type"] == "chat" and line["lines"][0]["text"] == "<b>hi</b> & good luck"
+            assert line["lines"][0]["seat"] == "white" and line["lines"][0]["name"]
+        white.send_json({"type": "chat", "text": "bad\u0007bell"})
+        assert receive(white)["status"] == 400
+        receive(white)
+        white.send_json({"type": "chat", "text": "x" * 301})
+        assert receive(white)["status"] == 400
+        receive(white)
+        for i in range(4):
+            white.send_json({"type": "chat", "text": f"line {i}"})
+            assert receive(white)["lines"][0]["text"] == f"line {i}"
+        white.send_json({"type": "chat", "text": "one too many"})
+        assert "too many chat lines" in receive(white)["message"]
+    with table_socket(client, tid) as watcher:
+        assert receive(watcher)["type"] == "state"
+        history = receive(watcher)
+        assert [line["text"] for line in history["lines"]][0] == "<b>hi</b> & good luck" and len(history["lines"]) == 5
+        watcher.send_json({"type": "chat", "text": "hello"})
+        assert receive(watcher)["status"] == 409

@@ -438,17 +438,29 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
                 reply(protocol.state_message(table, seat))
             elif doc["type"] == "hint":
                 reply(await asyncio.to_thread(hints_for, table, seat))
+            elif doc["type"] == "chat":
+                await manager.say(table, seat, doc["text"])
             else:
                 reply(protocol.PONG)
 
+        async def load():
+            table = await manager.get(table_id)
+            await manager.chat_lines(table)  # read before the connection starts (sent after its state)
+            return table
+
+        def greet(table, reply) -> None:
+            if table.chat:
+                reply(protocol.chat_message(table.chat))
+
         await serve_connection(
             websocket,
-            load=lambda: manager.get(table_id),
+            load=load,
             seat_of=lambda table, token: table.seat_for(token),
             state=protocol.state_message,
             handle=handle,
             join=manager.connect,
             leave=manager.disconnect,
+            greet=greet,
         )
 
     return app

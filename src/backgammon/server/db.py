@@ -142,3 +142,15 @@ class Review(Base):
     table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True)
     created_at: Mapped[_dt.datetime] = mapped_column(DateTime, default=utcnow)
     report: Mapped[dict] = mapped_column(JSON)
+
+
+class ChatMessage(Base):
+    """One line of a table's chat (written by a seated player)."""
+
+    __tablename__ = "chat_messages"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), index=True)
+    created_at: Mapped[_dt.datetime] = mapped_column(DateTime, default=utcnow)
+    seat: Mapped[str] = mapped_column(String(8))
+    name: Mapped[str] = mapped_column(String(64))
+    text: Mapped[str] = mapped_column(String(600))

@@ -61,6 +61,8 @@ MAX_NUMBER_CHARS = 40
 MAX_SHOWN = 40
 """The most characters of a user's value quoted in an error message."""
 MAX_NAME = 24
+MAX_CHAT = 300
+"""Characters in one line of table chat."""
 """The longest player name (characters, after normalisation)."""
 MAX_AUTOMATIC_DOUBLES = 4
 """The most opening ties per game that may double the cube (``Rules.automatic_doubles``)."""
@@ -337,8 +339,17 @@ class RequestMessage(_Message):
     type: Literal["resync", "hint", "ping"]
 
 
+class ChatLine(_Message):
+    """A line of chat from a seated player (at most :data:`MAX_CHAT` characters; checked as
+    user text by :func:`check_text`)."""
+
+    type: Literal["chat"]
+    text: str = Field(max_length=4 * 300 + 16)
+
+
 CLIENT_MESSAGES: dict[str, type[_Message]] = {
     "hello": HelloMessage,
+    "chat": ChatLine,
     "action": ActionMessage,
     "resync": RequestMessage,
     "hint": RequestMessage,
@@ -346,7 +357,7 @@ CLIENT_MESSAGES: dict[str, type[_Message]] = {
 }
 """Every message a client may send on a table's socket, by ``type`` (see docs/web-protocol.md)."""
 
-SERVER_MESSAGES = ("state", "event", "error", "hint", "pong", "presence")
+SERVER_MESSAGES = ("state", "event", "error", "hint", "pong", "presence", "chat")
 """Every message type the server sends on a table's socket (see docs/web-protocol.md)."""
 
 
@@ -857,6 +868,11 @@ def error_body(message: str) -> dict[str, Any]:
 def error_message(status: int, message: str) -> dict[str, Any]:
     """A socket error (always followed by the full state)."""
     return {"type": "error", "status": status, "message": message}
+
+
+def chat_message(lines: list[dict[str, Any]]) -> dict[str, Any]:
+    """A socket message: lines of a table's chat, oldest first (``{"seat", "name", "text", "at"}``)."""
+    return {"type": "chat", "lines": lines}
 
 
 def presence_message(table: Any) -> dict[str, Any]:

@@ -38,13 +38,14 @@ async def serve_connection(
     handle: Callable[[Any, Any, dict[str, Any], Reply], Awaitable[None]],
     join: Callable[[Any, Outbox], None],
     leave: Callable[[Any, Outbox], None],
+    greet: Callable[[Any, Reply], None] | None = None,
 ) -> None:
     """Serve one table connection (see the module docstring).
 
     ``load()`` returns the table or raises LookupError; ``seat_of(table, token)`` is the seat the
     hello's token opens; ``state(table, seat)`` the full state message for that seat; ``handle``
     answers one message (other than hello) with ``reply``; ``join``/``leave`` add the connection
-    to the table's watchers and take it away.
+    to the table's watchers and take it away; ``greet`` sends a newcomer more after its state.
     """
     if not origin_allowed(websocket.headers):  # a page of another site may not act for our user
         await websocket.close(code=1008)
@@ -80,6 +81,8 @@ async def serve_connection(
 
     join(table, outbox)  # (no await between: nothing is published in between)
     reply(state(table, seat))
+    if greet is not None:
+        greet(table, reply)  # what else a newcomer is told (a table's recent chat)
     try:
         while not outbox.dropped.is_set():
             message = await websocket.receive()

@@ -47,7 +47,7 @@ from backgammon.position import Position
 from backgammon.server import protocol
 from backgammon.server.agents import LEVELS, Agent, GreedyAgent, make_agent
 from backgammon.server.auth import new_token, token_hash
-from backgammon.server.db import Action, Table, User, utcnow
+from backgammon.server.db import Action, ChatMessage, Table, User, utcnow
 from backgammon.server.fair import draws_of, new_dice_config, resume_dice
 from backgammon.server.matchflow import StartPosition, new_match
 from backgammon.server.network import Network
@@ -60,9 +60,17 @@ log = logging.getLogger("backgammon.server")
 
 BOT_TIMEOUT = 10.0
 """Seconds the computer may think about one decision before the quick player answers for it."""
+CHAT_KEPT = 50
+"""Lines of chat a table keeps in memory and sends to a new connection."""
+CHAT_RATE = (5, 10.0)
+"""At most this many lines per this many seconds from one seat."""
 PRESENCE_TTL = 30.0
 """Seconds another process's report of who is connected counts (it repeats it every third of that)."""
 T = TypeVar("T")
+
+
+def _chat_line(seat: str, name: str, text: str, at: _dt.datetime) -> dict[str, Any]:
+    return {"seat": seat, "name": name, "text": text, "at": at.isoformat()}
 
 
 @dataclass
@@ -89,6 +97,8 @@ class TableRuntime:
     clock_task: asyncio.Task | None = None
     view_cache: tuple | None = None  # protocol.state_to_wire's parts shared by every viewer, per version
     elsewhere: dict[str, tuple[float, dict[str, int]]] = field(default_factory=dict)  # other processes' presence
+    chat: list[dict[str, Any]] | None = None  # the last CHAT_KEPT lines, read on first use
+    chat_times: dict[Player, list[float]] = field(default_factory=dict)  # for the rate limit
     room: Room = field(init=False)
 
     def __post_init__(self) -> None:
@@ -717,6 +727,12 @@ class TableManager:
                 raise InvalidInputError("invalid forwarded join")
             seat = await table.room.call(lambda: self._join(table, name, user_id, digest))
             return {"seat": seat.value}
+        if kind == "chat":
+            seat, text = protocol.player_from_wire(message.get("seat")), message.get("text")
+            if not isinstance(text, str):
+                raise InvalidInputError("invalid forwarded chat")
+            await table.room.call(lambda: self._say(table, seat, text))
+            return {}
         if kind == "rematch":
             seat, digest = protocol.player_from_wire(message.get("seat")), message.get("digest")
             if not isinstance(digest, str):
@@ -726,6 +742,9 @@ class TableManager:
 
     async def _follow(self, table: TableRuntime, message: dict[str, Any]) -> None:
         """Apply the owner's change to this copy (or read the table again), then publish it here."""
+        if isinstance(message.get("chat"), dict):
+            self._show_chat(table, message["chat"])
+            return
         version, event = message.get("v"), message.get("event")
         if version == table.version and not message.get("reload"):
             return  # already seen (this process read it from the database)
@@ -783,6 +802,66 @@ class TableManager:
         if isinstance(counts, dict):
             table.elsewhere[str(message.get("from"))] = (time.monotonic(), counts)
             self._show_presence(table)
+
+    # ------------------------------------------------------------------ chat
+    async def chat_lines(self, table: TableRuntime) -> list[dict[str, Any]]:
+        """The table's last :data:`CHAT_KEPT` lines of chat, oldest first."""
+        if table.chat is None:
+
+            def read() -> list[dict[str, Any]]:
+                with self.sessions() as db:
+                    rows = db.scalars(
+                        select(ChatMessage)
+                        .where(ChatMessage.table_id == table.id)
+                        .order_by(ChatMessage.id.desc())
+                        .limit(CHAT_KEPT)
+                    ).all()
+                    return [_chat_line(r.seat, r.name, r.text, r.created_at) for r in reversed(rows)]
+
+            lines = await asyncio.to_thread(read)
+            if table.chat is None:
+                table.chat = lines
+        return list(table.chat)
+
+    async def say(self, table: TableRuntime, seat: Player | None, text: object) -> None:
+        """A line of chat from a seated player: checked, stored, shown to every connection.
+
+        Raises:
+            NotYourTurnError: a spectator. InvalidInputError: bad text.
+            IllegalActionError: more than :data:`CHAT_RATE` lines in its window.
+        """
+        if seat is None:
+            raise NotYourTurnError("spectators cannot chat: only the players can")
+        line = protocol.check_text(text, "chat line", protocol.MAX_CHAT)
+        now = time.monotonic()
+        recent = [t for t in table.chat_times.get(seat, []) if now - t < CHAT_RATE[1]]
+        if len(recent) >= CHAT_RATE[0]:
+            raise IllegalActionError(f"too many chat lines: at most {CHAT_RATE[0]} in {CHAT_RATE[1]:g} s")
+        table.chat_times[seat] = [*recent, now]
+        request = {"kind": "chat", "seat": seat.value, "text": line}
+        await self._in_room(table, request, lambda: self._say(table, seat, line))
+
+    async def _say(self, table: TableRuntime, seat: Player, text: str) -> None:
+        """Store and show one line of chat. Runs in the owner's room."""
+        stamp = utcnow()
+        name = table.names[seat]
+
+        def write() -> None:
+            with self.sessions() as db:
+                db.add(ChatMessage(table_id=table.id, created_at=stamp, seat=seat.value, name=name, text=text))
+                db.commit()
+
+        await self.store.run(write)
+        line = _chat_line(seat.value, name, text, stamp)
+        self._show_chat(table, line)
+        self.net.announce("table", table.id, {"v": table.version, "chat": line})
+
+    def _show_chat(self, table: TableRuntime, line: dict[str, Any]) -> None:
+        if table.chat is not None:
+            table.chat = [*table.chat, line][-CHAT_KEPT:]
+        text = json.dumps(protocol.chat_message([line]))
+        for outbox in list(table.outboxes):
+            outbox.offer(text)
 
     async def _presence_heartbeat(self) -> None:
         """Say again who is connected here, so that a process that dies stops counting soon."""

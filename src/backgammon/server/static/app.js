@@ -219,6 +219,7 @@ function connect() {
   S.ws = ws;
   ws.onopen = () => {  // the seat token goes in the first message, never in the URL
     ws.send(JSON.stringify({ type: "hello", token: S.token || null }));
+    $("#chat-lines").replaceChildren();  // the server sends the recent chat again after the state
     S.reconnect = 500; $("#status").classList.remove("lost");
   };
   ws.onmessage = (ev) => {
@@ -247,6 +248,29 @@ async function handle(msg) {
   } else if (msg.type === "error") { S.sent = null; flash(msg.message); }
   else if (msg.type === "hint") showHints(msg);
   else if (msg.type === "presence" && S.state) { S.state.present = msg.present; renderStatus(); }
+  else if (msg.type === "chat") showChat(msg.lines);
+}
+
+// Table chat: the players write (the server checks and keeps the last lines), everyone reads;
+// each line is text, never markup. "Mute" hides the other player's lines, per table, in this browser.
+function chatMuted() { return localStorage.getItem(`bg.mute.${S.id}`) === "1"; }
+function showChat(lines) {
+  const list = $("#chat-lines");
+  for (const line of lines) {
+    if (chatMuted() && line.seat !== S.state?.you) continue;
+    const who = h("span", { class: "who" }, `${line.name}:`);
+    list.appendChild(h("li", {}, who, line.text));
+  }
+  while (list.children.length > 50) list.firstChild.remove();
+  list.scrollTop = list.scrollHeight;
+}
+function renderChat() {
+  const st = S.state;
+  const box = $("#chat");
+  box.hidden = !st || st.table.mode !== "human";
+  if (box.hidden) return;
+  $("#chat-form").hidden = !st.you;
+  $("#chat-mute").checked = chatMuted();
 }
 
 function sleep(ms) { return new Promise((r) => setTimeout(r, ms)); }
@@ -470,6 +494,7 @@ function render() {
   $("#match-id").textContent = st.game.match_id || "";
   renderControls();
   renderStatus();
+  renderChat();
   renderFairDice($("#fair-dice"), st.fair_dice);
   // share / join panels
   const link = `${location.origin}/t/${st.table.id}`;
@@ -773,6 +798,14 @@ function init() {
   $("#form-login").onsubmit = (ev) => { ev.preventDefault(); account("/api/login"); };
   $("#btn-register").onclick = () => account("/api/register");
   $("#btn-logout").onclick = async () => { await api("POST", "/api/logout"); user = null; renderAccount(); };
+  $("#chat-form").onsubmit = (ev) => {
+    ev.preventDefault();
+    const text = $("#chat-text").value.trim();
+    if (!text) return;
+    send({ type: "chat", text });
+    $("#chat-text").value = "";
+  };
+  $("#chat-mute").onchange = (ev) => { localStorage.setItem(`bg.mute.${S.id}`, ev.target.checked ? "1" : "0"); };
   $("#btn-copy").onclick = async () => { try { await navigator.clipboard.writeText($("#share-link").value); flash(t("copied")); } catch { $("#share-link").select(); } };
   $("#btn-join").onclick = async () => {
     try {
