@@ -34,6 +34,7 @@ def one_ply_exact(position: Position, evaluator) -> float:
     return total / 36
 
 
+@pytest.mark.slow  # one of the slowest tests: not in the fast tier
 def test_same_seed_same_result_any_workers(fake_evaluator) -> None:
     settings = RolloutSettings(trials=40, truncate=6, seed=3, chunk=10)
     a = rollout_position(MIDGAME, fake_evaluator, settings)
@@ -118,6 +119,7 @@ def test_board_conversion() -> None:
     assert board.shape == (2, 25) and board.dtype == np.int8 and board.sum() == 30
 
 
+@pytest.mark.slow  # one of the slowest tests: not in the fast tier
 def test_cubeful_match_rollout_gives_match_winning_chances(fake_evaluator) -> None:
     from backgammon.engine.cube import CubeInfo
 

@@ -114,6 +114,7 @@ def test_variance_reduced_mean_agrees_with_the_plain_mean(fake_evaluator) -> Non
     assert abs(reduced.mean() - plain.equity) <= 3.5 * both
 
 
+@pytest.mark.slow  # one of the slowest tests: not in the fast tier
 def test_variance_reduced_mean_agrees_with_the_plain_mean_with_the_net(net) -> None:
     """The same with the network, played-out race trials (compiled kernel), and on a truncated
     contact position."""
@@ -140,6 +141,7 @@ def test_variance_reduction_shrinks_the_spread_on_a_contact_position(net) -> Non
     assert off.equity_se == pytest.approx(plain[:, 5].std(ddof=1) / math.sqrt(72), abs=1e-12)
 
 
+@pytest.mark.slow  # one of the slowest tests: not in the fast tier
 def test_cubeful_trials_subtract_a_luck_with_mean_zero(fake_evaluator) -> None:
     """Cubeful trials subtract the cubeless luck in cubeful units; its mean is about zero."""
     from backgammon.engine.cube import CubeInfo
