@@ -385,7 +385,7 @@ def test_review_of_a_finished_game_is_stored(client):
     names = {p["name"] for p in doc["players"].values()}
     assert names == {"Ann", "Bob"}
     for p in doc["players"].values():
-        assert 0 <= p["error_rate"] <= 1 and "luck" in p
+        assert 0 <= p["error_share"] <= 1 and "luck" in p
     assert client.get(f"/api/study/reviews/{tid}").json() == doc
 
 

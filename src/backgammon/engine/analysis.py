@@ -76,6 +76,7 @@ class Decision:
     luck: float | None = None
     plies: int = 0  # the depth the equities were evaluated at
     equity_kind: str = CUBELESS  # "cubeless", "cubeful money" or "cubeful match" (EMG)
+    win: float | None = None  # the decider's winning chance after the choice made (cubeless, at ``plies``)
 
     @property
     def equity_label(self) -> str:
@@ -235,6 +236,7 @@ def analyze_game(
                     luck=_luck(position, g.dice, evaluator, plies, cache) if luck else None,
                     plies=chosen.plies,
                     equity_kind=chosen.kind,
+                    win=chosen.probabilities.win,
                 )
             )
         elif (
@@ -268,6 +270,7 @@ def analyze_game(
                             error=error,
                             plies=analysed.plies,
                             equity_kind=analysed.kind,
+                            win=analysed.probabilities.win,
                         )
                     )
                 pending = analysed if doubled else None
@@ -292,6 +295,7 @@ def analyze_game(
                     error=receiver_error or 0.0,
                     plies=pending.plies,
                     equity_kind=pending.kind,
+                    win=1.0 - pending.probabilities.win,
                 )
             )
             pending = None
@@ -408,6 +412,7 @@ def report_json(report: MatchReport) -> dict[str, Any]:
                 "equity_kind": d.equity_kind,
                 "equity_label": d.equity_label,
                 **({"luck": round(d.luck, 4)} if d.luck is not None else {}),
+                **({"win": round(d.win, 4)} if d.win is not None else {}),
             }
             for d in report.decisions
         ],

@@ -655,10 +655,34 @@ def review_table(table: Any, plies: int = 0) -> dict[str, Any]:
     }
     for key, totals in data["players"].items():
         totals["name"] = names.get(key, totals["name"])
-        totals["error_rate"] = round(totals["errors"] / totals["unforced"], 4) if totals["unforced"] else 0.0
+        # the share of counted decisions with an error (not PR, which weighs the errors by size)
+        totals["error_share"] = round(totals["errors"] / totals["unforced"], 4) if totals["unforced"] else 0.0
+    data["games"] = review_games(data["decisions"])
     data["table_id"] = table.id
     data["depth"] = plies
     return data
+
+
+def review_games(decisions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per game, the series a chart draws: after each decision, White's winning chance and the
+    mover's luck turned to White's side (positive: good for White; null for a cube decision).
+
+    ``decision`` is the index into the review's decision list, to show that position.
+    """
+    games: dict[int, list[dict[str, Any]]] = {}
+    for i, d in enumerate(decisions):
+        if d.get("win") is None:
+            continue
+        white = d["player"] == "White"
+        luck = d.get("luck")
+        games.setdefault(d["game"], []).append(
+            {
+                "decision": i,
+                "win": round(d["win"] if white else 1.0 - d["win"], 4),
+                "luck": None if luck is None else round(luck if white else -luck, 4),
+            }
+        )
+    return [{"game": number, "points": points} for number, points in sorted(games.items())]
 
 
 def _analyze_table(table: Any, plies: int) -> Any:
