@@ -41,3 +41,25 @@ def receive(ws) -> dict:
 def client(tmp_path: Path):
     with make_client(tmp_path, test_hooks=True) as c:
         yield c
+
+
+@pytest.fixture
+def fresh_database() -> str:
+    """A new, empty PostgreSQL database of its own for one test (on the server that
+    BACKGAMMON_TEST_DATABASE_URL names; dropped afterwards), so that tests running at the same
+    time (pytest-xdist) never share tables, locks or NOTIFY channels. Its URL."""
+    import os
+    import uuid
+
+    import psycopg
+
+    base = os.environ.get("BACKGAMMON_TEST_DATABASE_URL")
+    if not base:
+        pytest.skip("set BACKGAMMON_TEST_DATABASE_URL to a scratch PostgreSQL server")
+    name = f"bgtest_{uuid.uuid4().hex[:12]}"
+    server, _, _db = base.rpartition("/")
+    with psycopg.connect(base, autocommit=True) as admin:
+        admin.execute(f"CREATE DATABASE {name}")
+    yield f"{server}/{name}"
+    with psycopg.connect(base, autocommit=True) as admin:
+        admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")

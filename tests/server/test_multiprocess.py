@@ -26,24 +26,13 @@ pytestmark = [
 ]
 
 
-@pytest.fixture
-def fresh_database():
-    from sqlalchemy import create_engine, text
-
-    engine = create_engine(URL.replace("postgresql://", "postgresql+psycopg://", 1))
-    with engine.begin() as conn:
-        for name in ("chat_messages", "reviews", "actions", "tables", "sessions", "users", "alembic_version"):
-            conn.execute(text(f"DROP TABLE IF EXISTS {name} CASCADE"))
-    engine.dispose()
-
-
 @pytest.mark.parametrize("bus", ["postgres", "redis"])
 def test_two_players_on_two_processes_play_a_match_with_a_spectator(tmp_path, fresh_database, bus):
     """Over either bus: PostgreSQL's LISTEN/NOTIFY (the default) or Redis pub/sub (--redis-url)."""
     redis = Redis() if bus == "redis" else None
     extra = ["--redis-url", redis.url] if redis else []
-    a = Server(tmp_path, "a", database_url=URL, extra=extra)
-    b = Server(tmp_path, "b", database_url=URL, extra=extra)
+    a = Server(tmp_path, "a", database_url=fresh_database, extra=extra)
+    b = Server(tmp_path, "b", database_url=fresh_database, extra=extra)
     try:
         table, tokens = new_table(a, 3)
         joined = httpx.post(f"{b.http}/api/tables/{table}/join", json={"name": "Bea"})  # through process b
@@ -79,8 +68,8 @@ def test_two_players_on_two_processes_play_a_match_with_a_spectator(tmp_path, fr
 
 
 def test_kill_9_of_the_owner_loses_no_confirmed_action(tmp_path, fresh_database):
-    a = Server(tmp_path, "a", database_url=URL)
-    b = Server(tmp_path, "b", database_url=URL)
+    a = Server(tmp_path, "a", database_url=fresh_database)
+    b = Server(tmp_path, "b", database_url=fresh_database)
     try:
         table, tokens = new_table(a, 1)  # a owns the table: it was made there
         joined = httpx.post(f"{a.http}/api/tables/{table}/join", json={"name": "Bea"})
@@ -115,7 +104,7 @@ def test_kill_9_of_the_owner_loses_no_confirmed_action(tmp_path, fresh_database)
 def test_serve_workers_2_is_one_site(tmp_path, fresh_database):
     """``serve --workers 2``: two processes behind one port; a match is played through it whichever
     process each connection lands on."""
-    site = Server(tmp_path, "site", workers=2, database_url=URL)
+    site = Server(tmp_path, "site", workers=2, database_url=fresh_database)
     try:
         processes = set()
         deadline = time.monotonic() + 60
@@ -146,8 +135,8 @@ def test_serve_workers_2_is_one_site(tmp_path, fresh_database):
 def test_a_chouette_across_two_processes(tmp_path, fresh_database):
     """Two people at one chouette, each on a different process (a computer in the third seat): the
     owner runs the table, the other forwards; both processes show the same table."""
-    a = Server(tmp_path, "a", database_url=URL)
-    b = Server(tmp_path, "b", database_url=URL)
+    a = Server(tmp_path, "a", database_url=fresh_database)
+    b = Server(tmp_path, "b", database_url=fresh_database)
     try:
         made = httpx.post(f"{a.http}/api/chouette", json={"name": "Ann", "seats": [{"bot": None}, {"bot": None}, {"bot": "greedy"}]})
         assert made.status_code == 200, made.text

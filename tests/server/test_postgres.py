@@ -31,14 +31,10 @@ def _migration_head() -> str:
     return ScriptDirectory.from_config(cfg).get_current_head()
 
 
-def test_postgres_migrate_play_restart(tmp_path):
+def test_postgres_migrate_play_restart(tmp_path, fresh_database):
     from sqlalchemy import create_engine, text
 
-    engine = create_engine(URL.replace("postgresql://", "postgresql+psycopg://", 1))
-    with engine.begin() as conn:
-        for name in ("chat_messages", "reviews", "actions", "tables", "sessions", "users", "alembic_version"):
-            conn.execute(text(f"DROP TABLE IF EXISTS {name} CASCADE"))
-    engine.dispose()
+    URL = fresh_database
     with make_client(tmp_path, database_url=URL) as client:
         assert client.post("/api/register", json={"username": "pguser", "password": "pw-123456"}).status_code == 200
         tid, w, b = human_table(client)
