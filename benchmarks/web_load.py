@@ -32,13 +32,12 @@ the whole row (error messages from the server, failed requests or connections,
 actions not confirmed within ``--timeout`` seconds). The CPU columns are the CPU time
 the server's process and the load generator's process used in the window, in % of one
 core (from /proc; a load generator near 100% means the client, not the server, limits
-a flat row; with ``--workers 2`` only the parent process is counted).
+a flat row; with ``--workers 2`` the workers are counted with their parent, so up to 200%).
 
 Backends: ``sqlite`` (one process), ``postgresql`` (one process) and
 ``postgresql-2`` (``serve --workers 2``); the PostgreSQL rows need
 ``--database-url postgresql://...`` or ``BACKGAMMON_TEST_DATABASE_URL``. A server that
-refuses to start (as ``--workers 2`` does today) gives a "not supported" row with its
-own message instead of figures.
+refuses to start gives a "not supported" row with its own message instead of figures.
 
 ``--profile PATH`` runs each backend's server under ``cProfile`` (``PATH`` gets the
 backend in its name; the profile covers that backend's rows, and the server's start)
@@ -340,12 +339,20 @@ async def play_game(run: Run, http, index: int) -> None:
 
 
 def process_cpu(pid: int | None) -> float | None:
-    """CPU seconds (user + system) a process has used so far, from /proc (None elsewhere)."""
+    """CPU seconds (user + system) a process and its live children (``serve --workers N``'s
+    worker processes) have used so far, from /proc (None elsewhere)."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except (OSError, IndexError, TypeError):
         return None
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    total = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        children = []
+    for child in children:
+        total += process_cpu(int(child)) or 0.0
+    return total
 
 
 async def drive(run: Run) -> None:
