@@ -14,6 +14,8 @@ need=""
 [ -x /usr/games/gnubg ] || need="$need gnubg"
 [ -d /usr/share/fonts/opentype/noto ] || need="$need fonts-noto-cjk"
 ls -d /usr/lib/postgresql/*/bin >/dev/null 2>&1 || need="$need postgresql"
+[ -x /usr/bin/redis-server ] || need="$need redis-server"  # the Redis bus tests start their own server
+command -v npm >/dev/null 2>&1 || need="$need npm"  # the accessibility tests fetch axe-core with npm
 if [ -n "$need" ]; then
   echo "installing system packages:$need"
   $SUDO apt-get update -qq
@@ -22,7 +24,7 @@ fi
 
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e '.[server,test,postgres]'
+.venv/bin/python -m pip install -q -e '.[server,test,postgres,redis]'
 
 bash scripts/lint.sh
 
