@@ -148,16 +148,28 @@ def rollout_seconds(position: Position, trials: int, variance_reduction: bool = 
     import time
 
     base = [
-        "set player 0 human", "set player 1 human", "set threads 1", f"set rollout trials {trials}",
-        f"set rollout varredn {'on' if variance_reduction else 'off'}", "set rollout chequerplay plies 0",
-        "set rollout cubeful off", "set rollout truncation enable off", "new game",
+        "set player 0 human",
+        "set player 1 human",
+        "set threads 1",
+        f"set rollout trials {trials}",
+        f"set rollout varredn {'on' if variance_reduction else 'off'}",
+        "set rollout chequerplay plies 0",
+        "set rollout cubeful off",
+        "set rollout truncation enable off",
+        "new game",
         f"set gnubgid {MoneyCube().gnubg_id(position)}",
     ]
     times = []
     for commands in (base, [*base, "rollout"]):
         t = time.perf_counter()
-        run = subprocess.run([path, "-t", "-q"], input="\n".join([*commands, "quit", "y", ""]), capture_output=True,
-                             text=True, timeout=3600, check=False)
+        run = subprocess.run(
+            [path, "-t", "-q"],
+            input="\n".join([*commands, "quit", "y", ""]),
+            capture_output=True,
+            text=True,
+            timeout=3600,
+            check=False,
+        )
         times.append(time.perf_counter() - t)
     if "Rollout done" not in run.stdout:
         raise RuntimeError(f"gnubg did not finish the rollout: {run.stdout[-300:]!r} {run.stderr[-300:]!r}")

@@ -22,8 +22,8 @@ from _players import load_evaluator
 from rich.console import Console
 from rich.table import Table
 
-from backgammon.engine._movegen import BEAROFF, CONTACT, RACE, phase
 from backgammon.engine import _distill
+from backgammon.engine._movegen import BEAROFF, CONTACT, RACE, phase
 from backgammon.engine.evaluator import equities
 
 
@@ -87,9 +87,16 @@ def main() -> int:
             return
         mean = bias[mask].mean()
         per_game = np.bincount(game[mask], bias[mask] - mean, minlength=games)
-        se = float(np.sqrt((per_game ** 2).sum())) / k
-        table.add_row(name, str(k), f"{k / end:.3f}", f"{value[mask].mean():+.3f}", f"{scored[mask].mean():+.3f}",
-                      f"{mean:+.4f}", f"{se:.4f}")
+        se = float(np.sqrt((per_game**2).sum())) / k
+        table.add_row(
+            name,
+            str(k),
+            f"{k / end:.3f}",
+            f"{value[mask].mean():+.3f}",
+            f"{scored[mask].mean():+.3f}",
+            f"{mean:+.4f}",
+            f"{se:.4f}",
+        )
 
     contact = ph == CONTACT
     row("all", np.ones(end, dtype=bool))

@@ -141,8 +141,13 @@ def money_agreement(positions: list[Position], sources: dict) -> tuple[list, lis
             picked = [d[5] for d in details if d[0] == source and (label == "all" or d[1] == label)]
             n = len(picked)
             rows.append(
-                (source, label, n, *(sum(r[k] for r in picked) for k in ("doubler", "take", "both", "close")),
-                 *(sum(r[k] for r in picked) / n for k in ("doubler_cost", "take_cost", "d_nd", "d_dt")))
+                (
+                    source,
+                    label,
+                    n,
+                    *(sum(r[k] for r in picked) for k in ("doubler", "take", "both", "close")),
+                    *(sum(r[k] for r in picked) / n for k in ("doubler_cost", "take_cost", "d_nd", "d_dt")),
+                )
             )
     return rows, details
 
@@ -166,14 +171,21 @@ def main_money(args) -> None:
             kind = f"{d[4].doubler}/{'take' if d[4].take else 'pass'}"
             kinds[kind] = kinds.get(kind, 0) + 1
     print()
-    print(f"money: {len(positions)} positions (seed {args.seed}, gnubg cubeless win {args.min_win:.0%}-{args.max_win:.0%})"
-          f"; ours vs gnubg program 0-ply hint (beavers off)")
+    print(
+        f"money: {len(positions)} positions (seed {args.seed}, "
+        f"gnubg cubeless win {args.min_win:.0%}-{args.max_win:.0%}); ours vs gnubg program 0-ply hint (beavers off)"
+    )
     print(f"largest |gnubg_nn cubeless equity - gnubg program's|: {cubeless_gap:.4f} (the program prints 3 decimals)")
     print("gnubg's answers (all cube states): " + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items())))
-    print(f"{'probs':<8}{'cube':<17}{'N':>5}{'doubler':>9}{'take':>7}{'both':>7}{'%both':>7}{'close':>7}"
-          f"{'cost D':>8}{'cost T':>8}{'|dND|':>8}{'|dDT|':>8}")
+    print(
+        f"{'probs':<8}{'cube':<17}{'N':>5}{'doubler':>9}{'take':>7}{'both':>7}{'%both':>7}{'close':>7}"
+        f"{'cost D':>8}{'cost T':>8}{'|dND|':>8}{'|dDT|':>8}"
+    )
     for source, label, n, d, t, b, c, dc, tc, dnd, ddt in rows:
-        print(f"{source:<8}{label:<17}{n:>5}{d:>9}{t:>7}{b:>7}{b / n:>7.1%}{c:>7}{dc:>8.4f}{tc:>8.4f}{dnd:>8.3f}{ddt:>8.3f}")
+        print(
+            f"{source:<8}{label:<17}{n:>5}{d:>9}{t:>7}{b:>7}{b / n:>7.1%}{c:>7}"
+            f"{dc:>8.4f}{tc:>8.4f}{dnd:>8.3f}{ddt:>8.3f}"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:

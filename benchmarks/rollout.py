@@ -38,13 +38,20 @@ def main(argv: list[str] | None = None) -> int:
     for ply in (0, 1):  # compile/warm up
         rollout_position(position, evaluator, RolloutSettings(trials=2, truncate=2, ply=ply))
     print(f"position {args.position}, truncate {args.truncate or 'none'}, seed 1")
-    print(f"{'ply':>4}{'vr':>4}{'workers':>8}{'trials':>8}{'seconds':>10}{'trials/s':>10}{'equity':>9}"
-          f"{'s.e.':>8}{'win':>8}")
+    print(
+        f"{'ply':>4}{'vr':>4}{'workers':>8}{'trials':>8}{'seconds':>10}{'trials/s':>10}{'equity':>9}"
+        f"{'s.e.':>8}{'win':>8}"
+    )
     for ply, trials in ((0, args.trials), (1, args.trials_1ply)):
         for vr in (False, True):
             for workers in sorted({1, args.workers}):
                 settings = RolloutSettings(
-                    trials=trials, truncate=args.truncate or None, seed=1, workers=workers, chunk=12, ply=ply,
+                    trials=trials,
+                    truncate=args.truncate or None,
+                    seed=1,
+                    workers=workers,
+                    chunk=12,
+                    ply=ply,
                     variance_reduction=vr,
                 )
                 t0 = time.perf_counter()

@@ -100,12 +100,17 @@ def main(argv: list[str] | None = None) -> int:
     positions = sample_positions(evaluator, args.positions, args.seed)
     warm = RolloutSettings(trials=2, truncate=2, workers=1)
     rollout_position(Position.initial(), evaluator, warm)  # compile both kernels before timing
-    rollout_position(Position.initial(), evaluator, RolloutSettings(trials=2, truncate=2, workers=1,
-                                                                    variance_reduction=False))
-    print(f"{len(positions)} positions, {args.trials} trials each, seed {args.seed}, {args.workers} workers, "
-          "cubeless, played out, 0-ply plays, first two rolls stratified")
-    header = (f"{'#':>3} {'position':<16}{'phase':<9}{'plain eq':>9}{'plain s.e.':>11}{'strat.':>8}"
-              f"{'VR eq':>8}{'VR s.e.':>9}{'ratio':>7}{'strict':>7}{'s/trial':>9}{'VR s/trial':>11}{'gain':>8}")
+    rollout_position(
+        Position.initial(), evaluator, RolloutSettings(trials=2, truncate=2, workers=1, variance_reduction=False)
+    )
+    print(
+        f"{len(positions)} positions, {args.trials} trials each, seed {args.seed}, {args.workers} workers, "
+        "cubeless, played out, 0-ply plays, first two rolls stratified"
+    )
+    header = (
+        f"{'#':>3} {'position':<16}{'phase':<9}{'plain eq':>9}{'plain s.e.':>11}{'strat.':>8}"
+        f"{'VR eq':>8}{'VR s.e.':>9}{'ratio':>7}{'strict':>7}{'s/trial':>9}{'VR s/trial':>11}{'gain':>8}"
+    )
     print(header)
     ratios, stricts, gains = [], [], []
     total_plain = total_vr = 0.0
@@ -115,8 +120,11 @@ def main(argv: list[str] | None = None) -> int:
         trials = rollout_trials(position, evaluator, settings)
         t_vr = (time.perf_counter() - t0) / args.trials
         t0 = time.perf_counter()
-        plain_run = rollout_position(position, evaluator, RolloutSettings(
-            trials=args.trials, seed=args.seed, workers=args.workers, variance_reduction=False))
+        plain_run = rollout_position(
+            position,
+            evaluator,
+            RolloutSettings(trials=args.trials, seed=args.seed, workers=args.workers, variance_reduction=False),
+        )
         t_plain = (time.perf_counter() - t0) / args.trials
         total_plain += t_plain * args.trials
         total_vr += t_vr * args.trials
@@ -133,24 +141,33 @@ def main(argv: list[str] | None = None) -> int:
         ratios.append(ratio)
         stricts.append(strict)
         gains.append(gain)
-        print(f"{k:>3} {position.position_id():<16}{PHASE_NAMES[ph]:<9}{plain.mean():>+9.3f}{se_plain:>11.4f}"
-              f"{se_strat:>8.4f}{reduced.mean():>+8.3f}{se_vr:>9.4f}{ratio:>7.2f}{strict:>7.2f}"
-              f"{t_plain:>9.4f}{t_vr:>11.4f}{_gain(gain):>8}")
+        print(
+            f"{k:>3} {position.position_id():<16}{PHASE_NAMES[ph]:<9}{plain.mean():>+9.3f}{se_plain:>11.4f}"
+            f"{se_strat:>8.4f}{reduced.mean():>+8.3f}{se_vr:>9.4f}{ratio:>7.2f}{strict:>7.2f}"
+            f"{t_plain:>9.4f}{t_vr:>11.4f}{_gain(gain):>8}"
+        )
     r, s = np.array(ratios), np.array(stricts)
     phases = np.array([ph for _, ph in positions])
     by_phase = ", ".join(
         f"{PHASE_NAMES[ph]} {np.median(r[phases == ph]):.2f} (gain {np.median(np.array(gains)[phases == ph]):.1f})"
-        for ph in (CONTACT, RACE, BEAROFF) if (phases == ph).any()
+        for ph in (CONTACT, RACE, BEAROFF)
+        if (phases == ph).any()
     )
     print(f"median ratio by phase: {by_phase}")
-    print(f"ratio VR s.e. / plain s.e.: median {np.median(r):.2f}, mean {r.mean():.2f}, max {r.max():.2f}; "
-          f"positions at most 0.5: {int((r <= 0.5).sum())} of {len(r)}")
-    print(f"strict ratio (against the stratified s.e.): median {np.nanmedian(s):.2f}, max {np.nanmax(s):.2f}; "
-          f"at most 0.5: {int((s <= 0.5).sum())} of {len(s)}")
-    print(f"equal precision needs {1 / np.median(r) ** 2:.1f}x the trials without variance reduction (median); "
-          f"time per trial: plain {total_plain / len(r) / args.trials:.4f} s, "
-          f"VR {total_vr / len(r) / args.trials:.4f} s ({total_vr / total_plain:.1f}x); "
-          f"median gain in CPU time for equal precision {np.median(gains):.2f}")
+    print(
+        f"ratio VR s.e. / plain s.e.: median {np.median(r):.2f}, mean {r.mean():.2f}, max {r.max():.2f}; "
+        f"positions at most 0.5: {int((r <= 0.5).sum())} of {len(r)}"
+    )
+    print(
+        f"strict ratio (against the stratified s.e.): median {np.nanmedian(s):.2f}, max {np.nanmax(s):.2f}; "
+        f"at most 0.5: {int((s <= 0.5).sum())} of {len(s)}"
+    )
+    print(
+        f"equal precision needs {1 / np.median(r) ** 2:.1f}x the trials without variance reduction (median); "
+        f"time per trial: plain {total_plain / len(r) / args.trials:.4f} s, "
+        f"VR {total_vr / len(r) / args.trials:.4f} s ({total_vr / total_plain:.1f}x); "
+        f"median gain in CPU time for equal precision {np.median(gains):.2f}"
+    )
     print(f"total {time.perf_counter() - start:.0f} s")
     return 0
 

@@ -51,8 +51,10 @@ def bgsage_pair_loop_rate(games: int) -> float:
     from bgsage.weights import _PAIR_PLANS, MODELS, _models_dir
 
     cfg = MODELS["stage9"]
-    paths = [os.path.join(_models_dir(), cfg["pattern"].format(plan=_PAIR_PLANS[cfg["canonical_map"][i]]))
-             for i in range(len(_PAIR_PLANS))]
+    paths = [
+        os.path.join(_models_dir(), cfg["pattern"].format(plan=_PAIR_PLANS[cfg["canonical_map"][i]]))
+        for i in range(len(_PAIR_PLANS))
+    ]
     hidden = list(cfg["hidden"][: len(_PAIR_PLANS)])
     bgbot_cpp.play_games_pair_vs_self(paths, hidden, 2, 1, 1)
     return rate(lambda: bgbot_cpp.play_games_pair_vs_self(paths, hidden, games, 42, 1), games)
@@ -95,8 +97,9 @@ def main() -> None:
         # bgsage evaluates post-move boards from the mover's side: our boards flipped
         sboards = [to_bgsage(b[::-1]) for b in boards]
         centred = bgbot_cpp.CubeOwner.CENTERED
-        sage_batch = rate(lambda: bgbot_cpp.batch_evaluate_post_move([(x, centred) for x in sboards], sage.strategy, 1),
-                          len(sboards))
+        sage_batch = rate(
+            lambda: bgbot_cpp.batch_evaluate_post_move([(x, centred) for x in sboards], sage.strategy, 1), len(sboards)
+        )
         ev1 = sage.strategy.evaluate_board
         sage_single = rate(lambda: [ev1(x, x) for x in sboards], len(sboards))
     rows.append(("evaluations/s, batched (gnubg: one call each)", ours, theirs, sage_batch))
@@ -109,8 +112,9 @@ def main() -> None:
     sage_games = sage_loop = nan
     if sage:
         sp_ = bgsage_player(sage)
-        sage_games = rate(lambda: [play_game(sp_, sp_, np.random.default_rng([1, k])) for k in range(args.games)],
-                          args.games)
+        sage_games = rate(
+            lambda: [play_game(sp_, sp_, np.random.default_rng([1, k])) for k in range(args.games)], args.games
+        )
         sage_loop = bgsage_pair_loop_rate(args.games * 4)
     rows.append(("0-ply self-play games/s (Python game loop)", ours, theirs, sage_games))
     c, r = ev.nets.contact, ev.nets.race
@@ -166,8 +170,14 @@ def main() -> None:
         table.add_column(col, justify="right")
     for name, a, b, sg in rows:
         missing = math.isnan(sg)
-        table.add_row(name, f"{a:,.4g}", f"{b:,.4g}", "n/a" if missing else f"{sg:,.4g}", f"{a / b:.3g}",
-                      "n/a" if missing else f"{a / sg:.3g}")
+        table.add_row(
+            name,
+            f"{a:,.4g}",
+            f"{b:,.4g}",
+            "n/a" if missing else f"{sg:,.4g}",
+            f"{a / b:.3g}",
+            "n/a" if missing else f"{a / sg:.3g}",
+        )
     Console().print(table)
 
 

@@ -50,8 +50,10 @@ def main() -> None:
     duels = []
     if args.pairs:
         # opponents are made afresh for each duel (the random player's own generator starts over)
-        duels += [(ours, me, "random", lambda: random_player(args.seed), args.pairs),
-                  (ours, me, "pubeval", pubeval_player, args.pairs)]
+        duels += [
+            (ours, me, "random", lambda: random_player(args.seed), args.pairs),
+            (ours, me, "pubeval", pubeval_player, args.pairs),
+        ]
     if args.gnubg_pairs:
         duels.append((ours, me, "gnubg 0-ply", lambda: gnubg_player(0), args.gnubg_pairs))
     if args.gnubg2_pairs:
@@ -74,15 +76,27 @@ def main() -> None:
         r = duel(player, opponent(), pairs, args.seed, mine)
         r["seconds"] = round(time.perf_counter() - t, 1)
         results[name if label == ours else f"{label} vs {name}"] = r
-        table.add_row(label, name, str(r["games"]), f"{r['ppg']:+.3f}", f"{r['se']:.3f}", f"{r['win_rate']:.3f}",
-                      f"{r['seconds']}")
+        table.add_row(
+            label,
+            name,
+            str(r["games"]),
+            f"{r['ppg']:+.3f}",
+            f"{r['se']:.3f}",
+            f"{r['win_rate']:.3f}",
+            f"{r['seconds']}",
+        )
         if other is not None and label == ours:
             theirs: list[float] = []
             o = duel(other, opponent(), pairs, args.seed, theirs)
             d = np.array(mine) - np.array(theirs)
             se = float(d.std(ddof=1) / np.sqrt(len(d))) if len(d) > 1 else float("nan")
-            r["compare"] = {"weights": args.compare, "ppg": o["ppg"], "se": o["se"], "difference": float(d.mean()),
-                            "difference_se": se}
+            r["compare"] = {
+                "weights": args.compare,
+                "ppg": o["ppg"],
+                "se": o["se"],
+                "difference": float(d.mean()),
+                "difference_se": se,
+            }
             paired.append((name, r["games"], o["ppg"], o["se"], float(d.mean()), se))
     Console().print(table)
     if paired:
@@ -94,8 +108,11 @@ def main() -> None:
         Console().print(cmp_table)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"plies": args.plies, "seed": args.seed, "weights_games": ev.meta.get("games"),
-                       "results": results}, f, indent=1)
+            json.dump(
+                {"plies": args.plies, "seed": args.seed, "weights_games": ev.meta.get("games"), "results": results},
+                f,
+                indent=1,
+            )
 
 
 if __name__ == "__main__":

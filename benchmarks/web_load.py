@@ -122,8 +122,9 @@ class Server:
         if self.profile:
             cmd = [venv_bin("python"), "-m", "cProfile", "-o", self.profile, *cmd]
         log = open(self.log_path, "wb")
-        self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                     start_new_session=True)
+        self.proc = subprocess.Popen(
+            cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True
+        )
         log.close()
         deadline = time.monotonic() + timeout
         with httpx.Client(timeout=2.0) as http:
@@ -428,8 +429,9 @@ def measure_backend(args, backend: str, plan: list[tuple[int, str, float | None]
             if failed:
                 row.note = f"not supported: {failed}"
                 continue
-            run = Run(server.base, row.games, row.mode, row.rate, args.warmup, args.seconds, args.timeout,
-                      args.match_length)
+            run = Run(
+                server.base, row.games, row.mode, row.rate, args.warmup, args.seconds, args.timeout, args.match_length
+            )
             run.server_pid = server.proc.pid
             asyncio.run(drive(run))
             row.actions_per_s = run.confirmed / run.seconds
@@ -442,8 +444,11 @@ def measure_backend(args, backend: str, plan: list[tuple[int, str, float | None]
             if server.proc.poll() is not None:
                 failed = f"server exited with status {server.proc.returncode}: {server.last_line()}"
                 row.note = failed
-            print(f"{backend} K={row.games} {row.mode}: {fmt(row.actions_per_s, ',.0f')} actions/s", file=sys.stderr,
-                  flush=True)
+            print(
+                f"{backend} K={row.games} {row.mode}: {fmt(row.actions_per_s, ',.0f')} actions/s",
+                file=sys.stderr,
+                flush=True,
+            )
     finally:
         server.stop()
     if profile and not failed:
@@ -508,22 +513,36 @@ def choice_list(choices):
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--backends", type=choice_list(tuple(BACKENDS)), default=None,
-                    help="comma list of sqlite, postgresql, postgresql-2 (default: sqlite, plus the "
-                    "PostgreSQL rows when a database URL is given)")
+    ap.add_argument(
+        "--backends",
+        type=choice_list(tuple(BACKENDS)),
+        default=None,
+        help="comma list of sqlite, postgresql, postgresql-2 (default: sqlite, plus the "
+        "PostgreSQL rows when a database URL is given)",
+    )
     ap.add_argument("--games", type=int_list, default=[50, 200, 500], help="K values (default 50,200,500)")
     ap.add_argument("--mode", type=choice_list(("flat", "paced")), default=["flat", "paced"])
-    ap.add_argument("--rate", type=float, default=None,
-                    help="paced: total actions/s for every K (default 250 at K=50, 1000 at 200, 500 at 500, "
-                    "else 5 per game)")
+    ap.add_argument(
+        "--rate",
+        type=float,
+        default=None,
+        help="paced: total actions/s for every K (default 250 at K=50, 1000 at 200, 500 at 500, else 5 per game)",
+    )
     ap.add_argument("--seconds", type=float, default=10.0, help="measurement window per row")
     ap.add_argument("--warmup", type=float, default=1.0, help="seconds of play before the window")
     ap.add_argument("--timeout", type=float, default=30.0, help="seconds before an action counts as lost")
     ap.add_argument("--match-length", type=int, default=0, help="0 = money sessions (default)")
-    ap.add_argument("--database-url", default=os.environ.get("BACKGAMMON_TEST_DATABASE_URL"),
-                    help="postgresql://... for the PostgreSQL rows (default: $BACKGAMMON_TEST_DATABASE_URL)")
-    ap.add_argument("--profile", default=None, metavar="PATH",
-                    help="run each server under cProfile, writing PATH-<backend>-<K>-<mode>.prof")
+    ap.add_argument(
+        "--database-url",
+        default=os.environ.get("BACKGAMMON_TEST_DATABASE_URL"),
+        help="postgresql://... for the PostgreSQL rows (default: $BACKGAMMON_TEST_DATABASE_URL)",
+    )
+    ap.add_argument(
+        "--profile",
+        default=None,
+        metavar="PATH",
+        help="run each server under cProfile, writing PATH-<backend>-<K>-<mode>.prof",
+    )
     ap.add_argument("--profile-top", type=int, default=25)
     ap.add_argument("--quick", action="store_true", help="a smoke run: K = 2, 2 s, flat, sqlite")
     args = ap.parse_args(argv)
@@ -547,8 +566,11 @@ def main(argv: list[str] | None = None) -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(want, hard), hard))
 
     tables = f"{args.match_length}-point matches" if args.match_length else "money sessions"
-    print(f"web load on 127.0.0.1, {os.cpu_count()} CPU(s), window {args.seconds:g} s after "
-          f"{args.warmup:g} s warm-up, {tables}", flush=True)
+    print(
+        f"web load on 127.0.0.1, {os.cpu_count()} CPU(s), window {args.seconds:g} s after "
+        f"{args.warmup:g} s warm-up, {tables}",
+        flush=True,
+    )
     plan = []
     for games in args.games:
         for mode in args.mode:

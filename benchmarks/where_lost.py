@@ -35,21 +35,26 @@ from backgammon.engine.evaluator import equities
 def tags(board: np.ndarray, g) -> list[str]:
     """The rows a position (side on roll first) counts in."""
     me, op = board[0].astype(int), board[1].astype(int)  # index i: the side's point i + 1 (24: the bar)
-    names = {g.c_over: "over", g.c_bearoff: "bearoff", g.c_race: "race", g.c_crashed: "crashed",
-             g.c_contact: "contact"}
+    names = {g.c_over: "over", g.c_bearoff: "bearoff", g.c_race: "race", g.c_crashed: "crashed", g.c_contact: "contact"}
     kind = names.get(g.classify([board[1].tolist(), board[0].tolist()]), "other")
     out = ["class=" + kind]
     if kind in ("contact", "crashed"):
         pips = np.arange(1, 26)
         d = int(pips @ me - pips @ op)
         out += [
-            f"myback={min(int(me[18:].sum()), 4)}", f"opback={min(int(op[18:].sum()), 4)}",
+            f"myback={min(int(me[18:].sum()), 4)}",
+            f"opback={min(int(op[18:].sum()), 4)}",
             f"myanchor={int((me[18:24] >= 2).any())}",
-            "pipdiff=" + ("<-40" if d < -40 else "-40..-11" if d < -10 else "-10..9" if d < 10
-                          else "10..39" if d < 40 else ">=40"),
-            f"mybar={min(int(me[24]), 2)}", f"opbar={min(int(op[24]), 2)}",
-            f"myoff={int(me.sum() < 15)}", f"opoff={int(op.sum() < 15)}",
-            f"myhome={int((me[:6] >= 2).sum())}", f"ophome={int((op[:6] >= 2).sum())}",
+            "pipdiff="
+            + (
+                "<-40" if d < -40 else "-40..-11" if d < -10 else "-10..9" if d < 10 else "10..39" if d < 40 else ">=40"
+            ),
+            f"mybar={min(int(me[24]), 2)}",
+            f"opbar={min(int(op[24]), 2)}",
+            f"myoff={int(me.sum() < 15)}",
+            f"opoff={int(op.sum() < 15)}",
+            f"myhome={int((me[:6] >= 2).sum())}",
+            f"ophome={int((op[:6] >= 2).sum())}",
         ]
     return out
 
@@ -72,8 +77,7 @@ def main() -> int:
             return cands[0]
         mine = -equities(ev.evaluate_boards(cands))
         k = int(np.argmax(mine))
-        judged = -equities(np.array([g.probabilities([c[1].tolist(), c[0].tolist()], args.judge_plies)
-                                     for c in cands]))
+        judged = -equities(np.array([g.probabilities([c[1].tolist(), c[0].tolist()], args.judge_plies) for c in cands]))
         err, bias = float(judged.max() - judged[k]), float(mine[k] - judged[k])
         for t in ["all", *tags(board, g)]:
             s = stats[t]
@@ -84,8 +88,10 @@ def main() -> int:
 
     r = duel(ours, gnubg_player(0), args.pairs, args.seed)
     games = 2 * args.pairs
-    table = Table(title=f"our 0-ply plays judged by gnubg {args.judge_plies}-ply: {games} games, "
-                        f"{r['ppg']:+.3f} ± {r['se']:.3f} points per game against gnubg 0-ply")
+    table = Table(
+        title=f"our 0-ply plays judged by gnubg {args.judge_plies}-ply: {games} games, "
+        f"{r['ppg']:+.3f} ± {r['se']:.3f} points per game against gnubg 0-ply"
+    )
     for col in ("positions", "decisions", "error/decision", "error/game", "bias"):
         table.add_column(col, justify="right")
     for t in sorted(stats, key=lambda t: (t != "all", t.split("=")[0], t)):

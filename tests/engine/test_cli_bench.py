@@ -11,8 +11,21 @@ BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 
 @pytest.mark.slow  # one of the slowest tests: not in the fast tier
 def test_train_command_runs_and_resumes(tmp_path, capsys) -> None:
-    args = ["train", str(tmp_path / "run"), "--games", "2", "--chunk", "1", "--eval-pairs", "1",
-            "--contact-hidden", "6", "--race-hidden", "3", "-q"]
+    args = [
+        "train",
+        str(tmp_path / "run"),
+        "--games",
+        "2",
+        "--chunk",
+        "1",
+        "--eval-pairs",
+        "1",
+        "--contact-hidden",
+        "6",
+        "--race-hidden",
+        "3",
+        "-q",
+    ]
     main(args)
     assert "games 2" in capsys.readouterr().out
     main(args[:3] + ["4"] + args[4:] + ["--export", str(tmp_path / "w.npz")])
@@ -31,13 +44,61 @@ def test_train_command_bad_input(tmp_path, capsys, bad) -> None:
 @pytest.mark.slow  # one of the slowest tests: not in the fast tier
 def test_train_init_from_then_refine(tmp_path, capsys) -> None:
     """A small run widened from another run's weights, then refined from those; both resume."""
-    main(["train", str(tmp_path / "a"), "--games", "2", "--eval-pairs", "1", "--contact-hidden", "4",
-          "--race-hidden", "2", "-q", "--export", str(tmp_path / "a.npz")])
-    main(["train", str(tmp_path / "b"), "--games", "2", "--eval-pairs", "1", "--contact-hidden", "6",
-          "--race-hidden", "3", "-q", "--init-from", str(tmp_path / "a.npz"), "--alpha-steps", "1"])
+    main(
+        [
+            "train",
+            str(tmp_path / "a"),
+            "--games",
+            "2",
+            "--eval-pairs",
+            "1",
+            "--contact-hidden",
+            "4",
+            "--race-hidden",
+            "2",
+            "-q",
+            "--export",
+            str(tmp_path / "a.npz"),
+        ]
+    )
+    main(
+        [
+            "train",
+            str(tmp_path / "b"),
+            "--games",
+            "2",
+            "--eval-pairs",
+            "1",
+            "--contact-hidden",
+            "6",
+            "--race-hidden",
+            "3",
+            "-q",
+            "--init-from",
+            str(tmp_path / "a.npz"),
+            "--alpha-steps",
+            "1",
+        ]
+    )
     assert "games 2" in capsys.readouterr().out
-    args = ["refine", str(tmp_path / "r"), "--init-from", str(tmp_path / "b" / "checkpoint.npz"), "-n", "1",
-            "--positions", "30", "--eval-pairs", "1", "--contact-hidden", "6", "--race-hidden", "3", "--threads", "2"]
+    args = [
+        "refine",
+        str(tmp_path / "r"),
+        "--init-from",
+        str(tmp_path / "b" / "checkpoint.npz"),
+        "-n",
+        "1",
+        "--positions",
+        "30",
+        "--eval-pairs",
+        "1",
+        "--contact-hidden",
+        "6",
+        "--race-hidden",
+        "3",
+        "--threads",
+        "2",
+    ]
     main(args)
     assert "iteration 1:" in capsys.readouterr().out
     main([*args[:4], "-n", "2", *args[6:], "--export", str(tmp_path / "r.npz")])
@@ -45,9 +106,18 @@ def test_train_init_from_then_refine(tmp_path, capsys) -> None:
     assert "iteration 2:" in out and "iteration 1:" not in out and (tmp_path / "r.npz").exists()
 
 
-@pytest.mark.parametrize("bad", [["--explore", "2"], ["--threads", "0"], ["--alpha-steps", "x"],
-                                 ["--init-from", "/nonexistent.npz"], ["--label-ply", "3"], ["--lambda", "1.5"],
-                                 ["--lambda", "0.5", "--keep", "0.5"]])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        ["--explore", "2"],
+        ["--threads", "0"],
+        ["--alpha-steps", "x"],
+        ["--init-from", "/nonexistent.npz"],
+        ["--label-ply", "3"],
+        ["--lambda", "1.5"],
+        ["--lambda", "0.5", "--keep", "0.5"],
+    ],
+)
 def test_refine_command_bad_input(tmp_path, capsys, bad) -> None:
     from backgammon.engine.network import Net, NetPair
 
@@ -57,7 +127,9 @@ def test_refine_command_bad_input(tmp_path, capsys, bad) -> None:
         main(["refine", str(tmp_path / "run"), "--init-from", str(tmp_path / "w.npz"), *bad])
     assert exc.value.code == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: ") and any(w in err for w in ("explore", "threads", "steps", "init-from", "plies", "lambda"))
+    assert err.startswith("error: ") and any(
+        w in err for w in ("explore", "threads", "steps", "init-from", "plies", "lambda")
+    )
     assert not (tmp_path / "run" / "checkpoint.npz").exists()
 
 
@@ -87,8 +159,23 @@ def test_strength_compare_is_paired(tmp_path) -> None:
     NetPair(Net.random(6, rng, 0.3), Net.random(3, rng, 0.3), {"games": 0}).save(tmp_path / "rand.npz")
     for other in (default_weights_path(), tmp_path / "rand.npz"):
         out = tmp_path / "s.json"
-        subprocess.run([sys.executable, str(BENCH / "strength.py"), "--pairs", "3", "--gnubg-pairs", "0",
-                        "--compare", str(other), "--json", str(out)], check=True, capture_output=True, timeout=600)
+        subprocess.run(
+            [
+                sys.executable,
+                str(BENCH / "strength.py"),
+                "--pairs",
+                "3",
+                "--gnubg-pairs",
+                "0",
+                "--compare",
+                str(other),
+                "--json",
+                str(out),
+            ],
+            check=True,
+            capture_output=True,
+            timeout=600,
+        )
         results = json.loads(out.read_text())["results"]
         for name in ("random", "pubeval"):
             r = results[name]
@@ -98,8 +185,15 @@ def test_strength_compare_is_paired(tmp_path) -> None:
                 assert c["difference"] == 0 and c["difference_se"] == 0
 
 
-@pytest.mark.parametrize("script,flag", [("strength.py", "--weights"), ("strength.py", "--compare"),
-                                         ("analysis.py", "--weights"), ("calibration.py", "--weights")])
+@pytest.mark.parametrize(
+    "script,flag",
+    [
+        ("strength.py", "--weights"),
+        ("strength.py", "--compare"),
+        ("analysis.py", "--weights"),
+        ("calibration.py", "--weights"),
+    ],
+)
 def test_benchmark_bad_weights_file_is_one_line_error(tmp_path, script, flag) -> None:
     """A missing or corrupt weights file ends a benchmark with exit status 2 and an error naming the file."""
     import subprocess
@@ -120,8 +214,14 @@ def test_where_lost_prints_errors_by_kind_of_position() -> None:
     pytest.importorskip("gnubg_nn")
     import subprocess
 
-    r = subprocess.run([sys.executable, str(BENCH / "where_lost.py"), "--pairs", "1"], capture_output=True,
-                       text=True, timeout=300, check=False, env={**__import__("os").environ, "COLUMNS": "160"})
+    r = subprocess.run(
+        [sys.executable, str(BENCH / "where_lost.py"), "--pairs", "1"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={**__import__("os").environ, "COLUMNS": "160"},
+    )
     assert r.returncode == 0, r.stderr
     assert "class=contact" in r.stdout and "error/decision" in r.stdout
     row = next(line for line in r.stdout.splitlines() if " all " in line)
@@ -133,8 +233,14 @@ def test_where_lost_prints_errors_by_kind_of_position() -> None:
 def test_calibration_prints_bias_by_kind_of_position() -> None:
     import subprocess
 
-    r = subprocess.run([sys.executable, str(BENCH / "calibration.py"), "--positions", "3000"], capture_output=True,
-                       text=True, timeout=300, check=False, env={**__import__("os").environ, "COLUMNS": "200"})
+    r = subprocess.run(
+        [sys.executable, str(BENCH / "calibration.py"), "--positions", "3000"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={**__import__("os").environ, "COLUMNS": "200"},
+    )
     assert r.returncode == 0, r.stderr
     rows = {}
     for line in r.stdout.splitlines():
@@ -146,6 +252,11 @@ def test_calibration_prints_bias_by_kind_of_position() -> None:
     assert int(positions) >= 3000 and float(share) == 1.0
     assert float(result) - float(equity) == pytest.approx(float(bias), abs=2e-3)  # the bias is result minus equity
     assert abs(float(bias)) < 0.3 and 0 < float(se) < 0.3  # about 50 games: near 0, not exactly
-    r = subprocess.run([sys.executable, str(BENCH / "calibration.py"), "--positions", "0"], capture_output=True,
-                       text=True, timeout=300, check=False)
+    r = subprocess.run(
+        [sys.executable, str(BENCH / "calibration.py"), "--positions", "0"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert r.returncode == 2 and r.stderr.startswith("error: ")

@@ -13,14 +13,16 @@ def test_encoding_shape_and_values() -> None:
     x = encoding.encode(Position.initial())
     assert x.shape == (encoding.NUM_INPUTS,)
     # five checkers on my 6-point: n>=1, n>=2, n>=3 and (5-3)/2
-    assert x[4 * 5: 4 * 5 + 4].tolist() == [1.0, 1.0, 1.0, 1.0]
+    assert x[4 * 5 : 4 * 5 + 4].tolist() == [1.0, 1.0, 1.0, 1.0]
     # two on the 24-point
-    assert x[4 * 23: 4 * 23 + 4].tolist() == [1.0, 1.0, 0.0, 0.0]
+    assert x[4 * 23 : 4 * 23 + 4].tolist() == [1.0, 1.0, 0.0, 0.0]
     # both sides identical in the initial position
-    assert (x[: encoding.PER_SIDE] == x[encoding.PER_SIDE: 2 * encoding.PER_SIDE]).all()
-    assert (x[encoding.V1_INPUTS: encoding.V1_INPUTS + encoding.EXTRA]
-            == x[encoding.V1_INPUTS + encoding.EXTRA: encoding.V2_INPUTS]).all()
-    assert (x[encoding.V2_INPUTS: encoding.V2_INPUTS + encoding.PLAN] == x[encoding.V2_INPUTS + encoding.PLAN:]).all()
+    assert (x[: encoding.PER_SIDE] == x[encoding.PER_SIDE : 2 * encoding.PER_SIDE]).all()
+    assert (
+        x[encoding.V1_INPUTS : encoding.V1_INPUTS + encoding.EXTRA]
+        == x[encoding.V1_INPUTS + encoding.EXTRA : encoding.V2_INPUTS]
+    ).all()
+    assert (x[encoding.V2_INPUTS : encoding.V2_INPUTS + encoding.PLAN] == x[encoding.V2_INPUTS + encoding.PLAN :]).all()
     assert x[99] == pytest.approx(167 / 167)
     p = Position.from_points({"bar": 2, 6: 1}, {1: 1})
     y = encoding.encode(p)

@@ -64,7 +64,7 @@ def test_bad_boards_are_refused() -> None:
                 bad = bad.astype(np.int64)
             elif layout == "strided":
                 bad = np.repeat(bad, 2, axis=0)[::2]
-            with pytest.raises(InvalidInputError, match="0..15 checkers"):
+            with pytest.raises(InvalidInputError, match=r"0\.\.15 checkers"):
                 ev.evaluate_boards(bad)
     assert ev.evaluate_boards(good).shape == (2, 5)
     assert np.array_equal(ev.evaluate_boards(good.astype(np.int64)), ev.evaluate_boards(good))
@@ -93,7 +93,9 @@ def test_pubeval_matches_gnubg_scores() -> None:
             continue
         b = board(p)
         # our boards are after a play, seen by the side now on roll; gnubg wants [mover... ] as below
-        assert pubeval_score(b, False, WC, WR) == pytest.approx(g.pub_eval_score([list(p.mine), list(p.theirs)][::-1]), abs=2e-3)
+        assert pubeval_score(b, False, WC, WR) == pytest.approx(
+            g.pub_eval_score([list(p.mine), list(p.theirs)][::-1]), abs=2e-3
+        )
         checked += 1
     assert checked > 100
     # the evaluator ranks the same way: higher score for the mover = lower chances for the side on roll

@@ -101,7 +101,7 @@ def test_exposure_matches_legal_plays() -> None:
 def test_features_are_inputs() -> None:
     p = Position.from_points({13: 2, 8: 2}, {19: 1, 1: 14})
     x = encoding.encode(p)
-    side1 = x[encoding.V1_INPUTS + encoding.EXTRA: encoding.V2_INPUTS]
+    side1 = x[encoding.V1_INPUTS + encoding.EXTRA : encoding.V2_INPUTS]
     assert side1[0] == pytest.approx(16 / 36)
     assert x.shape == (encoding.NUM_INPUTS,)
 
@@ -111,11 +111,16 @@ def _old_nets(path, inputs: int, version: int, seed: int) -> list:
     from backgammon.engine.network import Net
 
     rng = np.random.default_rng(seed)
-    old = [Net(rng.normal(0, 0.3, (inputs, 6)), rng.normal(0, 0.3, 6), rng.normal(0, 0.3, (6, 5)),
-               rng.normal(0, 0.3, 5)) for _ in range(2)]
-    arrays = {f"{name}_{part}": getattr(net, part) for name, net in zip(("contact", "race"), old)
-              for part in ("w1", "b1", "w2", "b2")}
-    np.savez(path, meta=np.array('{"encoding_version": %d}' % version), **arrays)
+    old = [
+        Net(rng.normal(0, 0.3, (inputs, 6)), rng.normal(0, 0.3, 6), rng.normal(0, 0.3, (6, 5)), rng.normal(0, 0.3, 5))
+        for _ in range(2)
+    ]
+    arrays = {
+        f"{name}_{part}": getattr(net, part)
+        for name, net in zip(("contact", "race"), old)
+        for part in ("w1", "b1", "w2", "b2")
+    }
+    np.savez(path, meta=np.array(f'{{"encoding_version": {version}}}'), **arrays)
     return old
 
 
@@ -194,7 +199,7 @@ def test_plan_features_of_a_prime_and_a_backgame() -> None:
 def test_plan_features_are_inputs() -> None:
     p = Position.from_points({22: 2, 20: 2, 6: 11}, {7: 2, 8: 2, 9: 2, 10: 2, 11: 2, 12: 2, 1: 3})
     x = encoding.encode(p)
-    mine = x[encoding.V2_INPUTS: encoding.V2_INPUTS + encoding.PLAN]
+    mine = x[encoding.V2_INPUTS : encoding.V2_INPUTS + encoding.PLAN]
     assert mine[0] == 1 and mine[4] == 1
     assert x.shape == (encoding.V2_INPUTS + 2 * encoding.PLAN,)
 
@@ -239,6 +244,6 @@ def test_inputs_hold_each_sides_features_on_random_positions() -> None:
             encoding.side_features(board[s], board[1 - s], f)
             encoding.plan_features(board[s], board[1 - s], g)
             lo = encoding.V1_INPUTS + s * encoding.EXTRA
-            assert np.array_equal(x[lo: lo + encoding.EXTRA], f)
+            assert np.array_equal(x[lo : lo + encoding.EXTRA], f)
             lo = encoding.V2_INPUTS + s * encoding.PLAN
-            assert np.array_equal(x[lo: lo + encoding.PLAN], g)
+            assert np.array_equal(x[lo : lo + encoding.PLAN], g)

@@ -99,7 +99,10 @@ def test_engine_subprocess() -> None:
     assert len(replies) == 4
     after = {str(p): p.position.position_id() for p in Position.initial().legal_plays(6, 5)}
     assert {k: replies[0][k] for k in ("play", "position_id", "plies", "kind")} == {
-        "play": "24/13", "position_id": after["24/13"], "plies": 0, "kind": "cubeful money"
+        "play": "24/13",
+        "position_id": after["24/13"],
+        "plies": 0,
+        "kind": "cubeful money",
     }
     assert "error" in replies[1] and "error" in replies[2]
     assert replies[3]["action"] == "no double"
@@ -182,7 +185,7 @@ def _hostile_lines(seed: int, count: int) -> list[str | bytes]:
         '"a string"',
         "{}",
     ]
-    atoms = ["null", "true", "-1", "0", "7", "99999999999999999999", '"x"', "[]", "{}", '[3, 1]', '"4HPwATDgc/ABMA"']
+    atoms = ["null", "true", "-1", "0", "7", "99999999999999999999", '"x"', "[]", "{}", "[3, 1]", '"4HPwATDgc/ABMA"']
     keys = ["position_id", "dice", "level", "plies", "match_id", "xgid", "seed", "jacoby", "other"]
     lines = list(fixed)
     while len(lines) < count:
@@ -220,15 +223,18 @@ def test_engine_subprocess_survives_hostile_bytes_under_a_strict_locale() -> Non
     env["PYTHONIOENCODING"] = "ascii:strict"
     env["PYTHONPATH"] = os.pathsep.join([str(here), env.get("PYTHONPATH", "")])
     good = json.dumps({"position_id": START, "dice": [6, 5], "level": "expert"}).encode()
-    stdin = b"\n".join(
-        [
-            b"\xff\xfe not utf-8",
-            b'{"position_id": "\xe3\x81\x82"}',
-            b"x" * 200_000,  # longer than a request line may be
-            b"[" * 10_000,
-            good,
-        ]
-    ) + b"\n"
+    stdin = (
+        b"\n".join(
+            [
+                b"\xff\xfe not utf-8",
+                b'{"position_id": "\xe3\x81\x82"}',
+                b"x" * 200_000,  # longer than a request line may be
+                b"[" * 10_000,
+                good,
+            ]
+        )
+        + b"\n"
+    )
     proc = subprocess.run(
         [sys.executable, "-c", "from backgammon.cli import main; main(['engine'])"],
         input=stdin,

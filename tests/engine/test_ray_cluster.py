@@ -159,11 +159,17 @@ def test_unreachable_cluster_is_a_clear_error(tmp_path: Path, command: str) -> N
     """In a fresh process (not connected to any cluster): nothing listens at the address, so the
     command stops at once with a one-line error (and refine leaves no run directory)."""
     run = tmp_path / "run"
-    args = (["refine", str(run), "--init-from", str(default_weights_path()), "--positions", "20", "-n", "1"]
-            if command == "refine" else ["rollout", MIDGAME.position_id(), "--trials", "12"])
+    args = (
+        ["refine", str(run), "--init-from", str(default_weights_path()), "--positions", "20", "-n", "1"]
+        if command == "refine"
+        else ["rollout", MIDGAME.position_id(), "--trials", "12"]
+    )
     proc = subprocess.run(
         [str(Path(sys.executable).with_name("backgammon")), *args, "--cluster", "127.0.0.1:1"],
-        check=False, capture_output=True, text=True, timeout=120,
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode == 2, proc.stderr
     assert "cannot connect to the Ray cluster at '127.0.0.1:1'" in proc.stderr

@@ -23,8 +23,9 @@ def small_weights(tmp_path):
 
 
 def _cfg(path, **kw) -> RefineConfig:
-    return RefineConfig(init_from=str(path), **{"contact_hidden": 8, "race_hidden": 4, "positions": 40, "buffer": 2,
-                                                **kw})
+    return RefineConfig(
+        init_from=str(path), **{"contact_hidden": 8, "race_hidden": 4, "positions": 40, "buffer": 2, **kw}
+    )
 
 
 def _one_ply(position: Position, state: RefineState) -> np.ndarray:

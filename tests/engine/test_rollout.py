@@ -218,13 +218,16 @@ class _Proxy:
         return self._ev.evaluate_boards(boards)
 
 
-@pytest.mark.parametrize("settings", [
-    RolloutSettings(trials=40, seed=3, variance_reduction=False),
-    RolloutSettings(trials=30, seed=4, truncate=9, stratify=False, variance_reduction=False),
-    RolloutSettings(trials=5, truncate=0),
-    RolloutSettings(trials=6, seed=5),
-    RolloutSettings(trials=8, seed=6, truncate=7, stratify=False),
-])
+@pytest.mark.parametrize(
+    "settings",
+    [
+        RolloutSettings(trials=40, seed=3, variance_reduction=False),
+        RolloutSettings(trials=30, seed=4, truncate=9, stratify=False, variance_reduction=False),
+        RolloutSettings(trials=5, truncate=0),
+        RolloutSettings(trials=6, seed=5),
+        RolloutSettings(trials=8, seed=6, truncate=7, stratify=False),
+    ],
+)
 def test_compiled_trials_equal_the_python_loop(net_evaluator, settings) -> None:
     """Cubeless 0-ply rollouts with the network run compiled; every trial (outputs, equity, luck) is
     the Python loop's, for played-out, truncated and unstratified trials, over several roots, with
@@ -238,7 +241,9 @@ def test_compiled_trials_equal_the_python_loop(net_evaluator, settings) -> None:
     assert np.isnan(compiled[..., 6]).all()
     assert np.allclose(compiled[..., 7:12], python[..., 7:12], rtol=0, atol=1e-12)
     assert compiled[..., 7:12].any() == (settings.variance_reduction and settings.truncate != 0)
-    assert rollout_position(MIDGAME, net_evaluator, settings) == rollout_position(MIDGAME, _Proxy(net_evaluator), settings)
+    assert rollout_position(MIDGAME, net_evaluator, settings) == rollout_position(
+        MIDGAME, _Proxy(net_evaluator), settings
+    )
 
 
 def test_compiled_trial_asks_for_more_dice() -> None:
@@ -259,8 +264,9 @@ def test_compiled_trial_asks_for_more_dice() -> None:
     assert plies > 4
     state[:] = 0
     board = position_to_board(MIDGAME).copy()
-    assert not R._trial_kernel(board, state, dice[:3], -1, *ev.kernel_args(), cand, work, table, R._NO_ROLLS,
-                               luck, parts)
+    assert not R._trial_kernel(
+        board, state, dice[:3], -1, *ev.kernel_args(), cand, work, table, R._NO_ROLLS, luck, parts
+    )
     assert state[0] == 3 and state[1] == 1
     assert R._trial_kernel(board, state, dice, -1, *ev.kernel_args(), cand, work, table, R._NO_ROLLS, luck, parts)
     assert state[0] == plies and np.array_equal(whole, parts) and not luck.any()
@@ -270,7 +276,8 @@ def test_compiled_trial_asks_for_more_dice() -> None:
     assert state[0] == plies and np.array_equal(whole, parts) and luck.any()
     resumed = np.zeros(5)
     board, state[:] = position_to_board(MIDGAME).copy(), 0
-    assert not R._trial_kernel(board, state, dice[:3], -1, *ev.kernel_args(), cand, work, table, R.ROLLS21,
-                               resumed, parts)
+    assert not R._trial_kernel(
+        board, state, dice[:3], -1, *ev.kernel_args(), cand, work, table, R.ROLLS21, resumed, parts
+    )
     assert R._trial_kernel(board, state, dice, -1, *ev.kernel_args(), cand, work, table, R.ROLLS21, resumed, parts)
     assert np.array_equal(resumed, luck)

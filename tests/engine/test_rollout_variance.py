@@ -88,7 +88,7 @@ def test_first_two_rolls_form_a_latin_square() -> None:
 
     rolls = [trial_rolls(3, t) for t in range(1296)]
     for block in range(36):
-        part = rolls[36 * block:36 * block + 36]
+        part = rolls[36 * block : 36 * block + 36]
         assert sorted(r[0] for r in part) == sorted(ORDERED_ROLLS)
         assert sorted(r[1] for r in part) == sorted(ORDERED_ROLLS)
     assert len({(a, b) for a, b in rolls}) == 1296
@@ -196,8 +196,9 @@ def test_early_stopping_in_cubeful_rollouts(net) -> None:
 
     position = Position.from_points({6: 2, 5: 2, 1: 1}, {6: 3, 5: 2, 4: 2})
     for cube in (CubeInfo.money(), CubeInfo.match(3, 3)):
-        settings = RolloutSettings(trials=360, seed=2, stop_confidence=0.95, min_trials=36, chunk=36,
-                                   cubeful=True, cube=cube)
+        settings = RolloutSettings(
+            trials=360, seed=2, stop_confidence=0.95, min_trials=36, chunk=36, cubeful=True, cube=cube
+        )
         results = rollout_plays(position, (6, 5), net, settings)
         used = results[0].result.trials
         assert used < 360 and all(r.result.trials == used for r in results)

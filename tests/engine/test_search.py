@@ -43,7 +43,8 @@ def test_filter_keeps_the_best_few() -> None:
     top = ranked[:2]
     for r in top:
         assert r.probabilities.as_array() == pytest.approx(
-            flip_array(np.array([evaluate_ply(r.play.position, fake, 1).as_array()]))[0])
+            flip_array(np.array([evaluate_ply(r.play.position, fake, 1).as_array()]))[0]
+        )
 
 
 @pytest.mark.parametrize("plies", [0, 1, 2])
@@ -108,7 +109,10 @@ def test_best_board_at_0_ply_is_rank_boards_first() -> None:
 
     ev = NetEvaluator.default()
     # 2-1 from {2: 1, 1: 2} leaves one or two checkers on the ace point: both sure wins, a tie
-    bearoffs = [Position.from_points({2: 1, 1: 2}, {6: 5}), Position.from_points({1: 3, 2: 2, 3: 2, 5: 1}, {6: 2, 4: 2, 1: 4})]
+    bearoffs = [
+        Position.from_points({2: 1, 1: 2}, {6: 5}),
+        Position.from_points({1: 3, 2: 2, 3: 2, 5: 1}, {6: 2, 4: 2, 1: 4}),
+    ]
     ties = 0
     for p in random_positions(60, seed=13) + bearoffs:
         if p.is_game_over():
@@ -152,5 +156,6 @@ def test_compiled_one_ply_equals_the_python_path() -> None:
     slow = evaluate_boards_ply(boards, _Proxy(ev), 1)
     assert np.allclose(fast, slow, rtol=0, atol=1e-12)
     assert np.array_equal(fast[-1], ev.evaluate_boards(boards[-1:])[0])  # over: exact, not looked ahead
-    assert np.allclose(evaluate_boards_ply(boards[:2], ev, 2), evaluate_boards_ply(boards[:2], _Proxy(ev), 2),
-                       rtol=0, atol=1e-12)
+    assert np.allclose(
+        evaluate_boards_ply(boards[:2], ev, 2), evaluate_boards_ply(boards[:2], _Proxy(ev), 2), rtol=0, atol=1e-12
+    )

@@ -58,6 +58,12 @@ def test_td_lambda_learns_and_resumes(tmp_path) -> None:
     fresh = TrainState.fresh(cfg)
     assert not np.allclose(fresh.contact.w1, a.contact.w1)
     # lambda changes what is learnt from the same games
-    zero = run(tmp_path / "c", TrainConfig(seed=3, contact_hidden=8, race_hidden=4), total_games=4, chunk=4,
-               eval_every=1000, eval_pairs=1)
+    zero = run(
+        tmp_path / "c",
+        TrainConfig(seed=3, contact_hidden=8, race_hidden=4),
+        total_games=4,
+        chunk=4,
+        eval_every=1000,
+        eval_pairs=1,
+    )
     assert not np.allclose(zero.contact.w1, a.contact.w1)

@@ -14,7 +14,7 @@ import pytest
 
 pytest.importorskip("playwright.sync_api")  # before importing test_browser, which needs it
 
-from .test_browser import LATE, SHORT, browser, new_page, open_table, server, wait_version  # noqa: F401 - fixtures
+from .test_browser import LATE, SHORT, browser, new_page, open_table, server, wait_version
 
 pytestmark = pytest.mark.browser
 
@@ -63,7 +63,7 @@ def wait_text(page, selector: str, needle: str, timeout: float = 10_000) -> None
     )
 
 
-def test_policy_is_enforced_in_the_browser(browser, server):  # noqa: F811
+def test_policy_is_enforced_in_the_browser(browser, server):
     """The header reaches Chromium: an injected inline script and inline handler are refused."""
     page = watched(new_page(browser, server))
     page.goto(server.url + "/")
@@ -80,7 +80,7 @@ def test_policy_is_enforced_in_the_browser(browser, server):  # noqa: F811
     assert all("script-src" in v for v in page.evaluate("() => window.__csp"))
 
 
-def test_hostile_names_at_a_human_table(browser, server):  # noqa: F811
+def test_hostile_names_at_a_human_table(browser, server):
     table = server.api(
         "POST",
         "/api/tables",
@@ -152,7 +152,7 @@ def _register(page, server) -> str:
     return username
 
 
-def test_hostile_opponent_in_history_review_and_dice_stats(browser, server):  # noqa: F811
+def test_hostile_opponent_in_history_review_and_dice_stats(browser, server):
     page = watched(new_page(browser, server))
     _register(page, server)
     table = page.evaluate(
@@ -202,8 +202,10 @@ def test_hostile_opponent_in_history_review_and_dice_stats(browser, server):  # 
     assert_clean(page)
 
 
-def test_hostile_names_at_a_chouette(browser, server):  # noqa: F811
-    doc = server.api("POST", "/api/chouette", {"name": SCRIPT, "seats": [{"bot": None}, {"bot": None}, {"bot": "greedy"}]})
+def test_hostile_names_at_a_chouette(browser, server):
+    doc = server.api(
+        "POST", "/api/chouette", {"name": SCRIPT, "seats": [{"bot": None}, {"bot": None}, {"bot": "greedy"}]}
+    )
     server.api("POST", f"/api/chouette/{doc['id']}/join", {"name": IMG})
     page = watched(new_page(browser, server))
     page.evaluate("d => localStorage.setItem('bg.chouette.' + d.id, d.token)", doc)
@@ -219,7 +221,7 @@ def test_hostile_names_at_a_chouette(browser, server):  # noqa: F811
     assert_clean(page)
 
 
-def test_pages_run_without_a_policy_violation(browser, server):  # noqa: F811
+def test_pages_run_without_a_policy_violation(browser, server):
     ai = server.api("POST", "/api/tables", {"mode": "ai", "rules": {"match_length": 3}})
     page = watched(new_page(browser, server))
     page.goto(server.url + "/")

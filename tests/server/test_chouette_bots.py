@@ -129,6 +129,7 @@ class SlowAgent(agents.GreedyAgent):
 
 def test_a_slow_computer_is_answered_for_by_the_quick_player(tmp_path, monkeypatch, caplog):
     monkeypatch.setattr(chouette_tables, "BOT_ACTION_TIMEOUT", 0.1)
+
     def make(level, seed=None):
         return SlowAgent(1) if level == "beginner" else agents.make_agent(level, 2)
 

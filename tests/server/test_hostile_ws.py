@@ -12,8 +12,8 @@ import pytest
 from backgammon.errors import InvalidInputError
 from backgammon.server import protocol
 
-from .test_api import human_table, state
 from .conftest import table_socket
+from .test_api import human_table, state
 
 HUGE_INT = "1" * 5000
 MALFORMED = [
@@ -60,7 +60,7 @@ def _still_usable(ws):
 
 
 def test_hostile_text_messages_get_an_error_and_the_socket_stays_usable(client):
-    tid, w, b = human_table(client)
+    tid, w, _b = human_table(client)
     version = state(client, tid)["version"]
     with table_socket(client, tid, w) as ws:
         assert ws.receive_json()["type"] == "state"
@@ -124,7 +124,9 @@ def test_parse_client_message_refuses_malformed_messages(text):
         protocol.parse_client_message(text)
 
 
-@pytest.mark.parametrize(("text", "field"), list(zip(WRONG_TYPES, ["action", "steps", "steps", "level", "version"], strict=True)))
+@pytest.mark.parametrize(
+    ("text", "field"), list(zip(WRONG_TYPES, ["action", "steps", "steps", "level", "version"], strict=True))
+)
 def test_parse_client_message_refuses_fields_of_the_wrong_type(text, field):
     """Each field is checked against the message's model (docs/web-protocol.md), naming it."""
     with pytest.raises(InvalidInputError) as info:

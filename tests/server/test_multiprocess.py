@@ -138,7 +138,9 @@ def test_a_chouette_across_two_processes(tmp_path, fresh_database):
     a = Server(tmp_path, "a", database_url=fresh_database)
     b = Server(tmp_path, "b", database_url=fresh_database)
     try:
-        made = httpx.post(f"{a.http}/api/chouette", json={"name": "Ann", "seats": [{"bot": None}, {"bot": None}, {"bot": "greedy"}]})
+        made = httpx.post(
+            f"{a.http}/api/chouette", json={"name": "Ann", "seats": [{"bot": None}, {"bot": None}, {"bot": "greedy"}]}
+        )
         assert made.status_code == 200, made.text
         table = made.json()["id"]
         joined = httpx.post(f"{b.http}/api/chouette/{table}/join", json={"name": "Bob"}, timeout=30)
@@ -162,7 +164,9 @@ def test_a_chouette_across_two_processes(tmp_path, fresh_database):
             doc = {"action": kind, "version": mine["version"]}
             if kind == "move":
                 doc["steps"] = mine["moves"][0] if mine["moves"] else []
-            r = httpx.post(f"{server.http}/api/chouette/{table}/actions", json=doc, headers={"x-seat-token": token}, timeout=30)
+            r = httpx.post(
+                f"{server.http}/api/chouette/{table}/actions", json=doc, headers={"x-seat-token": token}, timeout=30
+            )
             assert r.status_code == 200 or "stale" in r.text, r.text
             acted += r.status_code == 200
         assert acted >= 40, "the people kept playing through both processes"

@@ -64,8 +64,9 @@ def cluster_cpus(address: str, purpose: str) -> int:
     return max(1, int(ray.cluster_resources().get("CPU", 1)))
 
 
-def run_tasks(fn: Callable[[Any, Any], Any], shared: Any, items: Sequence[Any], address: str,
-              purpose: str) -> Iterator[Any]:
+def run_tasks(
+    fn: Callable[[Any, Any], Any], shared: Any, items: Sequence[Any], address: str, purpose: str
+) -> Iterator[Any]:
     """``fn(shared, item)`` for each item, as Ray tasks on the cluster at ``address``; results in order.
 
     ``fn`` must be importable by the cluster's workers (a module-level function

@@ -60,14 +60,35 @@ def sample_positions(cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, seed, game0, explor
                     k += 1
             if np.random.random() < explore:
                 if near > 0.0:
-                    c = choose_near(board, d1, d2, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, o, eqs,
-                                    work, table, near)
+                    c = choose_near(
+                        board,
+                        d1,
+                        d2,
+                        cw1,
+                        cb1,
+                        cw2,
+                        cb2,
+                        rw1,
+                        rb1,
+                        rw2,
+                        rb2,
+                        cand,
+                        idx,
+                        val,
+                        hid,
+                        o,
+                        eqs,
+                        work,
+                        table,
+                        near,
+                    )
                 else:
                     m = successors_ws(board, d1, d2, cand, work, table)
                     c = np.random.randint(0, m)
             else:
-                c = choose_net(board, d1, d2, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, o, best,
-                               work, table)
+                c = choose_net(
+                    board, d1, d2, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, o, best, work, table
+                )
             if side_done(cand[c, 1]):
                 break
             board[:, :] = cand[c]
@@ -107,8 +128,9 @@ def sample_games(cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, seed, game0, explore, o
                 if ply > 0:
                     random_move[k] = True
             else:
-                c = choose_net(board, d1, d2, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, o, best,
-                               work, table)
+                c = choose_net(
+                    board, d1, d2, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, o, best, work, table
+                )
             if side_done(cand[c, 1]):
                 if ply > 0:
                     last[k] = True
@@ -161,8 +183,9 @@ def one_ply(board, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, 
 
 
 @njit(cache=True, nogil=True)
-def two_ply(board, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, o, best, work, table, cand2, work2,
-            inner, out) -> None:
+def two_ply(
+    board, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, o, best, work, table, cand2, work2, inner, out
+) -> None:
     """``out`` = the 2-ply value of ``board`` for its side on roll, as :mod:`backgammon.engine.search` defines it.
 
     For each of the 21 rolls the best play is chosen at 0-ply and its result
@@ -176,11 +199,13 @@ def two_ply(board, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, 
     for d1 in range(1, 7):
         for d2 in range(d1, 7):
             w = (1.0 if d1 == d2 else 2.0) / 36.0
-            c = choose_net(board, d1, d2, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, o, best, work,
-                           table)
+            c = choose_net(
+                board, d1, d2, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, o, best, work, table
+            )
             if not side_done(cand[c, 1]):  # else best holds the finished game's result
-                one_ply(cand[c], cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand2, idx, val, hid, o, best, work2, table,
-                        inner)
+                one_ply(
+                    cand[c], cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand2, idx, val, hid, o, best, work2, table, inner
+                )
                 flip_outputs(inner, best)  # the reply's 1-ply value, from the mover's view
             for j in range(NUM_OUTPUTS):
                 out[j] += w * best[j]
@@ -192,11 +217,33 @@ def _label_range(boards, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, targets, plies,
     cand2, _, _, _, inner, _, work2, _ = choice_scratch(cb1, rb1)
     for i in range(lo, hi):
         if plies == 2:
-            two_ply(boards[i], cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, o, best, work, table,
-                    cand2, work2, inner, targets[i])
+            two_ply(
+                boards[i],
+                cw1,
+                cb1,
+                cw2,
+                cb2,
+                rw1,
+                rb1,
+                rw2,
+                rb2,
+                cand,
+                idx,
+                val,
+                hid,
+                o,
+                best,
+                work,
+                table,
+                cand2,
+                work2,
+                inner,
+                targets[i],
+            )
         else:
-            one_ply(boards[i], cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, o, best, work, table,
-                    targets[i])
+            one_ply(
+                boards[i], cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, o, best, work, table, targets[i]
+            )
 
 
 @njit(cache=True, nogil=True)
@@ -211,8 +258,7 @@ def label_parallel(boards, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, targets, thre
     n = boards.shape[0]
     size = (n + threads - 1) // threads
     for t in prange(threads):
-        _label_range(boards, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, targets, plies, t * size,
-                     min(n, (t + 1) * size))
+        _label_range(boards, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, targets, plies, t * size, min(n, (t + 1) * size))
 
 
 @njit(cache=True, nogil=True, fastmath=True)
@@ -229,10 +275,20 @@ def fit(boards, targets, order, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, alpha, s
         if ph == OVER:
             stats[3] += 1.0
             continue
-        stats[0] += fit_board(boards[i], targets[i], cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, alpha, idx, val,
-                              hid_c, hid_r, cur, delta)
+        stats[0] += fit_board(
+            boards[i], targets[i], cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, alpha, idx, val, hid_c, hid_r, cur, delta
+        )
         stats[1 if ph == CONTACT else 2] += 1.0
 
 
-__all__ = ["fit", "label", "label_parallel", "lambda_returns", "mover_won_result", "one_ply", "sample_games",
-           "sample_positions", "two_ply"]
+__all__ = [
+    "fit",
+    "label",
+    "label_parallel",
+    "lambda_returns",
+    "mover_won_result",
+    "one_ply",
+    "sample_games",
+    "sample_positions",
+    "two_ply",
+]

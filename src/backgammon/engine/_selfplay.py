@@ -81,8 +81,9 @@ def net_eval(board, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, idx, val, hid, out) 
 
 
 @njit(cache=True, nogil=True)
-def choose_net(board, d1, d2, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, out, best_out, work,
-               table) -> int:
+def choose_net(
+    board, d1, d2, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, out, best_out, work, table
+) -> int:
     """0-ply choice: index in ``cand`` of the best result; ``best_out`` gets the target (mover's view)."""
     n = successors_ws(board, d1, d2, cand, work, table)
     best = -1
@@ -104,8 +105,9 @@ def choose_net(board, d1, d2, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx,
 
 
 @njit(cache=True, nogil=True)
-def choose_near(board, d1, d2, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, out, eqs, work, table,
-                near) -> int:
+def choose_near(
+    board, d1, d2, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, out, eqs, work, table, near
+) -> int:
     """A play drawn uniformly among those within ``near`` equity of the 0-ply best (valued as
     :func:`choose_net` values them, a finished game at its result plus 10); ``eqs`` (``MAX_PLAYS``) is scratch."""
     n = successors_ws(board, d1, d2, cand, work, table)
@@ -207,8 +209,9 @@ def td_train_games(cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, seed, game0, ngames, 
                 forward_sparse(cidx, cval, k, rw1, rb1, rw2, rb2, hid_r, cur)
             if ply > 0:
                 d1, d2 = roll()
-            c = choose_net(board, d1, d2, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, out, target,
-                           work, table)
+            c = choose_net(
+                board, d1, d2, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, out, target, work, table
+            )
             over = side_done(cand[c, 1])
             if over:
                 pts = mover_won_result(cand[c], target)
@@ -262,8 +265,27 @@ def td_lambda_games(cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, seed, game0, ngames,
             if ply > 0:
                 d1, d2 = roll()
             boards[ply] = board
-            c = choose_net(board, d1, d2, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, out,
-                           targets[ply], work, table)
+            c = choose_net(
+                board,
+                d1,
+                d2,
+                cw1,
+                cb1,
+                cw2,
+                cb2,
+                rw1,
+                rb1,
+                rw2,
+                rb2,
+                cand,
+                idx,
+                val,
+                hid,
+                out,
+                targets[ply],
+                work,
+                table,
+            )
             over = side_done(cand[c, 1])
             if over:
                 pts = mover_won_result(cand[c], targets[ply])
@@ -291,8 +313,9 @@ def td_lambda_games(cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, seed, game0, ngames,
             targets[t, 3] = (1.0 - lam) * targets[t, 3] + lam * g3
             targets[t, 4] = (1.0 - lam) * targets[t, 4] + lam * g4
         for t in range(ply):
-            stats[2] += fit_board(boards[t], targets[t], cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, alpha,
-                                  idx, val, hid_c, hid_r, cur, delta)
+            stats[2] += fit_board(
+                boards[t], targets[t], cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, alpha, idx, val, hid_c, hid_r, cur, delta
+            )
             if phase(boards[t]) == CONTACT:
                 stats[6] += 1.0
             else:
@@ -306,21 +329,35 @@ def choice_scratch(cb1, rb1):
     """Work arrays for :func:`choose_net`: candidates, sparse inputs, hidden units, two output vectors and the
     move generator's workspace."""
     work, table = new_workspace()
-    return (np.empty((MAX_PLAYS, 2, 25), dtype=np.int8), np.empty(MAX_NONZERO, dtype=np.int64),
-            np.empty(MAX_NONZERO, dtype=np.float64), np.empty(max(cb1.shape[0], rb1.shape[0])),
-            np.empty(NUM_OUTPUTS), np.empty(NUM_OUTPUTS), work, table)
+    return (
+        np.empty((MAX_PLAYS, 2, 25), dtype=np.int8),
+        np.empty(MAX_NONZERO, dtype=np.int64),
+        np.empty(MAX_NONZERO, dtype=np.float64),
+        np.empty(max(cb1.shape[0], rb1.shape[0])),
+        np.empty(NUM_OUTPUTS),
+        np.empty(NUM_OUTPUTS),
+        work,
+        table,
+    )
 
 
 @njit(cache=True, nogil=True)
 def fit_scratch(cb1, rb1):
     """Work arrays for :func:`fit_board`: sparse inputs, both nets' hidden units, outputs, errors."""
-    return (np.empty(MAX_NONZERO, dtype=np.int64), np.empty(MAX_NONZERO, dtype=np.float64), np.empty(cb1.shape[0]),
-            np.empty(rb1.shape[0]), np.empty(NUM_OUTPUTS), np.empty(NUM_OUTPUTS))
+    return (
+        np.empty(MAX_NONZERO, dtype=np.int64),
+        np.empty(MAX_NONZERO, dtype=np.float64),
+        np.empty(cb1.shape[0]),
+        np.empty(rb1.shape[0]),
+        np.empty(NUM_OUTPUTS),
+        np.empty(NUM_OUTPUTS),
+    )
 
 
 @njit(cache=True, nogil=True, fastmath=True)
-def fit_board(board, target, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, alpha, idx, val, hid_c, hid_r, cur,
-              delta) -> float:
+def fit_board(
+    board, target, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, alpha, idx, val, hid_c, hid_r, cur, delta
+) -> float:
     """One gradient step of the net for ``board``'s phase towards ``target``; return the squared error."""
     k = encode_sparse(board, idx, val)
     contact = phase(board) == CONTACT
@@ -383,8 +420,27 @@ def duel_pubeval(cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, wc, wr, seed, npairs, r
                     d1, d2 = roll()
                 net_to_move = (ply % 2 == 0) != (swap == 1)
                 if net_to_move:
-                    c = choose_net(board, d1, d2, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, out,
-                                   best_out, work, table)
+                    c = choose_net(
+                        board,
+                        d1,
+                        d2,
+                        cw1,
+                        cb1,
+                        cw2,
+                        cb2,
+                        rw1,
+                        rb1,
+                        rw2,
+                        rb2,
+                        cand,
+                        idx,
+                        val,
+                        hid,
+                        out,
+                        best_out,
+                        work,
+                        table,
+                    )
                 else:
                     c = choose_pubeval(board, d1, d2, wc, wr, cand, work, table)
                 if side_done(cand[c, 1]):

@@ -82,10 +82,13 @@ def _roll_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     rolls = [(d1, d2) for d1 in range(1, 7) for d2 in range(d1, 7)]
     table = np.zeros((25, 22), dtype=np.int64)
     for d in range(1, 25):
-        fits = [i for i, (d1, d2) in enumerate(rolls)
-                if (d1 != d2 and d in (d1, d2, d1 + d2)) or (d1 == d2 and d % d1 == 0 and d // d1 <= 4)]
+        fits = [
+            i
+            for i, (d1, d2) in enumerate(rolls)
+            if (d1 != d2 and d in (d1, d2, d1 + d2)) or (d1 == d2 and d % d1 == 0 and d // d1 <= 4)
+        ]
         table[d, 0] = len(fits)
-        table[d, 1:1 + len(fits)] = fits
+        table[d, 1 : 1 + len(fits)] = fits
     return (np.array([r[0] for r in rolls], dtype=np.int64), np.array([r[1] for r in rolls], dtype=np.int64), table)
 
 
@@ -246,8 +249,11 @@ def _escape_table() -> np.ndarray:
                     b2 = (mask >> (d2 - 1)) & 1
                     s = d1 + d2
                     bs = (mask >> (s - 1)) & 1 if s <= 12 else 0
-                    ok = (d1 > far and b1 == 0) or (d2 > far and b2 == 0) or \
-                         (s > far and bs == 0 and (b1 == 0 or b2 == 0))
+                    ok = (
+                        (d1 > far and b1 == 0)
+                        or (d2 > far and b2 == 0)
+                        or (s > far and bs == 0 and (b1 == 0 or b2 == 0))
+                    )
                 else:
                     for k in range(1, 5):
                         d = k * d1

@@ -75,7 +75,9 @@ class Probabilities:
 
     def flip(self) -> Probabilities:
         """The same chances from the opponent's view."""
-        return Probabilities(1.0 - self.win, self.lose_gammon, self.lose_backgammon, self.win_gammon, self.win_backgammon)
+        return Probabilities(
+            1.0 - self.win, self.lose_gammon, self.lose_backgammon, self.win_gammon, self.win_backgammon
+        )
 
     def as_array(self) -> np.ndarray:
         return np.array([self.win, self.win_gammon, self.win_backgammon, self.lose_gammon, self.lose_backgammon])
@@ -93,9 +95,11 @@ class Probabilities:
         return cls(*values)
 
     def __str__(self) -> str:
-        return (f"win {self.win:.3f} (g {self.win_gammon:.3f}, bg {self.win_backgammon:.3f}) "
-                f"lose {self.lose:.3f} (g {self.lose_gammon:.3f}, bg {self.lose_backgammon:.3f}) "
-                f"equity {self.equity():+.3f}")
+        return (
+            f"win {self.win:.3f} (g {self.win_gammon:.3f}, bg {self.win_backgammon:.3f}) "
+            f"lose {self.lose:.3f} (g {self.lose_gammon:.3f}, bg {self.lose_backgammon:.3f}) "
+            f"equity {self.equity():+.3f}"
+        )
 
 
 def equities(probs: np.ndarray) -> np.ndarray:
@@ -204,7 +208,9 @@ def sanitize(out: np.ndarray) -> None:
 
 
 @njit(cache=True, nogil=True)
-def net_evaluate_one(b, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, first, ways, use_bearoff, idx, val, hid, o) -> None:
+def net_evaluate_one(
+    b, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, first, ways, use_bearoff, idx, val, hid, o
+) -> None:
     """One board into ``o``: exact if over, database if both sides home, else the phase's net.
 
     ``idx``/``val`` (:data:`MAX_NONZERO`) and ``hid`` (the larger hidden layer) are scratch.
@@ -224,16 +230,18 @@ def net_evaluate_one(b, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, first, way
 
 
 @njit(cache=True, nogil=True)
-def net_choose(cand, n, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, first, ways, use_bearoff, idx, val, hid, o,
-               best) -> int:
+def net_choose(
+    cand, n, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, first, ways, use_bearoff, idx, val, hid, o, best
+) -> int:
     """The 0-ply play among the results ``cand[:n]`` (each with the opponent on roll): the index of the
     first one of lowest equity for the opponent, as ``argmax`` of the mover's equity takes it; its five
     outputs (the opponent's view) into ``best``. ``o`` is scratch, as in :func:`net_evaluate_one`."""
     chosen = 0
     best_eq = np.inf
     for c in range(n):
-        net_evaluate_one(cand[c], cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, first, ways, use_bearoff,
-                         idx, val, hid, o)
+        net_evaluate_one(
+            cand[c], cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, first, ways, use_bearoff, idx, val, hid, o
+        )
         eq = 2.0 * o[0] - 1.0 + o[1] - o[3] + o[2] - o[4]
         if eq < best_eq:
             best_eq = eq
@@ -250,8 +258,9 @@ def net_evaluate_batch(boards, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, fir
     hid = np.empty(max(cb1.shape[0], rb1.shape[0]))
     o = np.empty(NUM_OUTPUTS)
     for i in range(boards.shape[0]):
-        net_evaluate_one(boards[i], cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, first, ways, use_bearoff,
-                         idx, val, hid, o)
+        net_evaluate_one(
+            boards[i], cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, first, ways, use_bearoff, idx, val, hid, o
+        )
         for j in range(NUM_OUTPUTS):
             out[i, j] = o[j]
 

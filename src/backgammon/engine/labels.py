@@ -36,8 +36,8 @@ from pathlib import Path
 import numpy as np
 
 from backgammon import __version__
-from backgammon.engine._movegen import BEAROFF, CONTACT, RACE, board_of, phase
 from backgammon.engine import _distill
+from backgammon.engine._movegen import BEAROFF, CONTACT, RACE, board_of, phase
 from backgammon.engine.bearoff import WAYS, BearoffDatabase
 from backgammon.engine.evaluator import default_weights_path, net_evaluate_batch, sanitize
 from backgammon.engine.network import NetPair
@@ -70,8 +70,10 @@ class LabelSettings:
         if self.shard_size < 1:
             raise InvalidInputError(f"expected a shard size of at least 1, got {self.shard_size!r}")
         if not 0 <= self.explore <= 1 or self.near < 0 or not 0 < self.keep <= 1:
-            raise InvalidInputError(f"expected 0 <= explore <= 1, near >= 0 and 0 < keep <= 1, got "
-                                    f"{self.explore!r}, {self.near!r}, {self.keep!r}")
+            raise InvalidInputError(
+                f"expected 0 <= explore <= 1, near >= 0 and 0 < keep <= 1, got "
+                f"{self.explore!r}, {self.near!r}, {self.keep!r}"
+            )
         if self.seed < 0:
             raise InvalidInputError(f"expected a seed >= 0, got {self.seed!r}")
 
@@ -107,13 +109,18 @@ def sanitized(targets: np.ndarray) -> np.ndarray:
     return out
 
 
-def label_shard(boards: np.ndarray, arrays: tuple[np.ndarray, ...], plies: int, threads: int = 1,
-                progress: Callable[[int], None] | None = None) -> tuple[np.ndarray, np.ndarray]:
+def label_shard(
+    boards: np.ndarray,
+    arrays: tuple[np.ndarray, ...],
+    plies: int,
+    threads: int = 1,
+    progress: Callable[[int], None] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """The sanitised ``plies``-ply labels of ``boards`` and their phases; positions with both sides home get
     the bear-off database's exact value instead. ``progress`` is told the boards done after each chunk."""
     targets = np.empty((len(boards), 5))
     for lo in range(0, len(boards), _CHUNK):
-        targets[lo:lo + _CHUNK] = label_boards(boards[lo:lo + _CHUNK], arrays, plies, threads)
+        targets[lo : lo + _CHUNK] = label_boards(boards[lo : lo + _CHUNK], arrays, plies, threads)
         if progress is not None:
             progress(min(lo + _CHUNK, len(boards)))
     phases = np.array([phase(b) for b in boards], dtype=np.uint8)
@@ -127,8 +134,9 @@ def label_shard(boards: np.ndarray, arrays: tuple[np.ndarray, ...], plies: int, 
 
 
 def _position_ids(boards: np.ndarray) -> np.ndarray:
-    return np.array([Position(tuple(int(x) for x in b[0]), tuple(int(x) for x in b[1])).position_id()
-                     for b in boards], dtype="S14")
+    return np.array(
+        [Position(tuple(int(x) for x in b[0]), tuple(int(x) for x in b[1])).position_id() for b in boards], dtype="S14"
+    )
 
 
 def _sha256(path: Path) -> str:
@@ -169,8 +177,14 @@ def _write_manifest(folder: Path, doc: dict) -> None:
     _write_atomic(folder / MANIFEST, lambda p: p.write_text(text, encoding="utf-8"))
 
 
-def write_labels(folder: str | Path, settings: LabelSettings, positions: int, threads: int = 1,
-                 weights: str | Path | None = None, log: Callable[[str], None] | None = None) -> list[dict]:
+def write_labels(
+    folder: str | Path,
+    settings: LabelSettings,
+    positions: int,
+    threads: int = 1,
+    weights: str | Path | None = None,
+    log: Callable[[str], None] | None = None,
+) -> list[dict]:
     """Label ``positions`` positions of the run ``settings`` into ``folder``, in shards of ``settings.shard_size``,
     skipping the shards already there; returns the manifest entries of the run's shards.
 
@@ -198,8 +212,12 @@ def write_labels(folder: str | Path, settings: LabelSettings, positions: int, th
         count = min(settings.shard_size, positions - index * settings.shard_size)
         file = f"{name}-{index:05d}.npz"
         entry = next((e for e in manifest["shards"] if e.get("file") == file), None)
-        if (entry is not None and entry.get("count") == count and (folder / file).is_file()
-                and entry.get("sha256") == _sha256(folder / file)):
+        if (
+            entry is not None
+            and entry.get("count") == count
+            and (folder / file).is_file()
+            and entry.get("sha256") == _sha256(folder / file)
+        ):
             skipped += 1
             continue
         if skipped:
@@ -218,20 +236,33 @@ def write_labels(folder: str | Path, settings: LabelSettings, positions: int, th
         ids = _position_ids(boards)
         _write_atomic(folder / file, lambda p: _save_shard(p, ids, targets, phases))
         seconds = time.perf_counter() - t0
-        new = {"file": file, "run": name, "index": index, "count": count, "seed": settings.seed,
-               "shard_seed": seed, "plies": settings.plies, "teacher": teacher, "settings": asdict(settings),
-               "games": int(games), "phases": {k: int((phases == v).sum()) for k, v in PHASES.items()},
-               "seconds": round(seconds, 1), "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-               "sha256": _sha256(folder / file)}
+        new = {
+            "file": file,
+            "run": name,
+            "index": index,
+            "count": count,
+            "seed": settings.seed,
+            "shard_seed": seed,
+            "plies": settings.plies,
+            "teacher": teacher,
+            "settings": asdict(settings),
+            "games": int(games),
+            "phases": {k: int((phases == v).sum()) for k, v in PHASES.items()},
+            "seconds": round(seconds, 1),
+            "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "sha256": _sha256(folder / file),
+        }
         if entry is not None:  # made again: in its old place, so the manifest's order stays the runs' order
             manifest["shards"] = [new if e is entry else e for e in manifest["shards"]]
         else:
             manifest["shards"].append(new)
         _write_manifest(folder, manifest)
         done += count
-        say(f"shard {index + 1}/{n_shards} written: {file}, {count} labels in {seconds:.0f} s "
+        say(
+            f"shard {index + 1}/{n_shards} written: {file}, {count} labels in {seconds:.0f} s "
             f"({count / max(seconds, 1e-9):.2f} labels/s; {done} this session, "
-            f"{done / max(time.perf_counter() - start, 1e-9):.2f} labels/s overall)")
+            f"{done / max(time.perf_counter() - start, 1e-9):.2f} labels/s overall)"
+        )
     if skipped:
         say(f"{skipped} shards already done, skipped")
     return [e for e in read_manifest(folder)["shards"] if e.get("run") == name]
@@ -267,5 +298,16 @@ def load_labels(folder: str | Path) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(boards), np.concatenate(targets)
 
 
-__all__ = ["LabelSettings", "MANIFEST", "label_shard", "load_labels", "net_arrays", "read_manifest", "run_name",
-           "sanitized", "shard_seed", "teacher_of", "write_labels"]
+__all__ = [
+    "MANIFEST",
+    "LabelSettings",
+    "label_shard",
+    "load_labels",
+    "net_arrays",
+    "read_manifest",
+    "run_name",
+    "sanitized",
+    "shard_seed",
+    "teacher_of",
+    "write_labels",
+]

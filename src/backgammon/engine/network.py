@@ -38,8 +38,15 @@ def flip_outputs(src: np.ndarray, dst: np.ndarray) -> None:
 
 @njit(cache=True, nogil=True, fastmath=True)
 def forward_sparse(
-    idx: np.ndarray, val: np.ndarray, k: int, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray, b2: np.ndarray,
-    hidden: np.ndarray, out: np.ndarray,
+    idx: np.ndarray,
+    val: np.ndarray,
+    k: int,
+    w1: np.ndarray,
+    b1: np.ndarray,
+    w2: np.ndarray,
+    b2: np.ndarray,
+    hidden: np.ndarray,
+    out: np.ndarray,
 ) -> None:
     """Forward pass from sparse inputs; fills ``hidden`` and ``out``."""
     nh = b1.shape[0]
@@ -157,8 +164,9 @@ class NetPair:
         (same name, ``.json``).
         """
         meta = dict(self.meta)
-        meta.update(format=FORMAT, format_version=FORMAT_VERSION,
-                    encoding=encoding.NAME, encoding_version=encoding.VERSION)
+        meta.update(
+            format=FORMAT, format_version=FORMAT_VERSION, encoding=encoding.NAME, encoding_version=encoding.VERSION
+        )
         path = Path(path)
         write_npz(path, meta, arrays_of(self.contact, self.race, np.float32), compressed=True)
         if record:

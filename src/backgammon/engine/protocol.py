@@ -114,13 +114,11 @@ def answer(line: str | bytes, evaluator: Any, rng: random.Random | None = None) 
             raise InvalidInputError(f"invalid request {shorten(request)}: expected a json object")
         unknown = sorted(set(request) - KNOWN_FIELDS)
         if unknown:
-            raise InvalidInputError(
-                f"unknown field {shorten(unknown[0])}: expected {', '.join(sorted(KNOWN_FIELDS))}"
-            )
+            raise InvalidInputError(f"unknown field {shorten(unknown[0])}: expected {', '.join(sorted(KNOWN_FIELDS))}")
         return _answer(request, evaluator, rng)
     except BackgammonError as exc:
         return error_answer(str(exc))
-    except Exception:  # noqa: BLE001 - a bug must not stop the engine: log it and keep serving
+    except Exception:
         log.exception("engine request failed")
         return {"error": "internal error (the engine logged it; the request was not answered)"}
 

@@ -107,9 +107,17 @@ class RefineState:
         return (c.w1, c.b1, c.w2, c.b2, r.w1, r.b1, r.w2, r.b2)
 
     def save(self, path: Path) -> None:
-        meta = {"config": self.config.to_json(), "iteration": self.iteration, "games": self.games,
-                "seconds": self.seconds, "history": self.history, "best_score": self.best_score,
-                "buffers": len(self.boards), "encoding": encoding.NAME, "encoding_version": encoding.VERSION}
+        meta = {
+            "config": self.config.to_json(),
+            "iteration": self.iteration,
+            "games": self.games,
+            "seconds": self.seconds,
+            "history": self.history,
+            "best_score": self.best_score,
+            "buffers": len(self.boards),
+            "encoding": encoding.NAME,
+            "encoding_version": encoding.VERSION,
+        }
         arrays = arrays_of(self.contact, self.race)
         for i, (b, t) in enumerate(zip(self.boards, self.targets)):
             arrays[f"boards_{i}"] = b
@@ -123,16 +131,29 @@ class RefineState:
             raise EngineError(f"{str(path)!r} is not a refinement checkpoint for encoding {encoding.NAME!r}")
         contact, race = nets_of(a, f"checkpoint {str(path)!r}")
         n = meta["buffers"]
-        return cls(RefineConfig.from_json(meta["config"]), contact, race, meta["iteration"], meta["games"],
-                   meta["seconds"], [a[f"boards_{i}"] for i in range(n)], [a[f"targets_{i}"] for i in range(n)],
-                   meta["history"], meta["best_score"])
+        return cls(
+            RefineConfig.from_json(meta["config"]),
+            contact,
+            race,
+            meta["iteration"],
+            meta["games"],
+            meta["seconds"],
+            [a[f"boards_{i}"] for i in range(n)],
+            [a[f"targets_{i}"] for i in range(n)],
+            meta["history"],
+            meta["best_score"],
+        )
 
     def net_pair(self, extra: dict | None = None) -> NetPair:
-        meta = {"iterations": self.iteration, "refine_games": self.games, "seconds": round(self.seconds, 1),
-                "config": self.config.to_json(),
-                "method": f"refined on {self.config.label_ply}-ply targets of self-play positions"
-                          + (f", as lambda-returns of whole games (lambda {self.config.lam})" if self.config.lam else "")
-                          + " (backgammon refine)"}
+        meta = {
+            "iterations": self.iteration,
+            "refine_games": self.games,
+            "seconds": round(self.seconds, 1),
+            "config": self.config.to_json(),
+            "method": f"refined on {self.config.label_ply}-ply targets of self-play positions"
+            + (f", as lambda-returns of whole games (lambda {self.config.lam})" if self.config.lam else "")
+            + " (backgammon refine)",
+        }
         if extra:
             meta.update(extra)
         return NetPair(self.contact.copy(), self.race.copy(), meta)
@@ -146,8 +167,9 @@ def _label_chunk(shared: tuple, boards: np.ndarray) -> np.ndarray:
     return targets
 
 
-def label_boards(boards: np.ndarray, arrays: tuple[np.ndarray, ...], plies: int, threads: int = 1,
-                 cluster: str | None = None) -> np.ndarray:
+def label_boards(
+    boards: np.ndarray, arrays: tuple[np.ndarray, ...], plies: int, threads: int = 1, cluster: str | None = None
+) -> np.ndarray:
     """The ``plies``-ply labels of ``boards`` (``(n, 5)``), over ``threads`` threads here or, given a
     Ray address, as tasks on that cluster (chunks of boards, four per CPU of the cluster). Each label
     is a function of its board and the nets alone, so every way gives the same labels.
@@ -177,8 +199,7 @@ def iterate(state: RefineState, threads: int = 1, cluster: str | None = None) ->
     if cfg.lam > 0:
         random_move = np.zeros(cfg.positions, dtype=np.bool_)
         last = np.zeros(cfg.positions, dtype=np.bool_)
-        _, used = _distill.sample_games(*state.arrays(), cfg.seed, state.games, cfg.explore, boards, random_move,
-                                        last)
+        _, used = _distill.sample_games(*state.arrays(), cfg.seed, state.games, cfg.explore, boards, random_move, last)
         end = int(np.flatnonzero(last)[-1]) + 1 if last.any() else 0
         boards, random_move, last = boards[:end], random_move[:end], last[:end]
     else:
@@ -194,27 +215,46 @@ def iterate(state: RefineState, threads: int = 1, cluster: str | None = None) ->
     t2 = time.perf_counter()
     state.boards.append(boards)
     state.targets.append(targets)
-    del state.boards[:-cfg.buffer], state.targets[:-cfg.buffer]
+    del state.boards[: -cfg.buffer], state.targets[: -cfg.buffer]
     all_boards = np.concatenate(state.boards)
     all_targets = np.concatenate(state.targets)
     rng = np.random.default_rng([cfg.seed, state.iteration])
     stats = np.zeros(4)
     for _ in range(cfg.epochs):
-        _distill.fit(all_boards, all_targets, rng.permutation(len(all_boards)), *state.arrays(),
-                     cfg.alpha_at(state.iteration), stats)
+        _distill.fit(
+            all_boards,
+            all_targets,
+            rng.permutation(len(all_boards)),
+            *state.arrays(),
+            cfg.alpha_at(state.iteration),
+            stats,
+        )
     t3 = time.perf_counter()
     state.games += used
     state.iteration += 1
     state.seconds += t3 - t0
     steps = max(stats[1] + stats[2], 1.0)
-    return {"iteration": state.iteration, "games": used, "positions": len(boards),
-            "fitted": int(stats[1] + stats[2]), "rms_error": float(np.sqrt(stats[0] / steps)),
-            "sample_s": round(t1 - t0, 1), "label_s": round(t2 - t1, 1), "fit_s": round(t3 - t2, 1)}
+    return {
+        "iteration": state.iteration,
+        "games": used,
+        "positions": len(boards),
+        "fitted": int(stats[1] + stats[2]),
+        "rms_error": float(np.sqrt(stats[0] / steps)),
+        "sample_s": round(t1 - t0, 1),
+        "label_s": round(t2 - t1, 1),
+        "fit_s": round(t3 - t2, 1),
+    }
 
 
-def run(run_dir: str | Path, config: RefineConfig, iterations: int, eval_pairs: int = 500,
-        progress: Callable[[RefineState, dict], None] | None = None, threads: int = 1,
-        cluster: str | None = None) -> RefineState:
+def run(
+    run_dir: str | Path,
+    config: RefineConfig,
+    iterations: int,
+    eval_pairs: int = 500,
+    progress: Callable[[RefineState, dict], None] | None = None,
+    threads: int = 1,
+    cluster: str | None = None,
+) -> RefineState:
     """Refine until ``iterations`` iterations, resuming from ``run_dir``'s checkpoint if there is one.
 
     ``threads`` and ``cluster`` (a Ray address: the labels are made by that
@@ -226,13 +266,17 @@ def run(run_dir: str | Path, config: RefineConfig, iterations: int, eval_pairs: 
             asked for and Ray is missing or the cluster cannot be reached.
     """
     if iterations < 0 or min(config.positions, config.buffer, config.epochs) <= 0 or not 0 <= config.explore <= 1:
-        raise InvalidInputError(f"expected iterations >= 0, positive sizes and 0 <= explore <= 1, got "
-                                f"{iterations!r}, {config.positions!r}, {config.buffer!r}, {config.explore!r}")
+        raise InvalidInputError(
+            f"expected iterations >= 0, positive sizes and 0 <= explore <= 1, got "
+            f"{iterations!r}, {config.positions!r}, {config.buffer!r}, {config.explore!r}"
+        )
     if not 0 < config.keep <= 1:
         raise InvalidInputError(f"expected a share of positions kept in (0, 1], got {config.keep!r}")
     if not 0 <= config.lam <= 1 or (config.lam > 0 and config.keep != 1):
-        raise InvalidInputError(f"expected 0 <= lambda <= 1, with every position kept when above 0, got "
-                                f"{config.lam!r} (keep {config.keep!r})")
+        raise InvalidInputError(
+            f"expected 0 <= lambda <= 1, with every position kept when above 0, got "
+            f"{config.lam!r} (keep {config.keep!r})"
+        )
     if config.label_ply not in (1, 2):
         raise InvalidInputError(f"expected labels at 1 or 2 plies, got {config.label_ply!r}")
     if cluster is not None:  # connect first: a cluster that cannot be reached leaves no run behind
@@ -246,8 +290,13 @@ def run(run_dir: str | Path, config: RefineConfig, iterations: int, eval_pairs: 
         while state.iteration < iterations:
             info = iterate(state, threads, cluster)
             score, se, n = versus_pubeval(state.contact, state.race, eval_pairs)
-            info.update(vs_pubeval=round(score, 4), vs_pubeval_se=round(se, 4), vs_pubeval_games=n,
-                        alpha=config.alpha_at(state.iteration - 1), time=time.strftime("%H:%M:%S", time.gmtime()))
+            info.update(
+                vs_pubeval=round(score, 4),
+                vs_pubeval_se=round(se, 4),
+                vs_pubeval_games=n,
+                alpha=config.alpha_at(state.iteration - 1),
+                time=time.strftime("%H:%M:%S", time.gmtime()),
+            )
             state.history.append({"iteration": state.iteration, "vs_pubeval": score, "se": se, "n": n})
             if state.best_score is None or score > state.best_score:
                 state.best_score = score

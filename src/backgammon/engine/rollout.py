@@ -92,10 +92,10 @@ import numpy as np
 from numba import njit
 
 from backgammon.dice import ALL_ROLLS
+from backgammon.engine._cluster import run_tasks
 from backgammon.engine._movegen import MAX_PLAYS, OVER, new_workspace, phase, successors_ws
 from backgammon.engine._movegen import board_of as position_to_board
 from backgammon.engine._movegen import successors_py as successor_boards
-from backgammon.engine._cluster import run_tasks
 from backgammon.engine.cube import CubeInfo, CubeOwner, clip_outputs, cube_decision, cube_efficiency
 from backgammon.engine.encoding import MAX_NONZERO
 from backgammon.engine.evaluator import NetEvaluator, net_choose, net_evaluate_one, terminal_probs
@@ -318,7 +318,7 @@ def _choose_with_luck(
     mine = np.zeros(5)
     chosen = groups[actual][0]
     for r, group in enumerate(groups):
-        part = probs[start:start + len(group)]
+        part = probs[start : start + len(group)]
         start += len(group)
         c = int(np.argmin(_equities(part)))  # each board is seen by the opponent: the worst for them
         mover = flip_outputs(part[c])
@@ -510,8 +510,30 @@ def _play_trial(
 
 
 @njit(cache=True, nogil=True)
-def _trial_kernel(board, state, dice, truncate, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, first, ways,
-                  use_bearoff, cand, work, table, rolls, luck, out) -> bool:
+def _trial_kernel(
+    board,
+    state,
+    dice,
+    truncate,
+    cw1,
+    cb1,
+    cw2,
+    cb2,
+    rw1,
+    rb1,
+    rw2,
+    rb2,
+    dist,
+    first,
+    ways,
+    use_bearoff,
+    cand,
+    work,
+    table,
+    rolls,
+    luck,
+    out,
+) -> bool:
     """A cubeless trial with 0-ply plays, as :func:`_play_trial` plays it, compiled.
 
     ``board`` (the side on roll's view) and ``state`` (ply, and 1 when the opponent of the root is on
@@ -533,8 +555,9 @@ def _trial_kernel(board, state, dice, truncate, cw1, cb1, cw2, cb2, rw1, rb1, rw
     vr = rolls.shape[0] > 0
     while True:
         if truncate >= 0 and state[0] >= truncate:
-            net_evaluate_one(board, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, first, ways, use_bearoff,
-                             idx, val, hid, o)
+            net_evaluate_one(
+                board, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, first, ways, use_bearoff, idx, val, hid, o
+            )
             break
         if state[0] >= dice.shape[0]:
             return False
@@ -544,8 +567,9 @@ def _trial_kernel(board, state, dice, truncate, cw1, cb1, cw2, cb2, rw1, rb1, rw
         n = successors_ws(board, d1, d2, cand, work, table)
         c = 0
         if n > 1 or vr:
-            c = net_choose(cand, n, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, first, ways, use_bearoff,
-                           idx, val, hid, o, best)
+            c = net_choose(
+                cand, n, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, first, ways, use_bearoff, idx, val, hid, o, best
+            )
         if vr:
             chosen[:, :] = cand[c]
             flip_outputs_into(best, mine)  # the mover's view
@@ -558,8 +582,27 @@ def _trial_kernel(board, state, dice, truncate, cw1, cb1, cw2, cb2, rw1, rb1, rw
                         acc[k] += rolls[r, 2] * mine[k]
                     continue
                 m = successors_ws(board, rolls[r, 0], rolls[r, 1], cand, work, table)
-                net_choose(cand, m, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, first, ways, use_bearoff,
-                           idx, val, hid, o, best)
+                net_choose(
+                    cand,
+                    m,
+                    cw1,
+                    cb1,
+                    cw2,
+                    cb2,
+                    rw1,
+                    rb1,
+                    rw2,
+                    rb2,
+                    dist,
+                    first,
+                    ways,
+                    use_bearoff,
+                    idx,
+                    val,
+                    hid,
+                    o,
+                    best,
+                )
                 flip_outputs_into(best, mover)
                 for k in range(5):
                     acc[k] += rolls[r, 2] * mover[k]
@@ -746,9 +789,7 @@ def _rollout_samples(
         done += part.shape[1]
         if progress is not None:
             progress(done, total)
-        return stop is not None and done < total and done >= settings.min_trials and stop(
-            np.concatenate(parts, axis=1)
-        )
+        return stop is not None and done < total and done >= settings.min_trials and stop(np.concatenate(parts, axis=1))
 
     if settings.cluster is not None:
         for part in _run_on_ray(tasks, settings.cluster):
@@ -960,14 +1001,18 @@ def rollout_plays(
             mean = (*[float(v) for v in mover], outputs_equity(mover))
             zero = (0.0,) * 6
             result = RolloutResult(
-                n, mean, zero, cubeful, 0.0 if settings.cubeful else None, zero,
-                0.0 if settings.cubeful else None, settings.variance_reduction,
+                n,
+                mean,
+                zero,
+                cubeful,
+                0.0 if settings.cubeful else None,
+                zero,
+                0.0 if settings.cubeful else None,
+                settings.variance_reduction,
             )
         else:
             j = live.index(i)
-            result = _flip_result(
-                _summarise(samples[j], settings.cubeful, settings.variance_reduction), settings.cube
-            )
+            result = _flip_result(_summarise(samples[j], settings.cubeful, settings.variance_reduction), settings.cube)
         d = values[best] - values[i]
         diff_se = float(_standard_errors(d[:, None])[0]) if i != best else 0.0
         results.append(PlayRollout(play, result, float(d.mean()) if n else 0.0, Z95 * diff_se))
@@ -1009,7 +1054,7 @@ __all__ = [
     "rollout_position",
     "rollout_trials",
     "separated",
-    "trial_rolls",
     "successor_boards",
     "terminal_outputs",
+    "trial_rolls",
 ]

@@ -208,7 +208,7 @@ def _roll_successors(board: np.ndarray, rolls: np.ndarray, starts: np.ndarray) -
             bigger = np.empty((cap, 2, 25), dtype=np.int8)
             bigger[:total] = out[:total]
             out = bigger
-        out[total:total + n] = tmp[:n]
+        out[total : total + n] = tmp[:n]
         total += n
     starts[rolls.shape[0]] = total
     return out[:total]
@@ -228,15 +228,17 @@ def _one_ply_net(boards, rolls, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, fi
     for i in range(boards.shape[0]):
         b = boards[i]
         if phase(b) == OVER:
-            net_evaluate_one(b, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, first, ways, use_bearoff,
-                             idx, val, hid, o)
+            net_evaluate_one(
+                b, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, first, ways, use_bearoff, idx, val, hid, o
+            )
             out[i, :] = o
             continue
         acc = np.zeros(5)
         for r in range(rolls.shape[0]):
             n = successors_ws(b, rolls[r, 0], rolls[r, 1], cand, work, table)
-            net_choose(cand, n, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, first, ways, use_bearoff,
-                       idx, val, hid, o, best)
+            net_choose(
+                cand, n, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, first, ways, use_bearoff, idx, val, hid, o, best
+            )
             flip_outputs(best, o)  # the mover's view
             for k in range(5):  # weights out of 36: summed whole, divided once, so sure results stay exact
                 acc[k] += rolls[r, 2] * o[k]

@@ -83,30 +83,47 @@ class TrainState:
     def fresh(cls, config: TrainConfig) -> TrainState:
         rng = np.random.default_rng(config.seed)
         if config.init_from:
-            contact, race = warm_start(config.init_from, config.contact_hidden, config.race_hidden, rng,
-                                       config.init_scale)
+            contact, race = warm_start(
+                config.init_from, config.contact_hidden, config.race_hidden, rng, config.init_scale
+            )
             return cls(config, contact, race)
-        return cls(config, Net.random(config.contact_hidden, rng, config.init_scale),
-                   Net.random(config.race_hidden, rng, config.init_scale))
+        return cls(
+            config,
+            Net.random(config.contact_hidden, rng, config.init_scale),
+            Net.random(config.race_hidden, rng, config.init_scale),
+        )
 
     def arrays(self) -> tuple[np.ndarray, ...]:
         c, r = self.contact, self.race
         return (c.w1, c.b1, c.w2, c.b2, r.w1, r.b1, r.w2, r.b2)
 
     def net_pair(self, extra: dict | None = None) -> NetPair:
-        meta = {"games": self.games, "seconds": round(self.seconds, 1), "config": self.config.to_json(),
-                "method": (f"self-play TD({self.config.lam:g})"
-                           + (", online" if self.config.lam == 0 else ", offline lambda-returns after each game")
-                           + ", 0-ply greedy move choice, cross-entropy gradient")}
+        meta = {
+            "games": self.games,
+            "seconds": round(self.seconds, 1),
+            "config": self.config.to_json(),
+            "method": (
+                f"self-play TD({self.config.lam:g})"
+                + (", online" if self.config.lam == 0 else ", offline lambda-returns after each game")
+                + ", 0-ply greedy move choice, cross-entropy gradient"
+            ),
+        }
         if extra:
             meta.update(extra)
         return NetPair(self.contact.copy(), self.race.copy(), meta)
 
     def save(self, path: Path) -> None:
         """Write a float64 checkpoint atomically."""
-        meta = {"config": self.config.to_json(), "games": self.games, "plies": self.plies,
-                "seconds": self.seconds, "history": self.history, "best_score": self.best_score,
-                "encoding": encoding.NAME, "encoding_version": encoding.VERSION}
+        meta = {
+            "config": self.config.to_json(),
+            "games": self.games,
+            "plies": self.plies,
+            "seconds": self.seconds,
+            "history": self.history,
+            "best_score": self.best_score,
+            "encoding": encoding.NAME,
+            "encoding_version": encoding.VERSION,
+        }
         write_npz(path, meta, arrays_of(self.contact, self.race))
 
     @classmethod
@@ -118,11 +135,20 @@ class TrainState:
         """
         meta, a = read_npz(path, "checkpoint")
         if meta.get("encoding") != encoding.NAME or meta.get("encoding_version") != encoding.VERSION:
-            raise EngineError(f"checkpoint {str(path)!r} was made for encoding {meta.get('encoding')!r}, "
-                              f"expected {encoding.NAME!r}")
+            raise EngineError(
+                f"checkpoint {str(path)!r} was made for encoding {meta.get('encoding')!r}, expected {encoding.NAME!r}"
+            )
         contact, race = nets_of(a, f"checkpoint {str(path)!r}")
-        return cls(TrainConfig.from_json(meta["config"]), contact, race, meta["games"], meta["plies"],
-                   meta["seconds"], meta["history"], meta["best_score"])
+        return cls(
+            TrainConfig.from_json(meta["config"]),
+            contact,
+            race,
+            meta["games"],
+            meta["plies"],
+            meta["seconds"],
+            meta["history"],
+            meta["best_score"],
+        )
 
 
 def config_json(config: object) -> dict:
@@ -142,8 +168,9 @@ def halved(alpha: float, steps: tuple[int, ...], at: int) -> float:
     return alpha * 0.5 ** sum(1 for s in steps if at >= s)
 
 
-def warm_start(path: str | Path, contact_hidden: int, race_hidden: int, rng: np.random.Generator,
-               scale: float = 0.1) -> tuple[Net, Net]:
+def warm_start(
+    path: str | Path, contact_hidden: int, race_hidden: int, rng: np.random.Generator, scale: float = 0.1
+) -> tuple[Net, Net]:
     """The nets of a weights file, widened to this encoding and these hidden sizes.
 
     The file may be made for an older encoding whose inputs are a prefix of the
@@ -164,8 +191,10 @@ def warm_start(path: str | Path, contact_hidden: int, race_hidden: int, rng: np.
         w1, b1, w2, b2 = old.w1, old.b1, old.w2, old.b2
         n_in, h = w1.shape
         if n_in > encoding.NUM_INPUTS or h > hidden:
-            raise EngineError(f"weights file {str(path)!r} has {n_in} inputs and {h} hidden units; "
-                              f"cannot fit them into {encoding.NUM_INPUTS} inputs and {hidden} hidden units")
+            raise EngineError(
+                f"weights file {str(path)!r} has {n_in} inputs and {h} hidden units; "
+                f"cannot fit them into {encoding.NUM_INPUTS} inputs and {hidden} hidden units"
+            )
         nw1 = np.zeros((encoding.NUM_INPUTS, hidden))
         nw1[:n_in, :h] = w1
         nw1[:, h:] = rng.uniform(-scale, scale, (encoding.NUM_INPUTS, hidden - h))
@@ -190,8 +219,10 @@ def open_run(run_dir: Path, config: Any, state_class: Any) -> Any:
         return state_class.fresh(config)
     state = state_class.load(ckpt)
     if state.config != config:
-        raise EngineError(f"checkpoint in {str(run_dir)!r} has config {state.config.to_json()!r}, "
-                          f"not {config.to_json()!r}; use another directory")
+        raise EngineError(
+            f"checkpoint in {str(run_dir)!r} has config {state.config.to_json()!r}, "
+            f"not {config.to_json()!r}; use another directory"
+        )
     return state
 
 
@@ -209,8 +240,9 @@ def train_chunk(state: TrainState, ngames: int) -> dict:
     while g < end:
         nxt = min([end] + [s for s in state.config.alpha_steps if s > g])
         if state.config.lam > 0:
-            sp.td_lambda_games(*state.arrays(), state.config.seed, g, nxt - g, state.config.alpha_at(g),
-                               state.config.lam, stats)
+            sp.td_lambda_games(
+                *state.arrays(), state.config.seed, g, nxt - g, state.config.alpha_at(g), state.config.lam, stats
+            )
         else:
             sp.td_train_games(*state.arrays(), state.config.seed, g, nxt - g, state.config.alpha_at(g), stats)
         g = nxt
@@ -218,9 +250,15 @@ def train_chunk(state: TrainState, ngames: int) -> dict:
     state.games = end
     state.plies += int(stats[1])
     state.seconds += dt
-    return {"games": int(stats[0]), "plies": int(stats[1]), "rms_td_error": math.sqrt(stats[2] / max(stats[1], 1)),
-            "first_player_wins": stats[3] / max(stats[0], 1), "gammons": stats[4] / max(stats[0], 1),
-            "backgammons": stats[5] / max(stats[0], 1), "games_per_s": stats[0] / dt if dt > 0 else 0.0}
+    return {
+        "games": int(stats[0]),
+        "plies": int(stats[1]),
+        "rms_td_error": math.sqrt(stats[2] / max(stats[1], 1)),
+        "first_player_wins": stats[3] / max(stats[0], 1),
+        "gammons": stats[4] / max(stats[0], 1),
+        "backgammons": stats[5] / max(stats[0], 1),
+        "games_per_s": stats[0] / dt if dt > 0 else 0.0,
+    }
 
 
 def versus_pubeval(contact: Net, race: Net, pairs: int, seed: int = 20261129) -> tuple[float, float, int]:
@@ -229,8 +267,9 @@ def versus_pubeval(contact: Net, race: Net, pairs: int, seed: int = 20261129) ->
     Cubeless money games; each of ``pairs`` dice sequences is played twice, sides swapped.
     """
     res = np.zeros(2 * pairs)
-    sp.duel_pubeval(contact.w1, contact.b1, contact.w2, contact.b2, race.w1, race.b1, race.w2, race.b2,
-                    WC, WR, seed, pairs, res)
+    sp.duel_pubeval(
+        contact.w1, contact.b1, contact.w2, contact.b2, race.w1, race.b1, race.w2, race.b2, WC, WR, seed, pairs, res
+    )
     pair_means = res.reshape(pairs, 2).mean(axis=1)
     se = float(pair_means.std(ddof=1) / math.sqrt(pairs)) if pairs > 1 else float("nan")
     return float(res.mean()), se, 2 * pairs
@@ -265,17 +304,28 @@ def run(
             n = min(chunk, total_games - state.games)
             before = state.games
             info = train_chunk(state, n)
-            info.update(total_games=state.games, total_seconds=round(state.seconds, 1),
-                        alpha=state.config.alpha_at(state.games), time=time.strftime("%H:%M:%S", time.gmtime()))
+            info.update(
+                total_games=state.games,
+                total_seconds=round(state.seconds, 1),
+                alpha=state.config.alpha_at(state.games),
+                time=time.strftime("%H:%M:%S", time.gmtime()),
+            )
             if state.games // eval_every != before // eval_every or state.games >= total_games:
                 score, se, ngames = versus_pubeval(state.contact, state.race, eval_pairs)
                 info.update(vs_pubeval=round(score, 4), vs_pubeval_se=round(se, 4), vs_pubeval_games=ngames)
                 state.history.append({"games": state.games, "vs_pubeval": score, "se": se, "n": ngames})
                 if state.best_score is None or score > state.best_score:
                     state.best_score = score
-                    state.net_pair({"vs_pubeval": {"ppg": score, "se": se, "games": ngames,
-                                                   "note": "cubeless money, 0-ply, dice pairs swapped"}}
-                                   ).save(run_dir / BEST)
+                    state.net_pair(
+                        {
+                            "vs_pubeval": {
+                                "ppg": score,
+                                "se": se,
+                                "games": ngames,
+                                "note": "cubeless money, 0-ply, dice pairs swapped",
+                            }
+                        }
+                    ).save(run_dir / BEST)
             state.save(ckpt)
             log.write(json.dumps(info) + "\n")
             log.flush()

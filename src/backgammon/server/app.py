@@ -323,9 +323,12 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         return await asyncio.to_thread(write)
 
     @app.get("/api/me/history")
-    async def my_history(request: Request, limit: protocol.PageLimit = 50, offset: protocol.PageOffset = 0) -> list[dict[str, Any]]:
+    async def my_history(
+        request: Request, limit: protocol.PageLimit = 50, offset: protocol.PageOffset = 0
+    ) -> list[dict[str, Any]]:
         """The logged-in user's tables, newest first (``limit`` rows from ``offset``)."""
         user = await require_user(request)
+
         def query() -> list[Table]:
             with state["sessions"]() as db:
                 return list(

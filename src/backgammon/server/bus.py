@@ -63,7 +63,9 @@ class Bus(Protocol):
 def _encode(topic: str, message: dict[str, Any]) -> str:
     text = json.dumps({"t": topic, "m": message}, separators=(",", ":"))
     if len(text.encode()) > MAX_PAYLOAD:
-        raise InvalidInputError(f"bus message for {topic!r} too large: {len(text.encode())} bytes (at most {MAX_PAYLOAD})")
+        raise InvalidInputError(
+            f"bus message for {topic!r} too large: {len(text.encode())} bytes (at most {MAX_PAYLOAD})"
+        )
     return text
 
 
@@ -292,7 +294,9 @@ def redacted(url: str) -> str:
 # ------------------------------------------------------------------ leases
 def lock_key(room: str) -> int:
     """The signed 64-bit advisory-lock key of a room id."""
-    return int.from_bytes(hashlib.blake2b(f"backgammon-room:{room}".encode(), digest_size=8).digest(), "big", signed=True)
+    return int.from_bytes(
+        hashlib.blake2b(f"backgammon-room:{room}".encode(), digest_size=8).digest(), "big", signed=True
+    )
 
 
 class Leases(Protocol):
@@ -340,7 +344,9 @@ class PostgresLeases:
     since the database has released the locks for another process to take.
     """
 
-    def __init__(self, url: str, *, on_lost: Callable[[set[str]], None] | None = None, check_every: float = 1.0) -> None:
+    def __init__(
+        self, url: str, *, on_lost: Callable[[set[str]], None] | None = None, check_every: float = 1.0
+    ) -> None:
         self.url = psycopg_url(url)
         self.owner = uuid.uuid4().hex
         self.on_lost = on_lost

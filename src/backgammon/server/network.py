@@ -52,7 +52,9 @@ class Network:
         self._replies: dict[str, asyncio.Future] = {}
         self._outgoing: asyncio.Queue[tuple[str, dict[str, Any]]] | None = None
         self._tasks: list[asyncio.Task] = []
-        self._watchers: list[tuple[Callable[[], Iterable[tuple[str, Room]]], Callable[[str, Room], Awaitable[None]]]] = []
+        self._watchers: list[
+            tuple[Callable[[], Iterable[tuple[str, Room]]], Callable[[str, Room], Awaitable[None]]]
+        ] = []
         self._reconnects: list[Callable[[], None]] = []
 
     async def start(self) -> None:

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 from backgammon.chouette import Chouette
-from backgammon.game import Game, Player, Rules
+from backgammon.game import Action, Game, Player, Rules
 from backgammon.match import Match
 from backgammon.position import Position
 from backgammon.server import protocol
@@ -48,7 +48,7 @@ def replay_match(config: dict[str, Any], payloads: Iterable[dict[str, Any]]) -> 
     for payload in payloads:
         before = flow
         if payload.get("kind") != "timeout":
-            flow = flow.apply(protocol.action_from_wire(payload, flow.game))
+            flow = flow.apply(cast(Action, protocol.action_from_wire(payload, flow.game)))
         yield before, payload, flow
 
 
@@ -84,5 +84,5 @@ def replay_chouette(
     for payload in payloads:
         before = chouette
         if payload["kind"] not in CHOUETTE_NOTES:
-            chouette = chouette.apply(payload["by"], chouette_action(payload, chouette))
+            chouette = chouette.apply(payload["by"], cast(Any, chouette_action(payload, chouette)))
         yield before, payload, chouette

@@ -216,6 +216,7 @@ class Store:
         self._executor = ThreadPoolExecutor(1, thread_name_prefix="store")
         self._pending: list[tuple[Row, asyncio.Future]] = []
         self._flushing = False
+        self._flusher: asyncio.Task | None = None
         self.commits = 0
         self.rows = 0
 
@@ -231,7 +232,7 @@ class Store:
         self._pending.append((row, future))
         if not self._flushing:
             self._flushing = True
-            loop.create_task(self._flush())
+            self._flusher = loop.create_task(self._flush())  # (a reference keeps the task alive)
         await future
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:

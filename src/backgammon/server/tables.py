@@ -470,7 +470,9 @@ class TableManager:
                 lambda: self._join(new, name, user_id, digest),
             )
             return made
-        settings = {k: v for k, v in table.config.items() if k in ("mode", "rules", "ai_seat", "level", "clock", "start")}
+        settings = {
+            k: v for k, v in table.config.items() if k in ("mode", "rules", "ai_seat", "level", "clock", "start")
+        }
         new = await self._open(settings, seat, name, user_id, digest, listed=False)
         if table.config.get("mode") == "human":
             table.config = {**table.config, "rematch": new.id}
