@@ -8,9 +8,12 @@ import { h } from "./dom.js";
 
 const DEFAULTS = {
   orientation: "bottom-right", autoSwitch: false, lang: null, whiteColor: "#f4f1e8", blackColor: "#2b2b2b",
-  animation: "normal", showPips: true, autoForced: true,
+  animation: "normal", showPips: true, autoForced: true, sound: true, theme: "classic",
 };
 const SPEED = { off: 0, fast: 120, normal: 320, slow: 700 };
+// Board themes: a class on <body> (style.css colours the board); some also fix the checker colours.
+const THEMES = ["classic", "dark", "high-contrast"];
+const THEME_COLOURS = { "high-contrast": { white: "#ffffff", black: "#000000" } };
 const $ = (sel) => document.querySelector(sel);
 
 let settings = loadSettings();
@@ -38,7 +41,36 @@ function saveSettings(patch, remote = true) {
   if (S.state) render();
   if (S.history) renderMoveList();
   if (!user) $("#who").textContent = t("guest");
+  applyTheme();
   renderHistory();
+}
+function applyTheme() {
+  const theme = THEMES.includes(settings.theme) ? settings.theme : "classic";
+  for (const name of THEMES) document.body.classList.toggle(`theme-${name}`, name === theme);
+}
+function checkerColour(side) {
+  const fixed = THEME_COLOURS[settings.theme];
+  if (fixed) return fixed[side];
+  return side === "white" ? settings.whiteColor : settings.blackColor;
+}
+
+// ---------------------------------------------------------- motion and sound
+// Animations follow the speed setting and stop altogether when the system asks for reduced motion.
+function reducedMotion() { return !!(window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches); }
+function animationDelay() { return reducedMotion() ? 0 : (SPEED[settings.animation] ?? 300); }
+// Sounds (files the project makes itself: scripts/make_sounds.py) never block play: a browser that
+// refuses to play (no user gesture yet, no audio device) is ignored. The last one played is named on
+// <body data-last-sound> so the page can be checked.
+const SOUNDS = {};
+function playSound(name) {
+  if (!settings.sound) return;
+  try {
+    const audio = SOUNDS[name] || (SOUNDS[name] = new Audio(`/static/sounds/${name}.wav`));
+    audio.currentTime = 0;
+    const p = audio.play();
+    if (p && p.catch) p.catch(() => {});
+    document.body.dataset.lastSound = name;
+  } catch { /* no audio: play on silently */ }
 }
 
 // ----------------------------------------------------------------------- api
@@ -284,7 +316,7 @@ function applyStep(mover, other, from, to) {
   mover[to - 1] += 1;
 }
 async function animate(event, state) {
-  const delay = SPEED[settings.animation] ?? 300;
+  const delay = animationDelay();
   if (!delay || !event.steps || !event.steps.length) return;
   const view = state.view;
   const b = cloneBoard(state.game.board);
@@ -305,6 +337,10 @@ function setState(st) {
   const prev = S.state;
   if (prev && prev.version !== st.version) clearFlash();  // a message about the last position is stale now
   if (!prev || prev.version !== st.version) { S.pending = []; S.selected = null; $("#hints").hidden = true; }
+  if (prev && prev.version !== st.version) {
+    $("#move-text").value = "";
+    feedback(prev, st);
+  }
   S.state = st;
   S.receivedAt = performance.now();
   const gn = st.match.game_number;
@@ -315,6 +351,17 @@ function setState(st) {
   render();
   loadHistory();
   maybeAutoPlay();
+}
+
+// sounds and the dice animation for what changed between two states of the table
+function feedback(prev, st) {
+  const d = st.game.dice;
+  const newDice = d && (!prev.game.dice || prev.game.on_roll !== st.game.on_roll || prev.game.dice.join() !== d.join());
+  S.rolling = !!newDice && animationDelay() > 0;
+  const ended = st.match.game_number > prev.match.game_number || (st.match.over && !prev.match.over);
+  if (ended) playSound("end");
+  else if (newDice) playSound("dice");
+  else if (JSON.stringify(prev.game.board) !== JSON.stringify(st.game.board)) playSound("move");
 }
 
 function displayName(names, side, aiSeat, level) {
@@ -373,6 +420,39 @@ function showResult(st) {
   }
   box.replaceChildren(...parts);
   box.hidden = false;
+  if (!st.match.over) return;
+  // Both players' PR and the last game's winning chances, from the review (made now if there is
+  // none yet, at the review's default depth): "…" until it comes; the dialog never waits for it.
+  const tableId = S.id;
+  const pr = h("span", { id: "result-pr-values" }, "…");
+  const summary = h("div", { id: "result-summary", class: "result-summary" }, h("span", { id: "result-pr-label" }, "PR"), ": ", pr);
+  box.querySelector("#btn-result-ok").before(summary);
+  (async () => {
+    const [{ STUDY_MESSAGES }, { winChart }, { language }] = await Promise.all(
+      [import("./study-i18n.js"), import("./review-chart.js"), import("./i18n.js")]);
+    const m = (k) => STUDY_MESSAGES[language()]?.[k] ?? STUDY_MESSAGES.en[k];
+    summary.firstChild.textContent = m("result_pr");
+    const path = `/api/study/reviews/${encodeURIComponent(tableId)}`;
+    let res = await fetch(path);
+    if (res.status === 404) res = await fetch(path, { method: "POST" });
+    if (!res.ok) throw new Error(res.statusText);
+    const doc = await res.json();
+    if (!summary.isConnected) return;
+    pr.replaceChildren(...["White", "Black"].flatMap((k, i) => {
+      const p = doc.players[k];
+      return p ? [i ? " · " : "", `${nameOf(st, k.toLowerCase())} `, h("b", { class: "result-pr", dataset: { side: k } }, p.pr.toFixed(1))] : [];
+    }));
+    const last = (doc.games || [])[doc.games.length - 1];
+    if (last && last.points.length > 1) {
+      const side = st.you === "black" ? "Black" : "White";
+      summary.append(h("br"), h("span", { class: "small" }, `${m("result_chart")} (${nameOf(st, side.toLowerCase())})`),
+        winChart(last.points, side, { width: 300, height: 60, strip: 0, className: "sparkline", aria: m("result_chart") }));
+    }
+  })().catch(async () => {
+    if (!summary.isConnected) return;
+    const { STUDY_MESSAGES } = await import("./study-i18n.js");
+    pr.textContent = (STUDY_MESSAGES[settings.lang] || STUDY_MESSAGES.en).result_pr_failed;
+  });
 }
 
 // effective orientation: the setting, mirrored left-right in every other game when switching sides
@@ -435,7 +515,7 @@ function usedDice(dice, pendingSteps) {
 function draw(st, board, extra = {}) {
   const view = st.view;
   const other = view === "white" ? "black" : "white";
-  const colour = (side) => (side === "white" ? settings.whiteColor : settings.blackColor);
+  const colour = checkerColour;
   const cube = st.game.cube;
   const rel = (p) => (p === null ? null : p === view ? "me" : "them");
   const moving = st.allowed.includes("move");
@@ -445,7 +525,7 @@ function draw(st, board, extra = {}) {
     mine: board.mine, theirs: board.theirs,
     dice: extra.dice !== undefined ? extra.dice : st.game.dice,
     diceMine: extra.diceMine !== undefined ? extra.diceMine : st.game.on_roll === view,
-    usedDice: extra.usedDice || [false, false],
+    usedDice: extra.usedDice || [false, false], rolling: !!extra.rolling,
     cube: { value: extra.cubeValue || cube.value, owner: rel(extra.cubeOwner !== undefined ? extra.cubeOwner : cube.owner), offered: extra.replay ? null : rel(cube.offered_by), enabled: cube.enabled && st.match.length !== 1 },
     pips: { me: pipsOf(board.mine), them: pipsOf(board.theirs) },
     off: { me: 15 - board.mine.reduce((a, b) => a + b, 0), them: 15 - board.theirs.reduce((a, b) => a + b, 0) },
@@ -466,7 +546,8 @@ function render() {
   if (S.replay !== null && S.history) return renderReplay();
   const board = cloneBoard(st.game.board);
   for (const [from, to] of S.pending) applyStep(board.mine, board.theirs, from, to);
-  draw(st, board, { usedDice: usedDice(st.game.dice, S.pending) });
+  draw(st, board, { usedDice: usedDice(st.game.dice, S.pending), rolling: S.rolling });
+  S.rolling = false;  // the dice roll in once, not on every redraw
   $("#board").setAttribute("aria-label", t("board_aria", {
     me: pipsOf(board.mine), them: pipsOf(board.theirs), dice: st.game.dice ? st.game.dice.join("-") : "—",
   }));
@@ -577,6 +658,7 @@ function renderControls() {
   const st = S.state;
   const c = $("#controls");
   c.replaceChildren();
+  $("#move-form").hidden = !(S.replay === null && st.you && st.allowed.includes("move"));
   if (S.replay !== null) return;
   const a = S.sent === st.version ? [] : st.allowed;
   if (a.includes("roll")) c.appendChild(button("act-roll", t("roll"), () => act("roll"), true));
@@ -642,6 +724,7 @@ function stepsTo(dest) {
 }
 function applyPending(steps) {
   clearFlash();
+  playSound("move");
   S.pending.push(...steps);
   S.selected = null;
   render();
@@ -684,7 +767,7 @@ function setupBoardInput() {
       d.ghost.setAttribute("r", 31);
       d.ghost.setAttribute("class", "ghost");
       const view = S.state.view;
-      d.ghost.setAttribute("fill", view === "white" ? settings.whiteColor : settings.blackColor);
+      d.ghost.setAttribute("fill", checkerColour(view));
       d.ghost.setAttribute("stroke", "#ffd400");
       d.ghost.setAttribute("stroke-width", 4);
       svg.appendChild(d.ghost);
@@ -786,12 +869,46 @@ function setupSettingsDialog() {
   $("#btn-rules").onclick = () => $("#dlg-rules").showModal();
 }
 
+// ------------------------------------------------------------ keyboard play
+// r roll, d double, Enter confirm, Backspace/u undo, t take, p pass, m type a move, ? the list of keys.
+// A key does what its button does, only when that button is on screen and enabled; keys typed into a
+// text box (chat, a typed move) or with a dialog open are left alone.
+const KEYS = { r: "#act-roll", d: "#act-double", Enter: "#act-confirm", Backspace: "#act-undo", u: "#act-undo", t: "#act-take", p: "#act-pass" };
+function typing(target) {
+  return !!target && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName));
+}
+function onKey(ev) {
+  if (ev.ctrlKey || ev.metaKey || ev.altKey || typing(ev.target)) return;
+  if ($("#view-table").hidden || !S.state || document.querySelector("dialog[open]")) return;
+  const key = ev.key.length === 1 ? ev.key.toLowerCase() : ev.key;
+  if (key === "?") { const help = $("#keys-help"); help.open = !help.open; ev.preventDefault(); return; }
+  if (key === "m") {
+    if (!$("#move-form").hidden) { $("#move-text").focus(); ev.preventDefault(); }
+    return;
+  }
+  if (key === "Enter" && ev.target.tagName === "BUTTON") return;  // the focused button answers Enter itself
+  const b = KEYS[key] && $(KEYS[key]);
+  if (b && !b.disabled) { ev.preventDefault(); b.click(); }
+}
+function setupKeys() {
+  document.addEventListener("keydown", onKey);
+  $("#move-form").onsubmit = (ev) => {
+    ev.preventDefault();
+    const text = $("#move-text").value.trim();
+    if (!text || !S.state || !S.state.allowed.includes("move")) return;
+    act("move", { play: text });  // the server reads the text (a wrong one comes back as an error message)
+  };
+  $("#move-text").onkeydown = (ev) => { if (ev.key === "Escape") ev.target.blur(); };
+}
+
 function init() {
   setLanguage(settings.lang);
+  applyTheme();
   applyTranslations();
   fillRulesFields();
   setupSettingsDialog();
   setupBoardInput();
+  setupKeys();
   $("#home-link").onclick = (ev) => { ev.preventDefault(); go("/"); };
   $("#form-ai").onsubmit = (ev) => { ev.preventDefault(); createTable(ev.target, "ai"); };
   $("#form-human").onsubmit = (ev) => { ev.preventDefault(); createTable(ev.target, "human"); };

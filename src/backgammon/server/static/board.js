@@ -51,16 +51,16 @@ function isDark(hex) {
   return r * 0.3 + g * 0.59 + b * 0.11 < 128;
 }
 
-function die(g, x, y, value, used) {
+function die(g, x, y, value, used, rolling) {
   const size = 56;
-  const grp = el("g", { class: "die" + (used ? " used" : ""), "data-value": value });
-  grp.appendChild(el("rect", { x: x - size / 2, y: y - size / 2, width: size, height: size, rx: 10, fill: used ? "#bbb" : "#fffdf5", stroke: "#333", "stroke-width": 2 }));
+  const grp = el("g", { class: "die" + (used ? " used" : "") + (rolling ? " rolling" : ""), "data-value": value });
+  grp.appendChild(el("rect", { x: x - size / 2, y: y - size / 2, width: size, height: size, rx: 10, fill: used ? "#bbb" : "#fffdf5", stroke: "#333", "stroke-width": 2, class: "die-face" }));
   const pips = { 1: [[0, 0]], 2: [[-1, -1], [1, 1]], 3: [[-1, -1], [0, 0], [1, 1]], 4: [[-1, -1], [1, -1], [-1, 1], [1, 1]], 5: [[-1, -1], [1, -1], [0, 0], [-1, 1], [1, 1]], 6: [[-1, -1], [1, -1], [-1, 0], [1, 0], [-1, 1], [1, 1]] }[value] || [];
-  for (const [dx, dy] of pips) grp.appendChild(el("circle", { cx: x + dx * 15, cy: y + dy * 15, r: 5.5, fill: "#222" }));
+  for (const [dx, dy] of pips) grp.appendChild(el("circle", { cx: x + dx * 15, cy: y + dy * 15, r: 5.5, fill: "#222", class: "die-pip" }));
   g.appendChild(grp);
 }
 
-// model: {mine[25], theirs[25], dice, diceMine, usedDice[], cube:{value, owner:'me'|'them'|null, offered, enabled},
+// model: {mine[25], theirs[25], dice, diceMine, usedDice[], rolling (the dice just appeared: CSS animates them), cube:{value, owner:'me'|'them'|null, offered, enabled},
 //         pips:{me, them}, off:{me, them}, sources:Set, targets:Set, selected, crawford, labels}
 export function renderBoard(svg, model, opts) {
   const { X, Y } = geometry(opts.orientation);
@@ -70,8 +70,8 @@ export function renderBoard(svg, model, opts) {
   const root = el("g");
   svg.appendChild(root);
   // frame, trays, bar
-  root.appendChild(el("rect", { x: 0, y: 0, width: W, height: H, fill: "#5b3a1e", rx: 14 }));
-  root.appendChild(el("rect", { x: Math.min(X(20), X(920)), y: 20, width: 900, height: 720, fill: "#e9d8b4" }));
+  root.appendChild(el("rect", { x: 0, y: 0, width: W, height: H, fill: "#5b3a1e", rx: 14, class: "frame" }));
+  root.appendChild(el("rect", { x: Math.min(X(20), X(920)), y: 20, width: 900, height: 720, fill: "#e9d8b4", class: "field" }));
   root.appendChild(el("rect", { x: Math.min(X(440), X(500)), y: 20, width: 60, height: 720, fill: "#4a2f18", class: "bar" }));
   const trayX = Math.min(X(925), X(990));
   const myTray = { x: trayX, y: Math.min(Y(420), Y(740)), width: 65, height: 320 };
@@ -85,7 +85,7 @@ export function renderBoard(svg, model, opts) {
     const tipY = bottom ? 440 : 320;
     const fill = p % 2 ? "#a0522d" : "#d2b48c";
     const pts = [[x0, baseY], [x0 + COL, baseY], [x0 + COL / 2, tipY]].map(([x, y]) => `${X(x)},${Y(y)}`).join(" ");
-    const cls = "point" + (model.targets?.has(p) ? " target" : "");
+    const cls = "point " + (p % 2 ? "odd" : "even") + (model.targets?.has(p) ? " target" : "");
     root.appendChild(el("polygon", { points: pts, fill, class: cls, "data-point": p }));
     const labelY = bottom ? 754 : 14;
     root.appendChild(el("text", { x: X(x0 + COL / 2), y: Y(labelY) + (opts.orientation.startsWith("top") ? 4 : 0), "text-anchor": "middle", class: "pointnum" }, String(p)));
@@ -148,8 +148,8 @@ export function renderBoard(svg, model, opts) {
   if (model.dice) {
     const xs = model.diceMine ? [665, 755] : [185, 275];
     const [a, b] = model.dice;
-    die(root, X(xs[0]), Y(380), a, model.usedDice?.[0]);
-    die(root, X(xs[1]), Y(380), b, model.usedDice?.[1]);
+    die(root, X(xs[0]), Y(380), a, model.usedDice?.[0], model.rolling);
+    die(root, X(xs[1]), Y(380), b, model.usedDice?.[1], model.rolling);
   }
   if (model.opening) {
     // the opening roll: one die for each side

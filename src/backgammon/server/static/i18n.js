@@ -176,6 +176,21 @@ export const MESSAGES = {
     no_clock: "No clock",
     ev_timeout: "loses on time",
     lost_on_time: "{who} loses on time.",
+    move_text: "Type a move",
+    play_move: "Play",
+    keys: "Keys",
+    key_roll: "roll",
+    key_double: "double",
+    key_confirm: "confirm the move",
+    key_undo: "undo a step",
+    key_take_pass: "take / pass a double",
+    key_move: "type a move, such as 13/7 8/7 or bar/22",
+    key_help: "show or hide this list",
+    sound: "Sounds",
+    theme: "Board theme",
+    theme_classic: "Classic",
+    theme_dark: "Dark",
+    theme_high_contrast: "High contrast",
     rules_text: `## Goal
 Each side has 15 checkers. Move all your checkers into your home board, then bear them off. The first side to bear off all 15 wins.
 ## Moving
@@ -363,6 +378,21 @@ Click or drag a checker; the legal destinations light up. Drag to the tray to be
     no_clock: "なし",
     ev_timeout: "時間切れ負け",
     lost_on_time: "{who}の時間切れ負けです。",
+    move_text: "手を入力",
+    play_move: "指す",
+    keys: "キー操作",
+    key_roll: "ダイスを振る",
+    key_double: "ダブル",
+    key_confirm: "手を確定",
+    key_undo: "一手戻す",
+    key_take_pass: "ダブルをテイク / パス",
+    key_move: "手を文字で入力（例: 13/7 8/7、bar/22）",
+    key_help: "この一覧の表示・非表示",
+    sound: "効果音",
+    theme: "盤のテーマ",
+    theme_classic: "クラシック",
+    theme_dark: "ダーク",
+    theme_high_contrast: "ハイコントラスト",
     rules_text: `## 目的
 各プレイヤーは15個の駒を持ちます。すべての駒を自分のインナーボードに集め、盤外に出します(ベアオフ)。先に15個すべてを出した方が勝ちです。
 ## 駒の動かし方
