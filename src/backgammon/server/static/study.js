@@ -5,6 +5,7 @@ import { renderBoard, pointAt, pointXY } from "./board.js";
 import { MESSAGES, setLanguage, defaultLanguage, language } from "./i18n.js";
 import { STUDY_MESSAGES } from "./study-i18n.js";
 import { h } from "./dom.js";
+import { winChart } from "./review-chart.js";
 
 const $ = (sel) => document.querySelector(sel);
 const NS = "http://www.w3.org/2000/svg";
@@ -504,7 +505,7 @@ async function answerLesson(answer) {
 }
 
 // ================================================================== review
-const R = { data: null, current: null, started: false };
+const R = { data: null, current: null, started: false, side: null, id: null };
 
 async function showReviewPick() {
   $("#review").hidden = true;
@@ -536,12 +537,63 @@ async function openReview(id) {
   } catch (e) { $("#review-status").textContent = e.message; return; }
   $("#review-status").textContent = "";
   $("#review").hidden = false;
+  R.id = id;
   const players = Object.values(R.data.players);
-  $("#review-totals").replaceChildren(headRow(["player", "decisions", "errors", "error_rate", "pr", "luck"]),
-    ...players.map((p) => row([p.name, p.unforced, p.errors, `${pct(p.error_rate)}%`, p.pr.toFixed(1), p.luck === undefined ? "—" : fmt(p.luck, 2)])));
+  $("#review-totals").replaceChildren(headRow(["player", "decisions", "pr", "pr_checker", "pr_cube", "luck"]),
+    ...players.map((p) => row([p.name, p.unforced, p.pr.toFixed(1), (p.pr_checker ?? 0).toFixed(1), (p.pr_cube ?? 0).toFixed(1),
+      p.luck === undefined ? "—" : fmt(p.luck, 2)])));
+  setupChartSide(id);
+  renderMistakes();
   renderReviewList();
   const firstErr = R.data.decisions.findIndex((d) => d.grade !== "good");
   showDecision(firstErr >= 0 ? firstErr : 0);
+}
+// whose winning chances the charts show: the seat this browser played at that table, else White
+function setupChartSide(id) {
+  let side = "White";
+  try { const seat = JSON.parse(localStorage.getItem(`bg.seat.${id}`) || "null"); if (seat && seat.seat === "black") side = "Black"; } catch { /* none */ }
+  const sel = $("#chart-side");
+  sel.replaceChildren(...Object.entries(R.data.players).map(([k, v]) => h("option", { value: k }, v.name)));
+  sel.value = R.side && R.data.players[R.side] ? R.side : side;
+  R.side = sel.value;
+  sel.onchange = () => { R.side = sel.value; renderCharts(); };
+}
+function renderCharts() {
+  const box = $("#review-charts");
+  const games = R.data.games || [];
+  if (!games.length) { box.replaceChildren(); $("#review-graphs").hidden = true; return; }
+  $("#review-graphs").hidden = false;
+  const name = R.data.players[R.side]?.name || R.side;
+  box.replaceChildren(...games.map((g) => h("figure", { class: "chart-box" },
+    h("figcaption", {}, s("chart_title", { n: g.game, name })),
+    winChart(g.points, R.side, {
+      width: 600, height: 170, current: R.current, onPick: showDecision, aria: s("chart_title", { n: g.game, name }),
+      label: (p, c) => {
+        const d = R.data.decisions[p.decision];
+        let text = s("chart_point", { i: p.decision + 1, p: (100 * c).toFixed(1) });
+        if (p.luck !== null && p.luck !== undefined) {
+          const l = (R.side === "Black" ? -1 : 1) * p.luck;
+          text += ` · ${d.dice ? d.dice.join("") : ""} ${s("luck")} ${fmt(l, 3)} (${s(l >= 0 ? "lucky" : "unlucky")})`;
+        }
+        return text;
+      },
+    }))));
+}
+// the five largest errors of each player, each showing its position when clicked
+function renderMistakes() {
+  const blocks = Object.entries(R.data.players).map(([key, p]) => {
+    const worst = R.data.decisions.map((d, i) => ({ d, i })).filter(({ d }) => d.player === key && d.error > 0 && d.grade !== "good")
+      .sort((a, b) => b.d.error - a.d.error || a.i - b.i).slice(0, 5);
+    const items = worst.map(({ d, i }) => h("li", { class: "mistake", dataset: { i }, tabindex: 0, role: "button",
+      onclick: () => showDecision(i), onkeydown: (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); showDecision(i); } } },
+    h("span", { class: "mistake-where" }, `${s("game_short", { n: d.game })} ${d.dice ? d.dice.join("") : s(`kind_${d.kind}`)}`), " ",
+    h("span", { class: "mistake-played" }, `${s("chosen")}: ${d.chosen || "—"}`), " ",
+    h("span", { class: "mistake-best" }, `${s("better")}: ${d.best || "—"}`), " ",
+    h("b", { class: "mistake-loss" }, `${s("lost")} ${fmt(-d.error)}`)));
+    return h("div", { class: "mistakes" }, h("h4", {}, s("mistakes_of", { name: p.name })),
+      items.length ? h("ol", { class: "mistake-list" }, items) : h("p", { class: "small" }, s("no_mistakes")));
+  });
+  $("#review-mistakes").replaceChildren(...blocks);
 }
 function renderReviewList() {
   if (!R.data) return;
@@ -563,6 +615,8 @@ async function showDecision(i) {
   if (!d) return;
   R.current = i;
   renderReviewList();
+  renderCharts();
+  for (const li of document.querySelectorAll("#review-mistakes li")) li.classList.toggle("current", Number(li.dataset.i) === i);
   let doc;
   try { doc = await api("POST", "/api/study/parse", { text: d.position_id }); } catch (e) { $("#review-caption").textContent = e.message; return; }
   const svg = $("#review-board");
