@@ -92,7 +92,7 @@ def test_bad_input_in_a_real_process() -> None:
         check=False,
     )
     assert proc.returncode == 2
-    assert proc.stdout == "" and proc.stderr.startswith("error: invalid dice '0'")
+    assert proc.stdout == "" and proc.stderr.startswith("error: invalid roll '0'")
     assert proc.stderr.count("\n") == 1
 
 

@@ -18,12 +18,14 @@ only checks them. Two sources are provided:
 from __future__ import annotations
 
 import random
+import re
 import secrets
 from collections import deque
 from collections.abc import Iterable
 from typing import Protocol, runtime_checkable
 
 from backgammon.errors import BackgammonError, InvalidInputError
+from backgammon.safejson import shorten
 
 __all__ = [
     "ALL_36",
@@ -31,8 +33,10 @@ __all__ = [
     "DiceSource",
     "RandomDice",
     "ScriptedDice",
+    "check_dice",
     "check_die",
     "check_roll",
+    "parse_roll",
 ]
 
 
@@ -43,12 +47,26 @@ def check_die(die: object) -> int:
         InvalidInputError: if ``die`` is not an integer from 1 to 6.
     """
     if not isinstance(die, int) or isinstance(die, bool) or not 1 <= die <= 6:
-        raise InvalidInputError(f"invalid die {die!r}: expected an integer from 1 to 6")
+        raise InvalidInputError(f"invalid die {shorten(die)}: expected an integer from 1 to 6")
     return die
 
 
+def check_dice(die1: object, die2: object) -> tuple[int, int]:
+    """Validate two dice given apart and return them as a tuple.
+
+    Raises:
+        InvalidInputError: if a die is not an integer from 1 to 6 (the message names it).
+    """
+    return check_die(die1), check_die(die2)
+
+
 def check_roll(dice: object) -> tuple[int, int]:
-    """Validate a roll of two dice and return it as a tuple.
+    """Validate a roll of two dice (a pair) and return it as a tuple.
+
+    This is the one home of dice validation: the game, the move generator,
+    the formats, the engine, the CLI and the server all call it (or
+    :func:`check_die`, :func:`check_dice`, :func:`parse_roll`), so a bad die
+    gets the same message everywhere.
 
     >>> check_roll([6, 4])
     (6, 4)
@@ -57,8 +75,27 @@ def check_roll(dice: object) -> tuple[int, int]:
         InvalidInputError: if ``dice`` is not two integers from 1 to 6.
     """
     if not isinstance(dice, (tuple, list)) or len(dice) != 2:
-        raise InvalidInputError(f"invalid roll {dice!r}: expected two dice, e.g. (6, 4)")
+        raise InvalidInputError(f"invalid roll {shorten(dice)}: expected two dice, e.g. (6, 4)")
     return check_die(dice[0]), check_die(dice[1])
+
+
+_ROLL_TEXT = re.compile(r"^[ \t]*([0-9])[ \t]*[-,/ ]?[ \t]*([0-9])[ \t]*\Z")
+
+
+def parse_roll(text: object) -> tuple[int, int]:
+    """Read a roll written ``31``, ``3-1``, ``3,1``, ``3/1`` or ``3 1``.
+
+    >>> parse_roll("6-4")
+    (6, 4)
+
+    Raises:
+        InvalidInputError: if the text is not two dice; a digit out of 1..6
+            gets :func:`check_die`'s message, naming that die.
+    """
+    m = _ROLL_TEXT.match(text) if isinstance(text, str) else None
+    if not m:
+        raise InvalidInputError(f"invalid roll {shorten(text)}: expected two dice from 1 to 6, as in '31' or '3-1'")
+    return check_die(int(m.group(1))), check_die(int(m.group(2)))
 
 
 ALL_ROLLS: tuple[tuple[int, int, int], ...] = tuple(

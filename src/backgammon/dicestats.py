@@ -30,6 +30,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from backgammon.dice import check_roll
 from backgammon.errors import InvalidInputError
 from backgammon.position import BAR, Position
 
@@ -153,23 +154,13 @@ class RollDistribution:
     test: ChiSquared | None
 
 
-def _check_roll(roll: object) -> tuple[int, int]:
-    if (
-        not isinstance(roll, (tuple, list))
-        or len(roll) != 2
-        or not all(isinstance(d, int) and not isinstance(d, bool) and 1 <= d <= 6 for d in roll)
-    ):
-        raise InvalidInputError(f"invalid roll {roll!r}: expected two dice from 1 to 6")
-    return int(roll[0]), int(roll[1])
-
-
 def pips_of(roll: tuple[int, int]) -> int:
     """Pips a roll moves: the sum of the dice, or four times a die for doubles.
 
     >>> pips_of((6, 6)), pips_of((3, 1))
     (24, 4)
     """
-    a, b = _check_roll(roll)
+    a, b = check_roll(roll)
     return 4 * a if a == b else a + b
 
 
@@ -186,7 +177,7 @@ def roll_distribution(rolls: Iterable[tuple[int, int]], ordered: bool = False) -
     Raises:
         InvalidInputError: for something that is not a roll.
     """
-    checked = [_check_roll(r) for r in rolls]
+    checked = [check_roll(r) for r in rolls]
     n = len(checked)
     if ordered:
         cells = ORDERED_36
@@ -279,7 +270,7 @@ def is_dance(position: Position, roll: tuple[int, int]) -> bool:
     Raises:
         InvalidInputError: for a bad roll or a position with no checker on the bar.
     """
-    a, b = _check_roll(roll)
+    a, b = check_roll(roll)
     dance_probability(position)  # validates
     return all(position.theirs[d - 1] >= 2 for d in (a, b))  # die d enters on their point d
 
@@ -290,7 +281,7 @@ def _entries(entries: Iterable[tuple[Position, tuple[int, int]]]) -> list[tuple[
         if not isinstance(item, (tuple, list)) or len(item) != 2:
             raise InvalidInputError(f"invalid entry {item!r}: expected (position, roll)")
         position, roll = item
-        out.append((position, _check_roll(roll)))
+        out.append((position, check_roll(roll)))
     return out
 
 
@@ -372,7 +363,7 @@ def dice_report(
     Raises:
         InvalidInputError: for a bad roll, or an entry position without a checker on the bar.
     """
-    checked = [_check_roll(r) for r in rolls]
+    checked = [check_roll(r) for r in rolls]
     n = len(checked)
     distribution = roll_distribution(checked, ordered)
     n_doubles = sum(1 for a, b in checked if a == b)

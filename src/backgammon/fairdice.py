@@ -36,6 +36,7 @@ import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from backgammon.dice import check_roll, parse_roll
 from backgammon.errors import IllegalActionError, InvalidInputError
 
 __all__ = [
@@ -319,10 +320,7 @@ def parse_rolls(text: str) -> tuple[tuple[int, int], ...]:
         raise InvalidInputError(f"invalid rolls {text!r}: expected text such as '31 52 66'")
     rolls: list[tuple[int, int]] = []
     for token in text.replace(",", " ").split():
-        digits = token.replace("-", "")
-        if len(digits) != 2 or any(c not in "123456" for c in digits):
-            raise InvalidInputError(f"invalid roll {token!r} in {text!r}: expected two dice from 1 to 6, as in '31'")
-        rolls.append((int(digits[0]), int(digits[1])))
+        rolls.append(parse_roll(token))
     return tuple(rolls)
 
 
@@ -373,11 +371,5 @@ def _check_rolls(rolls: object) -> tuple[tuple[int, int], ...]:
         raise InvalidInputError(f"invalid rolls {rolls!r}: expected a sequence of (die, die) pairs")
     out = []
     for roll in rolls:
-        if (
-            not isinstance(roll, (list, tuple))
-            or len(roll) != 2
-            or not all(isinstance(d, int) and not isinstance(d, bool) and 1 <= d <= 6 for d in roll)
-        ):
-            raise InvalidInputError(f"invalid roll {roll!r}: expected two dice from 1 to 6")
-        out.append((roll[0], roll[1]))
+        out.append(check_roll(roll))
     return tuple(out)

@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import overload
 
+from backgammon.dice import check_dice  # noqa: F401 - re-exported: the one home is backgammon.dice
 from backgammon.errors import IllegalPlayError, InvalidInputError
 from backgammon.position import BAR, Position
 
@@ -151,18 +152,6 @@ def _point_text(point: int) -> str:
     if point == OFF_POINT:
         return "off"
     return str(point)
-
-
-def check_dice(die1: object, die2: object) -> tuple[int, int]:
-    """Validate a roll and return it as a tuple.
-
-    Raises:
-        InvalidInputError: if a die is not an integer from 1 to 6.
-    """
-    for die in (die1, die2):
-        if not isinstance(die, int) or isinstance(die, bool) or not 1 <= die <= 6:
-            raise InvalidInputError(f"invalid die {die!r}: expected an integer from 1 to 6")
-    return die1, die2  # type: ignore[return-value]
 
 
 # A raw step inside the generator: (source index, destination index, hit)

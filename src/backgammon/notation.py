@@ -15,8 +15,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from backgammon.dice import check_dice
 from backgammon.errors import AmbiguousPlayError, IllegalPlayError, InvalidInputError
-from backgammon.moves import BAR_POINT, OFF_POINT, Play, Step, check_dice, legal_plays, sequences_along
+from backgammon.moves import BAR_POINT, OFF_POINT, Play, Step, legal_plays, sequences_along
 from backgammon.position import Position
 
 _MAX_TEXT = 200

@@ -449,3 +449,9 @@ def test_review_of_a_game_against_the_computer_listed_for_the_user(client):
     assert doc["players"]["White"]["name"] == "ann"
     listed = client.get("/api/study/reviews").json()
     assert [x["table_id"] for x in listed] == [tid]
+
+
+def test_setup_bad_die_gives_the_core_message(client):
+    # one home for dice validation (issue 19): the same message as the core, the CLI and the engine
+    r = client.post("/api/study/setup", json={"setup": setup(dice=[7, 3])})
+    assert error_of(r, 400) == "invalid die 7: expected an integer from 1 to 6"

@@ -3,27 +3,21 @@
 from __future__ import annotations
 
 import json
-import re
 
 import typer
 
-from backgammon.errors import InvalidInputError
+from backgammon.dice import parse_roll
 from backgammon.position import Position
 from backgammon.render import ascii_board
 
-_DICE = re.compile(r"^[ \t]*([1-6])[ \t]*[-,/ ]?[ \t]*([1-6])[ \t]*\Z")
-
 
 def parse_dice(text: str) -> tuple[int, int]:
-    """Read a roll written ``31``, ``3-1``, ``3,1`` or ``3 1``.
+    """Read a roll written ``31``, ``3-1``, ``3,1`` or ``3 1`` (:func:`backgammon.dice.parse_roll`).
 
     Raises:
         InvalidInputError: if the text is not two dice from 1 to 6.
     """
-    m = _DICE.match(text or "")
-    if not m:
-        raise InvalidInputError(f"invalid dice {text!r}: expected two dice from 1 to 6, as in '31' or '3-1'")
-    return int(m.group(1)), int(m.group(2))
+    return parse_roll(text)
 
 
 def moves(

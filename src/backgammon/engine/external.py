@@ -47,6 +47,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
+from backgammon.dice import check_roll
 from backgammon.engine.cube import CubeInfo, CubeOwner
 from backgammon.errors import BackgammonError, InvalidInputError
 from backgammon.moves import Play
@@ -151,8 +152,11 @@ class FibsBoard:
         if self.turn not in (-1, 0, 1):
             raise InvalidInputError(f"invalid board: turn {self.turn}, expected -1, 0 or 1")
         for name, dice in (("your dice", self.your_dice), ("opponent dice", self.opponent_dice)):
-            if dice != (0, 0) and not all(1 <= d <= 6 for d in dice):
-                raise InvalidInputError(f"invalid board: {name} {dice[0]} {dice[1]}, expected 1 to 6 (or 0 0)")
+            if dice != (0, 0):
+                try:
+                    check_roll(dice)
+                except InvalidInputError as exc:
+                    raise InvalidInputError(f"invalid board: {name} (0 0 or two dice): {exc}") from None
         if self.cube < 1 or self.cube & (self.cube - 1) or self.cube > 1 << 15:
             raise InvalidInputError(f"invalid board: cube {self.cube}, expected a power of two")
         for name, value in flags.items():

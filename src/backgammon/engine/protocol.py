@@ -14,6 +14,7 @@ import random
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any
 
+from backgammon.dice import check_roll
 from backgammon.engine.cube import CubeInfo, CubeOwner
 from backgammon.engine.levels import STRONGEST, get_level, pick
 from backgammon.engine.search import EvalContext, RankedPlay, decide_cube, rank_plays
@@ -79,13 +80,7 @@ def parse_xgid(text: str) -> tuple[Position, Any]:
 
 
 def _dice(value: Any) -> tuple[int, int]:
-    if (
-        not isinstance(value, list | tuple)
-        or len(value) != 2
-        or not all(isinstance(d, int) and not isinstance(d, bool) and 1 <= d <= 6 for d in value)
-    ):
-        raise InvalidInputError(f"invalid dice {shorten(value)}: expected two integers from 1 to 6, as in [3, 1]")
-    return int(value[0]), int(value[1])
+    return check_roll(value)
 
 
 KNOWN_FIELDS = frozenset(

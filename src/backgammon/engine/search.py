@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from backgammon.dice import check_roll
 from backgammon.engine._movegen import MAX_PLAYS, OVER, new_workspace, phase, successors_py, successors_ws
 from backgammon.engine.cube import CubeDecision, CubeInfo, CubeOwner, clip_outputs, cube_decision, cube_efficiency
 from backgammon.engine.encoding import MAX_NONZERO
@@ -308,12 +309,7 @@ def rank_plays(position: Position, dice: tuple[int, int], context: EvalContext) 
     Raises:
         InvalidInputError: if the dice are not two numbers 1..6 or the game is over.
     """
-    if (
-        not isinstance(dice, tuple | list)
-        or len(dice) != 2
-        or not all(isinstance(d, int) and not isinstance(d, bool) and 1 <= d <= 6 for d in dice)
-    ):
-        raise InvalidInputError(f"invalid dice {dice!r}: expected two numbers from 1 to 6")
+    dice = check_roll(dice)
     if position.is_game_over():
         raise InvalidInputError(f"the game is over in {position!r}: there is no play to choose")
     plays = position.legal_plays(dice[0], dice[1])

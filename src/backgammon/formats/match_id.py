@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import TYPE_CHECKING
 
+from backgammon.dice import check_roll
 from backgammon.errors import InvalidInputError
 from backgammon.position import Position
 
@@ -131,9 +132,9 @@ class MatchState:
                 f"invalid resignation {self.resignation!r}: expected 0 (none), 1 (single), 2 (gammon) or 3 (backgammon)"
             )
         if self.dice is not None:
-            dice = self.dice
-            if not isinstance(dice, tuple) or len(dice) != 2 or not all(_is_int(d) and 1 <= d <= 6 for d in dice):
-                raise InvalidInputError(f"invalid dice {dice!r}: expected None or two dice from 1 to 6")
+            if not isinstance(self.dice, tuple):
+                raise InvalidInputError(f"invalid dice {self.dice!r}: expected None or a tuple of two dice")
+            check_roll(self.dice)
         length = self.match_length
         if not _is_int(length) or not 0 <= length <= MAX_MATCH_LENGTH:
             raise InvalidInputError(f"invalid match length {length!r}: expected 0 (money) to {MAX_MATCH_LENGTH}")

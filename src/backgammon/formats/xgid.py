@@ -35,6 +35,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from backgammon.dice import check_roll
 from backgammon.errors import InvalidInputError, InvalidPositionError
 from backgammon.formats.match_id import MAX_MATCH_LENGTH, GameState, MatchState
 from backgammon.position import Position
@@ -90,12 +91,10 @@ class Xgid:
             raise InvalidInputError(f"invalid xgid cube exponent {self.cube_exponent!r}: expected 0..15")
         if not _is_int(self.cube_owner) or self.cube_owner not in (-1, 0, 1):
             raise InvalidInputError(f"invalid xgid cube position {self.cube_owner!r}: expected 1, 0 or -1")
-        if self.dice is not None and (
-            not isinstance(self.dice, tuple)
-            or len(self.dice) != 2
-            or not all(_is_int(d) and 1 <= d <= 6 for d in self.dice)
-        ):
-            raise InvalidInputError(f"invalid xgid dice {self.dice!r}: expected None or two dice from 1 to 6")
+        if self.dice is not None:
+            if not isinstance(self.dice, tuple):
+                raise InvalidInputError(f"invalid xgid dice {self.dice!r}: expected None or a tuple of two dice")
+            check_roll(self.dice)
         if self.cube_action is not None and self.cube_action not in _CUBE_ACTIONS:
             raise InvalidInputError(f"invalid xgid cube action {self.cube_action!r}: expected None, 'D', 'B' or 'R'")
         if self.cube_action is not None and self.dice is not None:

@@ -19,9 +19,10 @@ from dataclasses import dataclass
 from enum import Enum
 from itertools import permutations
 
+from backgammon.dice import check_dice
 from backgammon.errors import AmbiguousPlayError, IllegalPlayError, InvalidInputError
 from backgammon.lessons.text import Text
-from backgammon.moves import BAR_POINT, OFF_POINT, Play, check_dice
+from backgammon.moves import BAR_POINT, OFF_POINT, Play
 from backgammon.notation import Segment, parse_move_text, parse_play
 from backgammon.position import BAR, Position
 

@@ -14,6 +14,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from backgammon.dice import check_roll
 from backgammon.errors import BackgammonError, InvalidInputError
 from backgammon.lessons.diagnose import Diagnosis, Rule, describe_play, diagnose
 from backgammon.lessons.text import LANGUAGES, Text
@@ -244,13 +245,10 @@ class _Reader:
             raise self.fail(field, str(exc)) from None
 
     def dice(self, value: object, field: str) -> tuple[int, int]:
-        if (
-            not isinstance(value, list)
-            or len(value) != 2
-            or not all(isinstance(d, int) and not isinstance(d, bool) and 1 <= d <= 6 for d in value)
-        ):
-            raise self.fail(field, f"expected two dice from 1 to 6, as in [5, 2], got {value!r}")
-        return value[0], value[1]
+        try:
+            return check_roll(value)
+        except InvalidInputError as exc:
+            raise self.fail(field, str(exc)) from None
 
     def play(self, position: Position, dice: tuple[int, int], value: object, field: str) -> Play:
         if not isinstance(value, str):

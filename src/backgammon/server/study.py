@@ -20,6 +20,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse
 
+from backgammon.dice import check_roll
 from backgammon.errors import EngineError, IllegalActionError, InvalidInputError
 from backgammon.formats.match_id import MatchState, format_gnubg_id, parse_gnubg_id
 from backgammon.formats.xgid import Xgid
@@ -110,9 +111,7 @@ def parse_setup(doc: object) -> Setup:
     position = Position(_side(doc.get("mine"), "mine"), _side(doc.get("theirs"), "theirs"))
     dice = doc.get("dice")
     if dice is not None:
-        if not isinstance(dice, list) or len(dice) != 2:
-            raise InvalidInputError(f"invalid dice {shown(dice)}: expected two numbers from 1 to 6 or null")
-        dice = (_int(dice[0], "die", 1, 6), _int(dice[1], "die", 1, 6))
+        dice = check_roll(dice)
     cube = _int(doc.get("cube", 1), "cube value", 1, 4096)
     if cube & (cube - 1):
         raise InvalidInputError(f"invalid cube value {shown(cube)}: expected a power of two")
