@@ -99,7 +99,7 @@ def test_end_of_input_or_quit_ends_the_game_at_any_prompt(monkeypatch, capsys, s
     ("options", "message"),
     [
         (["--level", "grandmaster"], "error: unknown level 'grandmaster': expected one of beginner, casual,"),
-        (["--length", "26"], "error: invalid match length 26: expected 1 to 25, or 0 for one money game"),
+        (["--length", "26"], "error: invalid match length 26: expected an integer from 0 (money) to 25"),
         (["--length", "-1"], "error: invalid match length -1"),
         (["--color", "green"], "error: invalid colour 'green': expected white or black"),
         (["--seed", "-3"], "error: invalid seed -3: expected 0 or more"),

@@ -44,6 +44,7 @@ from backgammon.position import BAR, CHECKERS, Position
 from backgammon.safejson import shorten
 
 __all__ = [
+    "MAX_MATCH_LENGTH",
     "AcceptDraw",
     "AcceptResignation",
     "Action",
@@ -66,10 +67,33 @@ __all__ = [
     "Roll",
     "Rules",
     "Take",
+    "check_match_length",
 ]
 
-MAX_MATCH_LENGTH = 32767  # what a gnubg Match ID can hold (15 bits)
+MAX_MATCH_LENGTH = 64
+"""The longest match the project plays, reads and writes (gnubg's longest match): the one limit
+for :class:`Rules`, the Match ID, XGID and ``.mat`` readers, the server and the CLI."""
 MAX_CUBE = 1 << 15  # log2 of the cube fits in the Match ID's 4 bits
+
+
+
+def check_match_length(length: object, limit: int = MAX_MATCH_LENGTH) -> int:
+    """Validate a match length: an integer from 0 (money play) to ``limit``.
+
+    The one home of this check (issue 19): the rules, the Match ID, XGID and ``.mat`` readers,
+    the server's rules and the CLI all call it, so they give the same message. ``limit`` is
+    :data:`MAX_MATCH_LENGTH` except where the computer plays: the server's tables and ``play``
+    pass the engine's match equity table size (25 points, ``backgammon.engine.met.MAX_AWAY``).
+
+    >>> check_match_length(7)
+    7
+
+    Raises:
+        InvalidInputError: naming the value, otherwise.
+    """
+    if not _is_int(length) or not 0 <= length <= limit:  # type: ignore[operator]
+        raise InvalidInputError(f"invalid match length {shorten(length)}: expected an integer from 0 (money) to {limit}")
+    return length  # type: ignore[return-value]
 
 
 # --------------------------------------------------------------------- players
@@ -157,11 +181,7 @@ class Rules:
             value = getattr(self, name)
             if not isinstance(value, bool):
                 raise InvalidInputError(f"invalid rules: {name} must be True or False, got {value!r}")
-        if not _is_int(self.match_length) or not 0 <= self.match_length <= MAX_MATCH_LENGTH:
-            raise InvalidInputError(
-                f"invalid rules: match_length must be an integer from 0 (money) to {MAX_MATCH_LENGTH}, "
-                f"got {self.match_length!r}"
-            )
+        check_match_length(self.match_length)
         if not _is_power_of_two(self.cube_limit) or self.cube_limit > MAX_CUBE:
             raise InvalidInputError(
                 f"invalid rules: cube_limit must be a power of two from 1 to {MAX_CUBE}, got {self.cube_limit!r}"

@@ -60,3 +60,59 @@ def test_cli_names_the_die() -> None:
         check=False,
     )
     assert proc.returncode == 2 and proc.stderr == f"error: {DIE}\n"
+
+
+# ------------------------------------------------------------------ match length
+LENGTH = "invalid match length 65: expected an integer from 0 (money) to 64"
+
+
+def test_every_reader_of_a_match_length_gives_the_core_message() -> None:
+    from backgammon.game import MAX_MATCH_LENGTH, Rules, check_match_length
+    from backgammon.server.study import parse_setup
+
+    assert MAX_MATCH_LENGTH == 64 and check_match_length(64) == 64
+    calls = [
+        lambda: check_match_length(65),
+        lambda: Rules(match_length=65),
+        lambda: replace(MatchState.from_match_id("cAgAAAAAAAAA"), match_length=65),
+        lambda: replace(Xgid.parse(OPENING), match_length=65),
+        lambda: parse_setup(
+            {"mine": list(Position.initial().mine), "theirs": list(Position.initial().mine), "match_length": 65}
+        ),
+    ]
+    for call in calls:
+        with pytest.raises(InvalidInputError) as err:
+            call()
+        assert str(err.value) == LENGTH
+
+
+def test_match_id_and_mat_readers_use_the_core_check() -> None:
+    from backgammon.formats.mat import read_mat, rules_for
+
+    bits = int.from_bytes(__import__("base64").b64decode("cAgAAAAAAAAA"), "little")
+    bits = bits & ~(((1 << 15) - 1) << 21) | (65 << 21)
+    text = __import__("base64").b64encode(bits.to_bytes(9, "little")).decode()
+    with pytest.raises(InvalidInputError) as err:
+        MatchState.from_match_id(text)
+    assert str(err.value) == f"invalid match id {text!r}: {LENGTH}"
+    with pytest.raises(InvalidInputError) as err:
+        rules_for(read_mat(" 65 point match\n\n Game 1\n A : 0                B : 0\n"))
+    assert LENGTH in str(err.value)
+
+
+def test_tables_and_play_are_limited_by_the_met() -> None:
+    from backgammon.engine.met import MAX_AWAY
+    from backgammon.server.protocol import rules_from_wire
+
+    expected = f"invalid match length 26: expected an integer from 0 (money) to {MAX_AWAY}"
+    with pytest.raises(InvalidInputError) as err:
+        rules_from_wire({"match_length": 26})
+    assert str(err.value) == expected
+    proc = subprocess.run(
+        [sys.executable, "-c", "from backgammon.cli import main; main()", "play", "--length", "26"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 2 and proc.stderr == f"error: {expected}\n"

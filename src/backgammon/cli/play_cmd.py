@@ -16,9 +16,10 @@ from typing import Any
 
 import typer
 
+from backgammon.engine.met import MAX_AWAY
 from backgammon.errors import BackgammonError, InvalidInputError
 
-MAX_LENGTH = 25
+MAX_LENGTH = MAX_AWAY
 """The longest match (the match equity table the computer's cube decisions use stops at 25)."""
 
 QUIT = "quit"
@@ -393,11 +394,10 @@ def play(
     """Play against the computer in the terminal (moves like 24/18 13/11; 'help' at any prompt)."""
     from backgammon.cli.engine_cmds import load_evaluator
     from backgammon.dice import RandomDice
-    from backgammon.game import Player, Rules
+    from backgammon.game import Player, Rules, check_match_length
     from backgammon.match import Match
 
-    if not 0 <= length <= MAX_LENGTH:
-        raise InvalidInputError(f"invalid match length {length!r}: expected 1 to {MAX_LENGTH}, or 0 for one money game")
+    check_match_length(length, limit=MAX_LENGTH)
     if color.strip().lower() not in ("white", "black"):
         raise InvalidInputError(f"invalid colour {color!r}: expected white or black")
     if seed is not None and seed < 0:

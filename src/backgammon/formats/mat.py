@@ -441,7 +441,7 @@ def rules_for(record: MatchRecord) -> Rules:
         InvalidInputError: for a variation other than standard backgammon, or
             a bad header value.
     """
-    from backgammon.game import MAX_CUBE, Rules
+    from backgammon.game import MAX_CUBE, Rules, check_match_length
 
     variation = (record.header("Variation") or "Backgammon").strip().lower()
     if variation not in ("backgammon", "standard", "standard backgammon"):
@@ -468,8 +468,7 @@ def rules_for(record: MatchRecord) -> Rules:
         if cube_limit <= 1:
             cube, cube_limit = False, 1
         cube_limit = min(cube_limit, MAX_CUBE)
-    if record.match_length > 64:
-        raise InvalidInputError(f"invalid match length {record.match_length}: at most 64")
+    check_match_length(record.match_length)
     return Rules(
         match_length=record.match_length,
         cube=cube,

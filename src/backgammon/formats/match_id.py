@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING
 
 from backgammon.dice import check_roll
 from backgammon.errors import InvalidInputError
+from backgammon.game import MAX_MATCH_LENGTH, check_match_length
 from backgammon.position import Position
 
 if TYPE_CHECKING:
@@ -58,7 +59,6 @@ __all__ = [
     "parse_gnubg_id",
 ]
 
-MAX_MATCH_LENGTH = 64  # gnubg's MAXSCORE: the longest match it plays
 MAX_CUBE_LOG = 15  # the cube field has 4 bits
 _MAX_SCORE = (1 << 15) - 1
 _B64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
@@ -135,9 +135,7 @@ class MatchState:
             if not isinstance(self.dice, tuple):
                 raise InvalidInputError(f"invalid dice {self.dice!r}: expected None or a tuple of two dice")
             check_roll(self.dice)
-        length = self.match_length
-        if not _is_int(length) or not 0 <= length <= MAX_MATCH_LENGTH:
-            raise InvalidInputError(f"invalid match length {length!r}: expected 0 (money) to {MAX_MATCH_LENGTH}")
+        length = check_match_length(self.match_length)
         score = self.score
         if (
             not isinstance(score, tuple)
@@ -268,10 +266,10 @@ class MatchState:
         if (d1 == 0) != (d2 == 0):
             raise InvalidInputError(f"invalid match id {match_id!r}: dice field is {d1}{d2}, only one die rolled")
         length = field(21, 15)
-        if length > MAX_MATCH_LENGTH:
-            raise InvalidInputError(
-                f"invalid match id {match_id!r}: match length field is {length}, at most {MAX_MATCH_LENGTH}"
-            )
+        try:
+            check_match_length(length)
+        except InvalidInputError as exc:
+            raise InvalidInputError(f"invalid match id {match_id!r}: {exc}") from None
         score = (field(36, 15), field(51, 15))
         problem = _score_problem(length, score, GameState(state))
         if problem:

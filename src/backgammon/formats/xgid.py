@@ -37,7 +37,8 @@ from typing import TYPE_CHECKING
 
 from backgammon.dice import check_roll
 from backgammon.errors import InvalidInputError, InvalidPositionError
-from backgammon.formats.match_id import MAX_MATCH_LENGTH, GameState, MatchState
+from backgammon.formats.match_id import GameState, MatchState
+from backgammon.game import check_match_length
 from backgammon.position import Position
 
 if TYPE_CHECKING:
@@ -99,10 +100,7 @@ class Xgid:
             raise InvalidInputError(f"invalid xgid cube action {self.cube_action!r}: expected None, 'D', 'B' or 'R'")
         if self.cube_action is not None and self.dice is not None:
             raise InvalidInputError("invalid xgid: dice and a cube action at the same time")
-        if not _is_int(self.match_length) or not 0 <= self.match_length <= MAX_MATCH_LENGTH:
-            raise InvalidInputError(
-                f"invalid xgid match length {self.match_length!r}: expected 0 (money) to {MAX_MATCH_LENGTH}"
-            )
+        check_match_length(self.match_length)
         score = self.score
         if not isinstance(score, tuple) or len(score) != 2 or not all(_is_int(s) and 0 <= s < 1 << 15 for s in score):
             raise InvalidInputError(f"invalid xgid score {score!r}: expected two non-negative integers")

@@ -23,6 +23,7 @@ from typing import Annotated, Any, Literal
 from fastapi import Query
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from backgammon.engine.met import MAX_AWAY
 from backgammon.errors import InvalidInputError
 from backgammon.game import (
     AcceptDraw,
@@ -43,6 +44,7 @@ from backgammon.game import (
     Roll,
     Rules,
     Take,
+    check_match_length,
 )
 from backgammon.moves import all_step_sequences
 from backgammon.position import Position
@@ -129,9 +131,7 @@ def rules_from_wire(doc: object) -> Rules:
     unknown = set(doc) - allowed
     if unknown:
         raise InvalidInputError(f"invalid rules: unknown keys {shown(sorted(unknown), 120)}")
-    length = doc.get("match_length", 0)
-    if not isinstance(length, int) or isinstance(length, bool) or not 0 <= length <= 25:
-        raise InvalidInputError(f"invalid match length {shown(length)}: expected 0 (money) or 1 to 25")
+    check_match_length(doc.get("match_length", 0), limit=MAX_AWAY)  # the computer's MET ends at 25
     for key in ("cube", "jacoby", "beavers", "crawford", "casual"):
         if key in doc and not isinstance(doc[key], bool):
             raise InvalidInputError(f"invalid rule {key} {shown(doc[key])}: expected true or false")

@@ -24,6 +24,7 @@ from backgammon.dice import check_roll
 from backgammon.errors import EngineError, IllegalActionError, InvalidInputError
 from backgammon.formats.match_id import MatchState, format_gnubg_id, parse_gnubg_id
 from backgammon.formats.xgid import Xgid
+from backgammon.game import check_match_length
 from backgammon.grading import grade
 from backgammon.moves import find_play
 from backgammon.position import Position
@@ -118,7 +119,7 @@ def parse_setup(doc: object) -> Setup:
     owner = doc.get("owner", "centre")
     if owner not in ("centre", "me", "them"):
         raise InvalidInputError(f"invalid cube owner {shown(owner)}: expected 'centre', 'me' or 'them'")
-    length = _int(doc.get("match_length", 0), "match length", 0, 64)
+    length = check_match_length(doc.get("match_length", 0))
     score = doc.get("score", [0, 0])
     if not isinstance(score, list) or len(score) != 2:
         raise InvalidInputError(f"invalid score {shown(score)}: expected [side on roll, opponent]")
