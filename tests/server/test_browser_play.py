@@ -1,4 +1,3 @@
-# ruff: noqa: F811 - pytest fixtures imported from test_browser are arguments here
 """Playing feel in a real browser (Playwright + Debian Chromium): keyboard play (roll, undo, confirm,
 moves typed as text), keys left alone while typing, the dice roll-in animation and reduced motion,
 the sound files and the mute setting, and the board themes (high contrast checked with axe-core).
@@ -16,8 +15,8 @@ import pytest
 
 pytest.importorskip("playwright.sync_api")  # before importing test_browser, which needs it
 
-from .test_browser import SHORT, SHOTS, browser, click_point, open_table, server, wait_version  # noqa: F401
-from .test_browser_ux import DESKTOP, PHONE, axe_js, axe_violations  # noqa: F401 - axe_js is a fixture
+from .test_browser import SHORT, SHOTS, browser, click_point, open_table, server, wait_version
+from .test_browser_ux import DESKTOP, PHONE, axe_js, axe_violations
 
 pytestmark = pytest.mark.browser
 
@@ -225,7 +224,7 @@ def test_sound_plays_on_roll_and_mute_persists(browser, server):
     open_table(page, server, table)
     page.wait_for_selector("#act-roll")
     press_on_page(page, "r")
-    page.wait_for_function("() => document.body.dataset.lastSound === 'dice'")
+    page.wait_for_function("() => (document.body.dataset.sounds || '').endsWith('dice')")
     # mute in the settings dialog, reload: still muted, and a roll makes no sound
     page.click("#btn-settings")
     page.wait_for_selector("#dlg-settings[open]")
@@ -242,7 +241,8 @@ def test_sound_plays_on_roll_and_mute_persists(browser, server):
     for a, b in steps:
         click_point(page, a)
         click_point(page, b)
-    assert page.evaluate("() => document.body.dataset.lastSound === undefined")
+    page.wait_for_selector("#act-confirm:not([disabled])")
+    assert page.evaluate("() => document.body.dataset.sounds === undefined")
     assert page.errors == []
 
 
@@ -289,4 +289,22 @@ def test_dark_theme_applies(browser, server, axe_js):
     assert field == "rgb(58, 64, 72)"
     page.screenshot(path=str(SHOTS / "theme-dark-1280.png"))
     assert axe_violations(page, axe_js) == []
+    assert page.errors == []
+
+
+def test_d_doubles_and_the_end_of_a_game_sounds(browser, server):
+    page = page_with(browser, server)
+    table = short_table(server)
+    open_table(page, server, table)
+    page.wait_for_selector("#act-double")
+    version = state(server, table)["version"]
+    press_on_page(page, "d")
+    wait_version(server, table["id"], version + 1)
+    kinds = [e["kind"] for e in server.api("GET", f"/api/tables/{table['id']}/history")["entries"]]
+    assert "double" in kinds
+    # the computer takes or passes; play on to the end of a game by resigning it (the computer accepts)
+    page.wait_for_selector("#act-resign, #result:not([hidden])")
+    if page.locator("#result:not([hidden])").count() == 0:
+        page.click("#act-resign")
+    page.wait_for_function("() => (document.body.dataset.sounds || '').split(' ').includes('end')")
     assert page.errors == []

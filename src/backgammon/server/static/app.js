@@ -59,8 +59,8 @@ function checkerColour(side) {
 function reducedMotion() { return !!(window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches); }
 function animationDelay() { return reducedMotion() ? 0 : (SPEED[settings.animation] ?? 300); }
 // Sounds (files the project makes itself: scripts/make_sounds.py) never block play: a browser that
-// refuses to play (no user gesture yet, no audio device) is ignored. The last one played is named on
-// <body data-last-sound> so the page can be checked.
+// refuses to play (no user gesture yet, no audio device) is ignored. The last ones played are named on
+// <body data-sounds> (the latest last) so the page can be checked.
 const SOUNDS = {};
 function playSound(name) {
   if (!settings.sound) return;
@@ -69,7 +69,7 @@ function playSound(name) {
     audio.currentTime = 0;
     const p = audio.play();
     if (p && p.catch) p.catch(() => {});
-    document.body.dataset.lastSound = name;
+    document.body.dataset.sounds = `${document.body.dataset.sounds || ""} ${name}`.trim().split(" ").slice(-8).join(" ");
   } catch { /* no audio: play on silently */ }
 }
 
@@ -435,6 +435,7 @@ function showResult(st) {
     const path = `/api/study/reviews/${encodeURIComponent(tableId)}`;
     let res = await fetch(path);
     if (res.status === 404) res = await fetch(path, { method: "POST" });
+    if (!res.ok) res = await fetch(path);  // the other player's browser may have just stored it
     if (!res.ok) throw new Error(res.statusText);
     const doc = await res.json();
     if (!summary.isConnected) return;
