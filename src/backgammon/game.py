@@ -68,6 +68,7 @@ __all__ = [
     "Rules",
     "Take",
     "check_match_length",
+    "cube_owner_seen_by",
 ]
 
 MAX_MATCH_LENGTH = 64
@@ -135,6 +136,24 @@ class Player(Enum):
 
     def __str__(self) -> str:
         return self.value.capitalize()
+
+
+def cube_owner_seen_by(owner: Player | int | None, side: Player | int) -> str:
+    """Who holds the cube, seen from ``side``: ``"centred"``, ``"me"`` or ``"opponent"``.
+
+    ``owner`` and ``side`` are both :class:`Player` or both gnubg player numbers (1 = white,
+    0 = black); ``owner`` None is a centred cube. The answers are the values of the engine's
+    ``CubeOwner``, so ``CubeOwner(cube_owner_seen_by(...))`` converts. The one home of this
+    mapping (issue 19): the engine's protocol and the server's computer player use it.
+
+    >>> cube_owner_seen_by(None, Player.WHITE), cube_owner_seen_by(Player.BLACK, Player.WHITE)
+    ('centred', 'opponent')
+    >>> cube_owner_seen_by(1, 1)
+    'me'
+    """
+    if owner is None:
+        return "centred"
+    return "me" if owner == side else "opponent"
 
 
 # ----------------------------------------------------------------------- rules

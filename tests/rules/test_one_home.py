@@ -116,3 +116,40 @@ def test_tables_and_play_are_limited_by_the_met() -> None:
         check=False,
     )
     assert proc.returncode == 2 and proc.stderr == f"error: {expected}\n"
+
+
+# ------------------------------------------------------------------ cube owner
+def test_cube_owner_seen_by_is_the_one_mapping() -> None:
+    from backgammon.engine.cube import CubeOwner
+    from backgammon.engine.protocol import cube_info_from_match_state
+    from backgammon.game import Game, Player, cube_owner_seen_by
+    from backgammon.server.agents import EngineAgent
+    from backgammon.server.tables import cube_for
+
+    assert [cube_owner_seen_by(o, Player.WHITE) for o in (None, Player.WHITE, Player.BLACK)] == [
+        "centred",
+        "me",
+        "opponent",
+    ]
+    assert [cube_owner_seen_by(o, 0) for o in (None, 0, 1)] == ["centred", "me", "opponent"]
+    assert {o.value for o in CubeOwner} == {"centred", "me", "opponent"}
+    # the engine's protocol (gnubg numbers) and the server's computer player (Players) agree
+    state = replace(MatchState.from_match_id("cAgAAAAAAAAA"), cube_value=2, cube_owner=0)
+    assert cube_info_from_match_state(state, 0).owner is CubeOwner.ME
+    assert cube_info_from_match_state(state, 1).owner is CubeOwner.OPPONENT
+    game = Game.new()
+    assert cube_for(game, Player.WHITE, post_crawford=False)["owner"] == "centred"
+    assert (
+        EngineAgent.__new__(EngineAgent)._cube_info(cube_for(game, Player.WHITE, post_crawford=False)).owner
+        is CubeOwner.CENTRED
+    )
+
+
+def test_xgid_cube_owner_round_trips_through_both_writers() -> None:
+    from backgammon.formats.xgid import Xgid
+
+    for xgid_owner, gnubg_owner in ((1, 1), (-1, 0), (0, None)):
+        text = f"XGID=-b----E-C---eE---c-e----B-:1:{xgid_owner}:1:52:0:0:0:0:10"
+        position, state = Xgid.parse(text).to_gnubg()
+        assert state.cube_owner == gnubg_owner
+        assert Xgid.from_gnubg(position, state).cube_owner == xgid_owner

@@ -19,6 +19,7 @@ from backgammon.engine.cube import CubeInfo, CubeOwner
 from backgammon.engine.levels import STRONGEST, get_level, pick
 from backgammon.engine.search import EvalContext, RankedPlay, decide_cube, rank_plays
 from backgammon.errors import BackgammonError, InvalidInputError
+from backgammon.game import cube_owner_seen_by
 from backgammon.position import Position
 from backgammon.safejson import loads, shorten
 
@@ -38,10 +39,7 @@ def cube_info_from_match_state(state: Any, on_roll: int, jacoby: bool = False) -
         InvalidInputError: if the score is beyond the match equity table.
     """
     other = 1 - on_roll
-    if state.cube_owner is None:
-        owner = CubeOwner.CENTRED
-    else:
-        owner = CubeOwner.ME if state.cube_owner == on_roll else CubeOwner.OPPONENT
+    owner = CubeOwner(cube_owner_seen_by(state.cube_owner, on_roll))
     if not state.match_length:
         return CubeInfo.money(value=state.cube_value, owner=owner, jacoby=jacoby)
     away_me = state.match_length - state.score[on_roll]

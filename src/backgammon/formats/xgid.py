@@ -312,7 +312,7 @@ class Xgid:
             position=game.position,
             turn=1 if on_roll is Player.WHITE else -1,
             cube_exponent=game.cube_value.bit_length() - 1,
-            cube_owner=0 if owner is None else (1 if owner is Player.WHITE else -1),
+            cube_owner=_xgid_owner(None if owner is None else owner.gnubg_index),
             dice=game.rolled_dice,
             cube_action="D" if game.phase is GamePhase.DOUBLED else None,
             score=game.score,
@@ -344,7 +344,7 @@ class Xgid:
             position=position,
             turn=1 if state.dice_owner == 1 else -1,
             cube_exponent=state.cube_log,
-            cube_owner=0 if state.cube_owner is None else (1 if state.cube_owner == 1 else -1),
+            cube_owner=_xgid_owner(state.cube_owner),
             dice=state.dice,
             cube_action="D" if state.doubled else None,
             score=score,
@@ -391,3 +391,9 @@ def _parse_board(board: str, text: str) -> tuple[tuple[int, ...], tuple[int, ...
         else:
             o[24 - i] = count
     return tuple(x), tuple(o)
+
+
+def _xgid_owner(gnubg_owner: int | None) -> int:
+    """XGID's cube position (1 = X = white, -1 = O = black, 0 = centred) from gnubg's owner
+    (1 = white, 0 = black, None = centred); :meth:`Xgid.to_match_state` is the inverse."""
+    return 0 if gnubg_owner is None else (1 if gnubg_owner == 1 else -1)

@@ -30,7 +30,7 @@ class Agent(Protocol):
     """What the server asks of a computer player.
 
     ``cube`` dicts describe the cube and score from the side on roll of the position
-    passed with them: ``value``, ``owner`` ("me", "opponent" or None = centred),
+    passed with them: ``value``, ``owner`` ("centred", "me" or "opponent"; None = centred),
     ``away`` ((points the side on roll needs, points the other needs) or None for
     money), ``crawford``, ``post_crawford``, ``jacoby``.
     """
@@ -148,7 +148,7 @@ class EngineAgent(GreedyAgent):
     def _cube_info(self, cube: dict) -> Any:
         from backgammon.engine.cube import CubeInfo, CubeOwner
 
-        owner = {"me": CubeOwner.ME, "opponent": CubeOwner.OPPONENT}.get(cube.get("owner"), CubeOwner.CENTRED)
+        owner = CubeOwner(cube.get("owner") or "centred")  # backgammon.game.cube_owner_seen_by's answer
         away = cube.get("away")
         if away is None:
             return CubeInfo.money(cube.get("value", 1), owner, jacoby=bool(cube.get("jacoby")))

@@ -41,6 +41,7 @@ from backgammon.game import (
     Resign,
     Roll,
     Take,
+    cube_owner_seen_by,
 )
 from backgammon.match import Match
 from backgammon.position import Position
@@ -927,9 +928,7 @@ async def think(agent: Agent, game, seat: Player, post_crawford: bool, timeout: 
 
 def cube_for(game, side: Player, *, post_crawford: bool) -> dict[str, Any]:
     """The cube and score seen from ``side`` (the :class:`Agent` ``cube`` dict)."""
-    owner = None
-    if game.cube_owner is not None:
-        owner = "me" if game.cube_owner is side else "opponent"
+    owner = cube_owner_seen_by(game.cube_owner, side)  # "centred", "me" or "opponent"
     rules = game.rules
     away = None
     if rules.match_length:
