@@ -197,7 +197,7 @@ def test_review_marks_an_error(browser, server):
     assert page.locator("#review-board line.arrow-played").count() >= 1
     assert page.locator("#review-board line.arrow-best").count() >= 1
     totals = page.text_content("#review-totals")
-    assert "Ann" in totals and "Bob" in totals and "%" in totals
+    assert "Ann" in totals and "Bob" in totals and "Checker PR" in totals and "Cube PR" in totals
     caption = page.text_content("#review-caption")
     assert any(word in caption for word in ("inaccuracy", "error", "blunder", "very bad"))
     page.screenshot(path=str(SHOTS / "study-review.png"), full_page=True)

@@ -590,7 +590,7 @@ function renderMistakes() {
     h("span", { class: "mistake-played" }, `${s("chosen")}: ${d.chosen || "—"}`), " ",
     h("span", { class: "mistake-best" }, `${s("better")}: ${d.best || "—"}`), " ",
     h("b", { class: "mistake-loss" }, `${s("lost")} ${fmt(-d.error)}`)));
-    return h("div", { class: "mistakes" }, h("h4", {}, s("mistakes_of", { name: p.name })),
+    return h("div", { class: "mistakes" }, h("h4", {}, p.name),
       items.length ? h("ol", { class: "mistake-list" }, items) : h("p", { class: "small" }, s("no_mistakes")));
   });
   $("#review-mistakes").replaceChildren(...blocks);
