@@ -443,7 +443,7 @@ function showResult(st) {
       const p = doc.players[k];
       return p ? [i ? " · " : "", `${nameOf(st, k.toLowerCase())} `, h("b", { class: "result-pr", dataset: { side: k } }, p.pr.toFixed(1))] : [];
     }));
-    const last = (doc.games || [])[doc.games.length - 1];
+    const last = (doc.games || []).at(-1);  // a review stored before the charts has none
     if (last && last.points.length > 1) {
       const side = st.you === "black" ? "Black" : "White";
       summary.append(h("br"), h("span", { class: "small" }, `${m("result_chart")} (${nameOf(st, side.toLowerCase())})`),

@@ -532,8 +532,10 @@ async function openReview(id) {
   try {
     try { R.data = await api("GET", `/api/study/reviews/${encodeURIComponent(id)}`); } catch (e) {
       if (e.status !== 404) throw e;
-      R.data = await api("POST", `/api/study/reviews/${encodeURIComponent(id)}`);
+      R.data = null;
     }
+    // none yet, or one stored before the charts (no per-game series): make it now
+    if (!R.data || !R.data.games) R.data = await api("POST", `/api/study/reviews/${encodeURIComponent(id)}`);
   } catch (e) { $("#review-status").textContent = e.message; return; }
   $("#review-status").textContent = "";
   $("#review").hidden = false;
