@@ -232,3 +232,25 @@ def test_hints_fall_back_to_the_heuristic():
     assert hint["source"] == "heuristic" and 1 < len(hint["plays"]) <= 8
     assert hint["plays"][0]["score"] == 0.0 and all(p["score"] <= 0 for p in hint["plays"])
     assert all(p["label"] == "heuristic score" and "equity" not in p for p in hint["plays"])
+
+
+def test_engine_load_failure_is_loud_and_the_quick_player_plays(monkeypatch, caplog):
+    # issue 19: an engine that cannot be loaded is logged at ERROR once and named, never silent
+    from backgammon.engine import levels
+    from backgammon.errors import EngineError
+    from backgammon.server import agents
+
+    def broken(level):
+        raise EngineError("the weights file is missing")
+
+    monkeypatch.setattr(agents, "_reported", set())
+    monkeypatch.setattr(levels, "get_level", broken)
+    with caplog.at_level("ERROR", logger="backgammon.server"):
+        first, second = EngineAgent("expert", seed=1), EngineAgent("expert", seed=2)
+    errors = [r for r in caplog.records if r.levelname == "ERROR"]
+    assert len(errors) == 1 and "the engine cannot be loaded for level 'expert'" in errors[0].getMessage()
+    assert "EngineError: the weights file is missing" in errors[0].getMessage()
+    for agent in (first, second):
+        assert not agent.uses_engine and agent.name == agents.UNAVAILABLE_NAME == "quick player (engine unavailable)"
+    play = first.choose_play(Position.initial(), (3, 1))
+    assert play in Position.initial().legal_plays(3, 1)

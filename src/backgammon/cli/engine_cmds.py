@@ -5,9 +5,8 @@ the environment variable ``BACKGAMMON_EVALUATOR=module:factory`` names
 another one (a callable returning an object with ``evaluate_boards``), for
 tests and experiments.
 
-``register(app)`` adds the play/analysis commands from this part of the file
-and, when defined below, ``register_train(app)`` (the training command,
-maintained separately).
+``register(app)`` adds the play/analysis commands of this module and the
+training command (``register_train`` of :mod:`backgammon.cli.train_cmds`).
 """
 
 from __future__ import annotations
@@ -20,6 +19,7 @@ from typing import Any
 
 import typer
 
+from backgammon.cli.train_cmds import register_train
 from backgammon.errors import EngineError, InvalidInputError
 from backgammon.position import Position
 
@@ -440,11 +440,6 @@ def register_play(app: typer.Typer) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    """Add the engine's commands (and the training command when this file defines it)."""
+    """Add the engine's commands and the training command (:mod:`backgammon.cli.train_cmds`)."""
     register_play(app)
-    train = globals().get("register_train")
-    if callable(train):
-        train(app)
-
-
-from backgammon.cli.train_cmds import register_train  # noqa: E402  (the training command, kept in its own module)
+    register_train(app)

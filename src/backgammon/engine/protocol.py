@@ -19,6 +19,8 @@ from backgammon.engine.cube import CubeInfo, CubeOwner
 from backgammon.engine.levels import STRONGEST, get_level, pick
 from backgammon.engine.search import EvalContext, RankedPlay, decide_cube, rank_plays
 from backgammon.errors import BackgammonError, InvalidInputError
+from backgammon.formats.match_id import MatchState
+from backgammon.formats.xgid import Xgid
 from backgammon.game import cube_owner_seen_by
 from backgammon.position import Position
 from backgammon.safejson import loads, shorten
@@ -51,30 +53,22 @@ def cube_info_from_match_state(state: Any, on_roll: int, jacoby: bool = False) -
     return CubeInfo.match(away_me, away_opp, value=state.cube_value, owner=owner, crawford=crawford, post_crawford=post)
 
 
-def parse_match_id(match_id: str) -> Any:
-    """A Match ID's ``MatchState`` (needs :mod:`backgammon.formats.match_id`).
+def parse_match_id(match_id: str) -> MatchState:
+    """A Match ID's ``MatchState``.
 
     Raises:
-        InvalidInputError: on a bad Match ID, or if the formats module is missing.
+        InvalidInputError: on a bad Match ID.
     """
-    try:
-        from backgammon.formats.match_id import MatchState
-    except ImportError:
-        raise InvalidInputError("match ids need backgammon.formats.match_id, which is not installed") from None
     return MatchState.from_match_id(match_id)
 
 
-def parse_xgid(text: str) -> tuple[Position, Any]:
+def parse_xgid(text: str) -> tuple[Position, MatchState]:
     """An XGID's position (player on roll first) and ``MatchState``.
 
     Raises:
-        InvalidInputError: on a bad XGID, or if the formats module is missing.
+        InvalidInputError: on a bad XGID.
     """
-    try:
-        from backgammon.formats import xgid as xgid_module
-    except ImportError:
-        raise InvalidInputError("xgids need backgammon.formats.xgid, which is not installed") from None
-    return xgid_module.Xgid.parse(text).to_gnubg()
+    return Xgid.parse(text).to_gnubg()
 
 
 def _dice(value: Any) -> tuple[int, int]:

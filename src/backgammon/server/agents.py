@@ -117,11 +117,28 @@ class GreedyAgent:
         return mine > theirs + 20
 
 
+UNAVAILABLE_NAME = "quick player (engine unavailable)"
+"""The name of a computer player whose engine could not be loaded."""
+
+_reported: set[str] = set()
+
+
+def _report_unavailable(level: str, exc: BaseException) -> None:
+    """Log an engine load failure at ERROR, once per process for each distinct cause."""
+    cause = f"{type(exc).__name__}: {exc}"
+    if cause in _reported:
+        return
+    _reported.add(cause)
+    log.error("the engine cannot be loaded for level %r (%s): the quick player plays instead", level, cause)
+
+
 class EngineAgent(GreedyAgent):
     """Plays with the engine: its difficulty levels, cube decisions and evaluations.
 
     Falls back to the greedy player when ``backgammon.engine`` (or its weights) cannot
-    be loaded, so a game never stops for want of an engine.
+    be loaded, so a game never stops for want of an engine, but never silently: the failure
+    is logged at ERROR (once per process and cause), the agent's ``name`` says
+    :data:`UNAVAILABLE_NAME`, and ``/api/health`` reports the engine unavailable.
     """
 
     def __init__(self, level: str = "intermediate", seed: int | None = None) -> None:
@@ -135,8 +152,10 @@ class EngineAgent(GreedyAgent):
             _levels.get_level(level)
             self._levels: Any = _levels
             self._factory: Any = NetEvaluator.default
-        except Exception:  # noqa: BLE001 - ImportError, EngineError (weights), InvalidInputError (level)
+        except Exception as exc:  # noqa: BLE001 - ImportError, EngineError (weights), InvalidInputError (level)
             self._levels = None
+            self.name = UNAVAILABLE_NAME
+            _report_unavailable(level, exc)
 
     @property
     def uses_engine(self) -> bool:

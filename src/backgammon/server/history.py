@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from backgammon.errors import IllegalActionError
+from backgammon.formats.mat import write_mat
 from backgammon.game import Player
 from backgammon.match import Match
 from backgammon.server import protocol
@@ -27,12 +28,8 @@ def export_mat(table) -> str:
     """The table's match as a Jellyfish .mat file (through ``backgammon.formats.mat``).
 
     Raises:
-        IllegalActionError: when the formats package or the match model is not available yet.
+        IllegalActionError: for a table that started from a set-up position.
     """
-    try:
-        from backgammon.formats.mat import write_mat  # type: ignore[attr-defined]
-    except ImportError:
-        raise IllegalActionError("export is not available: backgammon.formats.mat is not installed") from None
     if table.config.get("start"):
         raise IllegalActionError("export is not available for a table that started from a set-up position")
     names = (table.names[Player.WHITE] or "White", table.names[Player.BLACK] or "Black")
