@@ -20,6 +20,16 @@ from backgammon.moves import legal_plays
 from backgammon.position import Position
 
 OPENING = "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:0:10"
+
+
+def cli_error(*args: str) -> str:
+    """The command's standard error, in a real process, checking it failed with status 2."""
+    command = [sys.executable, "-c", "from backgammon.cli import main; main()", *args]
+    proc = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 2 and proc.stdout == ""
+    return proc.stderr
+
+
 DIE = "invalid die 7: expected an integer from 1 to 6"
 
 
@@ -52,14 +62,7 @@ def test_engine_protocol_names_the_die() -> None:
 
 
 def test_cli_names_the_die() -> None:
-    proc = subprocess.run(
-        [sys.executable, "-c", "from backgammon.cli import main; main()", "moves", "4HPwATDgc/ABMA", "37"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert proc.returncode == 2 and proc.stderr == f"error: {DIE}\n"
+    assert cli_error("moves", "4HPwATDgc/ABMA", "37") == f"error: {DIE}\n"
 
 
 # ------------------------------------------------------------------ match length
@@ -108,14 +111,7 @@ def test_tables_and_play_are_limited_by_the_met() -> None:
     with pytest.raises(InvalidInputError) as err:
         rules_from_wire({"match_length": 26})
     assert str(err.value) == expected
-    proc = subprocess.run(
-        [sys.executable, "-c", "from backgammon.cli import main; main()", "play", "--length", "26"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert proc.returncode == 2 and proc.stderr == f"error: {expected}\n"
+    assert cli_error("play", "--length", "26") == f"error: {expected}\n"
 
 
 # ------------------------------------------------------------------ cube owner
