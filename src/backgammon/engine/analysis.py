@@ -131,12 +131,9 @@ class MatchReport:
 
 
 def _cube_info(game: Any, player: Any) -> CubeInfo:
-    from backgammon.game import Player
+    from backgammon.game import Player, cube_owner_seen_by
 
-    if game.cube_owner is None:
-        owner = CubeOwner.CENTRED
-    else:
-        owner = CubeOwner.ME if game.cube_owner is player else CubeOwner.OPPONENT
+    owner = CubeOwner(cube_owner_seen_by(game.cube_owner, player))
     rules = game.rules
     if rules.match_length == 0:
         return CubeInfo.money(value=game.cube_value, owner=owner, jacoby=bool(rules.jacoby))
@@ -356,12 +353,10 @@ def analyze_mat_file(path: str | Path, evaluator: Any, plies: int = 0, luck: boo
     """Read a Jellyfish ``.mat`` file, replay it and analyse it.
 
     Raises:
-        InvalidInputError: if the file cannot be read or replayed, or the formats module is missing.
+        InvalidInputError: if the file cannot be read or replayed.
     """
-    try:
-        from backgammon.formats import mat  # type: ignore[attr-defined,unused-ignore]
-    except ImportError:
-        raise InvalidInputError("reading .mat files needs backgammon.formats.mat, which is not installed") from None
+    from backgammon.formats import mat
+
     try:
         text = Path(path).read_text(encoding="utf-8", errors="replace")
     except OSError as exc:
