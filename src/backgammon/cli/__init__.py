@@ -24,16 +24,9 @@ app = typer.Typer(
 
 
 def _register() -> None:
-    from backgammon.cli import core
+    from backgammon.cli import core, engine_cmds, formats_cmds, play_cmd, server_cmds, study_cmds
 
-    core.register(app)
-    for name in ("formats_cmds", "engine_cmds", "play_cmd", "server_cmds", "study_cmds"):
-        try:
-            module = __import__(f"backgammon.cli.{name}", fromlist=["register"])
-        except ModuleNotFoundError as exc:
-            if exc.name != f"backgammon.cli.{name}":
-                raise
-            continue
+    for module in (core, formats_cmds, engine_cmds, play_cmd, server_cmds, study_cmds):
         module.register(app)
 
 
