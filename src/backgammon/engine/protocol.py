@@ -149,7 +149,7 @@ def _answer(request: dict[str, Any], evaluator: Any, rng: random.Random | None) 
             raise InvalidInputError(f"invalid seed {shorten(seed)}: expected an integer")
         rng = random.Random(seed)
     dice_value = request.get("dice")
-    if dice_value is None and state is not None and getattr(state, "dice", None):
+    if dice_value is None and state is not None and state.dice is not None:
         dice_value = list(state.dice)
     jacoby = request.get("jacoby", False)
     if not isinstance(jacoby, bool):
