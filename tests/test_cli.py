@@ -45,7 +45,7 @@ def test_moves_text(capsys) -> None:
 
 
 def test_moves_no_legal_move(capsys) -> None:
-    p = Position.from_points({"bar": 1, 6: 2}, {i: 2 for i in range(1, 7)})
+    p = Position.from_points({"bar": 1, 6: 2}, dict.fromkeys(range(1, 7), 2))
     code, out, _ = run(capsys, "moves", p.position_id(), "65", "--json")
     assert code == 0
     assert json.loads(out)["plays"] == [{"move": "", "position_id": p.flip().position_id()}]

@@ -146,7 +146,7 @@ def run_in_process(capsys, argv: list[str]) -> tuple[int, str, str]:
 @pytest.mark.parametrize(("name", "args"), cases(), ids=lambda v: v if isinstance(v, str) else " ".join(v))
 def test_bad_arguments_give_one_line_and_status_2(capsys, monkeypatch, tmp_path, name: str, args: list[str]) -> None:
     monkeypatch.chdir(tmp_path)  # nothing a command might write lands in the checkout
-    monkeypatch.setattr(sys, "stdin", open(__import__("os").devnull))  # noqa: SIM115 - closed by the interpreter
+    monkeypatch.setattr(sys, "stdin", open(__import__("os").devnull))
     code, out, err = run_in_process(capsys, [name, *fill(args, tmp_path)])
     assert "Traceback" not in out + err
     assert code == 2, (code, out, err)

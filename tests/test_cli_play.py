@@ -177,7 +177,8 @@ def test_play_needs_no_server_modules() -> None:
         "    main(['play', '--seed', '1', '--length', '0'])\n"
         "finally:\n"
         "    loaded = [m for m in sys.modules if sys.modules[m] is not None\n"
-        "              and m.split('.')[0] in ('fastapi', 'sqlalchemy', 'uvicorn') or m.startswith('backgammon.server')]\n"
+        "              and m.split('.')[0] in ('fastapi', 'sqlalchemy', 'uvicorn')\n"
+        "              or m.startswith('backgammon.server')]\n"
         "    print('LOADED', [m for m in loaded if sys.modules[m] is not None])\n"
     )
     proc = subprocess.run(

@@ -77,7 +77,6 @@ for :class:`Rules`, the Match ID, XGID and ``.mat`` readers, the server and the 
 MAX_CUBE = 1 << 15  # log2 of the cube fits in the Match ID's 4 bits
 
 
-
 def check_match_length(length: object, limit: int = MAX_MATCH_LENGTH) -> int:
     """Validate a match length: an integer from 0 (money play) to ``limit``.
 
@@ -93,7 +92,9 @@ def check_match_length(length: object, limit: int = MAX_MATCH_LENGTH) -> int:
         InvalidInputError: naming the value, otherwise.
     """
     if not _is_int(length) or not 0 <= length <= limit:  # type: ignore[operator]
-        raise InvalidInputError(f"invalid match length {shorten(length)}: expected an integer from 0 (money) to {limit}")
+        raise InvalidInputError(
+            f"invalid match length {shorten(length)}: expected an integer from 0 (money) to {limit}"
+        )
     return length  # type: ignore[return-value]
 
 

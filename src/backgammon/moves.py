@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import overload
 
-from backgammon.dice import check_dice  # noqa: F401 - re-exported: the one home is backgammon.dice
+from backgammon.dice import check_dice
 from backgammon.errors import IllegalPlayError, InvalidInputError
 from backgammon.position import BAR, Position
 

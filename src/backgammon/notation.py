@@ -106,13 +106,17 @@ def parse_move_text(text: str) -> tuple[Segment, ...]:
         body, repeat = m.group(1), m.group(2)
         parts = body.split("/")
         if len(parts) < 2:
-            raise InvalidInputError(f"invalid move text {text!r}: {token!r} needs a source and a destination, as in '24/18'")
+            raise InvalidInputError(
+                f"invalid move text {text!r}: {token!r} needs a source and a destination, as in '24/18'"
+            )
         points: list[int] = []
         hits: list[bool] = []
         for k, part in enumerate(parts):
             pm = _POINT.match(part)
             if not pm:
-                raise InvalidInputError(f"invalid move text {text!r}: {part!r} in {token!r} is not a point, 'bar' or 'off'")
+                raise InvalidInputError(
+                    f"invalid move text {text!r}: {part!r} in {token!r} is not a point, 'bar' or 'off'"
+                )
             word, star = pm.group(1).lower(), pm.group(2) == "*"
             point = BAR_POINT if word == "bar" else OFF_POINT if word == "off" else int(word)
             if point > 25:
@@ -162,8 +166,7 @@ def parse_play(position: Position, die1: int, die2: int, text: str) -> Play:
         if len(plays) == 1 and not plays[0].steps:
             return plays[0]
         raise IllegalPlayError(
-            f"illegal play {text!r} for roll {die1}-{die2} in position {position.position_id()}: "
-            "the roll can be played"
+            f"illegal play {text!r} for roll {die1}-{die2} in position {position.position_id()}: the roll can be played"
         )
     found: dict[Position, None] = {}
     exact: dict[Position, None] = {}  # matches whose hits are exactly the marked ones
@@ -175,9 +178,7 @@ def parse_play(position: Position, die1: int, die2: int, text: str) -> Play:
     if exact:
         found = exact
     if not found:
-        raise IllegalPlayError(
-            f"illegal play {text!r} for roll {die1}-{die2} in position {position.position_id()}"
-        )
+        raise IllegalPlayError(f"illegal play {text!r} for roll {die1}-{die2} in position {position.position_id()}")
     if len(found) > 1:
         options = [str(p) for p in plays if p.position in found]
         raise AmbiguousPlayError(

@@ -277,12 +277,7 @@ def _problems(mine: object, theirs: object) -> list[str]:
             problems.append(f"point {i + 1} (of the player on roll) holds checkers of both sides")
     if sum(mine) == 0 and sum(theirs) == 0:
         problems.append("both sides have borne off all their checkers")
-    if (
-        mine[BAR]
-        and theirs[BAR]
-        and all(mine[i] >= 2 for i in range(6))
-        and all(theirs[i] >= 2 for i in range(6))
-    ):
+    if mine[BAR] and theirs[BAR] and all(mine[i] >= 2 for i in range(6)) and all(theirs[i] >= 2 for i in range(6)):
         problems.append("both sides are on the bar against closed boards")
     return problems
 
@@ -292,9 +287,7 @@ def _decode_position_key(position_id: str) -> bytes:
         raise InvalidInputError(f"invalid position id {position_id!r}: expected a string of 14 characters")
     text = position_id.strip()
     if len(text) != 14 or any(ch not in _B64 for ch in text):
-        raise InvalidInputError(
-            f"invalid position id {position_id!r}: expected 14 characters from A-Z a-z 0-9 + /"
-        )
+        raise InvalidInputError(f"invalid position id {position_id!r}: expected 14 characters from A-Z a-z 0-9 + /")
     try:
         key = base64.b64decode(text + "==", validate=True)
     except (binascii.Error, ValueError):

@@ -1,4 +1,5 @@
-"""A cheap deterministic evaluator for engine tests (also loadable by the CLI: BACKGAMMON_EVALUATOR=fake_evaluator:FakeEvaluator)."""
+"""A cheap deterministic evaluator for engine tests (also loadable by the CLI:
+BACKGAMMON_EVALUATOR=fake_evaluator:FakeEvaluator)."""
 
 from __future__ import annotations
 

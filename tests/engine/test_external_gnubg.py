@@ -108,7 +108,10 @@ def test_gnubg_scores_follow_its_player_order() -> None:
 
 def test_mailing_list_example_answer_is_legal() -> None:
     # gnubg's documented answer to this board was "13/11 24/23"
-    board = "board:You:Other:1:0:0:0:-1:-1:0:0:0:5:0:3:0:0:0:-4:5:0:0:0:-4:0:-5:0:0:0:0:2:0:1:2:1:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:2:6:0:0"
+    board = (
+        "board:You:Other:1:0:0:0:-1:-1:0:0:0:5:0:3:0:0:0:-4:5:0:0:0:-4:0:-5:0:0:0:0:2:0:1:2:1:0:0:1:1:1:0:1:-1:0:25"
+        ":0:0:0:0:2:6:0:0"
+    )
     decision = decision_of(FibsBoard.parse(board))
     texts = {" ".join(sorted(str(p).split())) for p in decision.position.legal_plays(2, 1)}
     assert "13/11 24/23" in texts

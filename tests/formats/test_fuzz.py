@@ -16,10 +16,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from backgammon.errors import BackgammonError, InvalidInputError
-from backgammon.game import crawford_problem
 from backgammon.formats.mat import read_mat, replay, write_mat
 from backgammon.formats.match_id import MatchState, parse_gnubg_id
 from backgammon.formats.xgid import Xgid
+from backgammon.game import crawford_problem
 from backgammon.notation import format_steps, parse_move_text, parse_play
 from backgammon.position import Position
 

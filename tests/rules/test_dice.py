@@ -12,7 +12,7 @@ from backgammon.errors import BackgammonError, InvalidInputError
 
 def test_all_rolls_has_21_distinct_rolls_weighted_to_36() -> None:
     assert len(ALL_ROLLS) == 21
-    assert len({(h, l) for h, l, _ in ALL_ROLLS}) == 21
+    assert len({(high, low) for high, low, _ in ALL_ROLLS}) == 21
     assert sum(w for _, _, w in ALL_ROLLS) == 36
     for high, low, weight in ALL_ROLLS:
         assert 1 <= low <= high <= 6
@@ -22,7 +22,7 @@ def test_all_rolls_has_21_distinct_rolls_weighted_to_36() -> None:
 def test_all_36_matches_all_rolls() -> None:
     assert len(ALL_36) == 36
     counts = Counter((max(a, b), min(a, b)) for a, b in ALL_36)
-    assert counts == {(h, l): w for h, l, w in ALL_ROLLS}
+    assert counts == {(high, low): w for high, low, w in ALL_ROLLS}
 
 
 def test_random_dice_seeded_is_reproducible_and_in_range() -> None:

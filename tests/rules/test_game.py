@@ -100,7 +100,7 @@ def test_player_other_and_gnubg_mapping() -> None:
     ],
 )
 def test_rules_validation(kwargs: dict[str, object]) -> None:
-    with pytest.raises(InvalidInputError, match="invalid rules|invalid match length"):
+    with pytest.raises(InvalidInputError, match=r"invalid rules|invalid match length"):
         Rules(**kwargs)  # type: ignore[arg-type]
 
 
@@ -633,9 +633,7 @@ def test_from_position_validation() -> None:
     with pytest.raises(InvalidInputError, match="not in use"):
         Game.from_position(p, cube_value=2, cube_owner=B, rules=Rules(casual=True))
     with pytest.raises(InvalidInputError, match="not in use"):
-        Game.from_position(
-            p, cube_value=2, cube_owner=B, rules=Rules(match_length=5), score=(4, 2), crawford_game=True
-        )
+        Game.from_position(p, cube_value=2, cube_owner=B, rules=Rules(match_length=5), score=(4, 2), crawford_game=True)
     with pytest.raises(InvalidInputError, match="crawford"):
         Game.from_position(p, crawford_game=True)
     with pytest.raises(InvalidInputError, match="crawford"):

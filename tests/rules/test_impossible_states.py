@@ -60,12 +60,17 @@ def test_no_cube_turned_in_the_crawford_game():
         Xgid(position=Position.initial(), crawford=True, match_length=5, score=(4, 2), cube_exponent=1, cube_owner=1)
     with pytest.raises(InvalidInputError, match="cube"):
         Game.from_position(
-            Position.initial(), rules=Rules(match_length=5), score=(4, 2), crawford_game=True, cube_value=2, cube_owner=W
+            Position.initial(),
+            rules=Rules(match_length=5),
+            score=(4, 2),
+            crawford_game=True,
+            cube_value=2,
+            cube_owner=W,
         )
 
 
 def test_a_score_at_the_match_length_while_the_match_goes_on():
-    with pytest.raises(InvalidInputError, match="score .*above the match length 3 while the match goes on"):
+    with pytest.raises(InvalidInputError, match=r"score .*above the match length 3 while the match goes on"):
         MatchState(match_length=3, score=(0, 3))
     assert MatchState(match_length=3, score=(0, 2)).score == (0, 2)
 

@@ -107,7 +107,7 @@ def test_phase(pos, text: str, phase: Phase) -> None:
         ({6: 16}, {}),  # 16 checkers
         ({6: 2}, {19: 1}),  # my 6 is their 19: shared point
         ({}, {}),  # both borne off
-        ({"bar": 1, **{p: 2 for p in range(1, 7)}}, {"bar": 1, **{p: 2 for p in range(1, 7)}}),
+        ({"bar": 1, **dict.fromkeys(range(1, 7), 2)}, {"bar": 1, **dict.fromkeys(range(1, 7), 2)}),
         ({0: 1}, {}),  # no point 0
         ({26: 1}, {}),
         ({"roof": 1}, {}),

@@ -10,9 +10,9 @@ import pytest
 
 warnings.filterwarnings("ignore", message=".*httpx2.*")
 
-from fastapi.testclient import TestClient
+from fastapi.testclient import TestClient  # noqa: E402 - after the warnings filter
 
-from backgammon.server.app import ServerConfig, create_app
+from backgammon.server.app import ServerConfig, create_app  # noqa: E402
 
 
 def make_client(data_dir: Path, **kwargs) -> TestClient:

@@ -427,7 +427,10 @@ def test_rematch_with_the_same_settings(client):
     if "roll" in state(client, tid, tokens[mover])["allowed"]:
         assert act(client, tid, tokens[mover], action="roll").status_code == 200
     assert act(client, tid, tokens[mover], action="resign", level="single").status_code == 200
-    assert act(client, tid, tokens[mover == "white" and "black" or "white"], action="accept_resignation").status_code == 200
+    assert (
+        act(client, tid, tokens[(mover == "white" and "black") or "white"], action="accept_resignation").status_code
+        == 200
+    )
     assert state(client, tid)["match"]["over"]
     assert client.post(f"/api/tables/{tid}/rematch").status_code == 409  # a spectator cannot ask
 

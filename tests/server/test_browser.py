@@ -439,7 +439,8 @@ def test_server_killed_mid_game_loses_nothing(browser, tmp_path):
         srv.start()
         # the page reconnects by itself to the same seat
         page.wait_for_function(
-            "pid => document.querySelector('#pos-id').textContent === pid && !document.querySelector('#status').textContent.includes('reconnecting')",
+            "pid => document.querySelector('#pos-id').textContent === pid"
+            " && !document.querySelector('#status').textContent.includes('reconnecting')",
             arg=before["game"]["position_id"],
         )
         after = srv.api("GET", f"/api/tables/{tid}", token=tokens[mover])

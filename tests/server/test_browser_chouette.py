@@ -8,7 +8,7 @@ from backgammon.position import Position
 
 pytest.importorskip("playwright.sync_api")  # before importing test_browser, which needs it
 
-from .test_browser import SHOTS, browser, server  # noqa: F401 - the module's fixtures
+from .test_browser import SHOTS, browser, server
 
 pytestmark = pytest.mark.browser
 
@@ -16,7 +16,7 @@ pytestmark = pytest.mark.browser
 RACE = Position.from_points({6: 5, 5: 5, 4: 3, 3: 2}, {8: 3, 6: 4, 5: 4, 4: 4}).position_id()
 
 
-def open_page(browser, server, path, lang="en"):  # noqa: F811
+def open_page(browser, server, path, lang="en"):
     context = browser.new_context(viewport={"width": 1280, "height": 860}, locale="en-US")
     page = context.new_page()
     errors: list[str] = []
@@ -29,7 +29,7 @@ def open_page(browser, server, path, lang="en"):  # noqa: F811
     return page
 
 
-def test_chouette_setup_page(browser, server):  # noqa: F811
+def test_chouette_setup_page(browser, server):
     page = open_page(browser, server, "/static/chouette.html")
     page.wait_for_selector("#ch-seats li")
     assert page.locator("#ch-seats li").count() == 2
@@ -42,7 +42,7 @@ def test_chouette_setup_page(browser, server):  # noqa: F811
     assert not page.errors
 
 
-def test_chouette_box_double_one_member_passes(browser, server):  # noqa: F811
+def test_chouette_box_double_one_member_passes(browser, server):
     doc = server.api(
         "POST",
         "/api/chouette",
@@ -77,7 +77,7 @@ def test_chouette_box_double_one_member_passes(browser, server):  # noqa: F811
     assert not page.errors
 
 
-def _play_out(server, tid, tokens, limit=3000):  # noqa: F811
+def _play_out(server, tid, tokens, limit=3000):
     for _ in range(limit):
         st = server.api("GET", f"/api/tables/{tid}")
         turn = st["game"]["turn"]
@@ -97,7 +97,7 @@ def _play_out(server, tid, tokens, limit=3000):  # noqa: F811
     raise AssertionError("the game did not end")
 
 
-def test_fair_dice_revealed_and_dice_stats_pages(browser, server):  # noqa: F811
+def test_fair_dice_revealed_and_dice_stats_pages(browser, server):
     from .test_browser import new_page, open_table
 
     white = server.api("POST", "/api/tables", {"mode": "human", "rules": {"match_length": 1}, "name": "Dora"})

@@ -133,9 +133,7 @@ def test_end_of_match_dialog_shows_both_prs(browser, server, kind):
     page.wait_for_selector("#result:not([hidden]) #result-review")
     page.wait_for_selector("#result .result-pr[data-side=Black]", timeout=30_000)
     review = server.api("GET", f"/api/study/reviews/{tid}")  # the dialog made it
-    shown = {
-        side: page.inner_text(f"#result .result-pr[data-side={side}]") for side in ("White", "Black")
-    }
+    shown = {side: page.inner_text(f"#result .result-pr[data-side={side}]") for side in ("White", "Black")}
     assert shown == {side: f"{review['players'][side]['pr']:.1f}" for side in ("White", "Black")}
     text = page.inner_text("#result")
     assert "Ann" in text and "Bob" in text and "PR" in text

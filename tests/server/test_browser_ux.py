@@ -1,4 +1,3 @@
-# ruff: noqa: F811 - pytest fixtures imported from test_browser are arguments here
 """The web UI's fit and finish in a real browser (Playwright + Debian Chromium): every page fits a
 390 px phone, the rules of a table are on show, controls that do not apply are hidden, small
 broken flows stay fixed, and axe-core finds no serious or critical accessibility violation.
@@ -21,7 +20,7 @@ from backgammon.position import Position
 
 pytest.importorskip("playwright.sync_api")  # before importing test_browser, which needs it
 
-from .test_browser import SHOTS, browser, click_point, open_table, server  # noqa: F401 - fixtures
+from .test_browser import SHOTS, browser, click_point, open_table, server
 from .test_study_browser import _finished_race
 
 pytestmark = pytest.mark.browser
@@ -374,7 +373,9 @@ def test_axe_finds_no_serious_violation(browser, server, tables, axe_js, name, v
 def test_presence_notice_and_rematch_in_the_browser(browser, server):
     """Ann's page says when Bob is not connected; after the match both ask for a rematch through
     the button and meet at the new table."""
-    made = server.api("POST", "/api/tables", {"mode": "human", "name": "Ann", "rules": {"match_length": 1, "cube": False}})
+    made = server.api(
+        "POST", "/api/tables", {"mode": "human", "name": "Ann", "rules": {"match_length": 1, "cube": False}}
+    )
     joined = server.api("POST", f"/api/tables/{made['id']}/join", {"name": "Bob"})
     ann, bob = page_at(browser, server, DESKTOP), page_at(browser, server, DESKTOP)
     open_table(ann, server, made)
@@ -387,7 +388,9 @@ def test_presence_notice_and_rematch_in_the_browser(browser, server):
     mover = st["game"]["turn"]
     if "roll" in server.api("GET", f"/api/tables/{made['id']}", token=tokens[mover])["allowed"]:
         server.api("POST", f"/api/tables/{made['id']}/actions", {"action": "roll"}, token=tokens[mover])
-    server.api("POST", f"/api/tables/{made['id']}/actions", {"action": "resign", "level": "single"}, token=tokens[mover])
+    server.api(
+        "POST", f"/api/tables/{made['id']}/actions", {"action": "resign", "level": "single"}, token=tokens[mover]
+    )
     other = "black" if mover == "white" else "white"
     server.api("POST", f"/api/tables/{made['id']}/actions", {"action": "accept_resignation"}, token=tokens[other])
     ann.wait_for_selector("#controls #act-rematch")

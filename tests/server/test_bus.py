@@ -102,7 +102,8 @@ def test_postgres_bus_between_two_processes_survives_a_lost_connection():
 
         async with await psycopg.AsyncConnection.connect(psycopg_url(URL), autocommit=True) as admin:
             await admin.execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%%' AND pid <> pg_backend_pid()"
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                " WHERE query LIKE 'LISTEN%%' AND pid <> pg_backend_pid()"
             )
         await _wait_for(lambda: reconnects, timeout=15)
         await a.publish("room:x", {"version": 99})

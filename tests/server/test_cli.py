@@ -40,7 +40,9 @@ def test_serve_bad_port():
 
 def test_serve_refuses_several_workers_where_tables_cannot_be_shared():
     out = run(["serve", "--workers", "2"])
-    assert out.returncode == 2 and out.stderr.startswith("error: --workers 2 needs PostgreSQL: SQLite serves one process")
+    assert out.returncode == 2 and out.stderr.startswith(
+        "error: --workers 2 needs PostgreSQL: SQLite serves one process"
+    )
     assert "Traceback" not in out.stderr
     out = run(["serve", "--workers", "0"])
     assert out.returncode == 2 and "invalid --workers 0" in out.stderr
@@ -78,7 +80,10 @@ def test_serve_with_a_data_dir_it_cannot_write_in(capsys) -> None:
     [
         ("foo", "error: invalid database url 'foo'"),
         ("mysql://user:secret@localhost/db", "error: invalid database url 'mysql://user:***@localhost/db'"),
-        ("postgresql://user:secret@127.0.0.1:1/db", "error: cannot open --database-url 'postgresql://user:***@127.0.0.1:1/db'"),
+        (
+            "postgresql://user:secret@127.0.0.1:1/db",
+            "error: cannot open --database-url 'postgresql://user:***@127.0.0.1:1/db'",
+        ),
     ],
 )
 def test_serve_with_a_bad_database_url(capsys, url: str, expected: str) -> None:

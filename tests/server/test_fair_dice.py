@@ -14,7 +14,7 @@ from backgammon.fairdice import derive_rolls
 from .conftest import make_client
 
 BACKGAMMON = str(Path(sys.executable).with_name("backgammon"))  # the installed command
-from .test_api import LATE, act, human_table, state
+from .test_api import LATE, act, human_table, state  # noqa: E402
 
 
 def _finish_late_game(client):

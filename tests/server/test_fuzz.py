@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from .test_api import H, human_table, state
 from .conftest import table_socket
+from .test_api import H, human_table, state
 
 _TABLES: list[tuple[object, tuple[str, str, str]]] = []
 

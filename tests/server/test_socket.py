@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .test_api import human_table, state
 from .conftest import receive, table_socket
+from .test_api import human_table, state
 
 
 def test_socket_events_errors_and_resync(client):
@@ -162,6 +162,6 @@ def test_chat_between_the_players(client):
     with table_socket(client, tid) as watcher:
         assert receive(watcher)["type"] == "state"
         history = receive(watcher)
-        assert [line["text"] for line in history["lines"]][0] == "<b>hi</b> & good luck" and len(history["lines"]) == 5
+        assert history["lines"][0]["text"] == "<b>hi</b> & good luck" and len(history["lines"]) == 5
         watcher.send_json({"type": "chat", "text": "hello"})
         assert receive(watcher)["status"] == 409

@@ -183,14 +183,16 @@ def test_every_number_states_its_depth_and_kind(client):
     assert check["equity_label"] == "0-ply cubeful match, EMG" and check["kind"] == "cubeful match"
 
 
-MIDGAME = Position.from_points(
-    {24: 1, 13: 4, 11: 1, 8: 2, 6: 4, 5: 2, 4: 1}, {24: 2, 13: 4, 10: 1, 8: 3, 6: 4, 3: 1}
-)
+MIDGAME = Position.from_points({24: 1, 13: 4, 11: 1, 8: 2, 6: 4, 5: 2, 4: 1}, {24: 2, 13: 4, 10: 1, 8: 3, 6: 4, 3: 1})
 
 
 @pytest.mark.parametrize(
     "extra, plies",
-    [({}, 1), ({"match_length": 7, "score": [3, 5], "cube": 2, "owner": "me"}, 1), ({"match_length": 5, "score": [2, 4]}, 0)],
+    [
+        ({}, 1),
+        ({"match_length": 7, "score": [3, 5], "cube": 2, "owner": "me"}, 1),
+        ({"match_length": 5, "score": [2, 4]}, 0),
+    ],
 )
 def test_cli_engine_protocol_and_study_give_the_same_numbers(client, capsys, monkeypatch, extra, plies):
     """The same position, dice, depth and cube (the study board's own gnubg ID passed to the others):

@@ -15,13 +15,12 @@ from backgammon.position import Position
 
 pytest.importorskip("playwright.sync_api")  # before importing test_browser, which needs it
 
-from .test_browser import SHOTS, browser, server  # noqa: F401 - the module-scoped fixtures
+from .test_browser import SHOTS, browser, server
 
 pytestmark = pytest.mark.browser
 
 OPENING_52 = "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:0:10"
 RACE = Position.from_points({6: 2, 5: 2, 4: 2, 3: 2}, {6: 4, 5: 4, 4: 3}).position_id()
-
 
 
 def page_for(browser, server, lang="en"):

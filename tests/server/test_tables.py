@@ -131,7 +131,7 @@ def test_store_before_publish(tmp_path):
 def test_finished_tables_leave_memory(tmp_path):
     async def scenario():
         manager = _manager(tmp_path)
-        table, seat, _token = await manager.create(mode="human", rules_doc={"match_length": 1}, name="Ann")
+        table, _seat, _token = await manager.create(mode="human", rules_doc={"match_length": 1}, name="Ann")
         await manager.join(table.id, "Bob", None)
         turn = table.flow.game.turn
         if table.flow.game.phase is GamePhase.MOVE:

@@ -22,7 +22,7 @@ def test_web_load_quick_prints_a_row_with_confirmed_actions():
     rows = [line for line in done.stdout.splitlines() if line.startswith("| sqlite 1 proc |")]
     assert len(rows) == 1, done.stdout
     cells = [c.strip() for c in rows[0].strip("|").split("|")]
-    backend, games, mode, target, rate, p50, p99, errors, server_cpu, client_cpu, note = cells
+    _backend, games, mode, target, rate, p50, p99, errors, server_cpu, client_cpu, note = cells
     assert (games, mode, target) == ("2", "flat", "-")
     assert float(rate.replace(",", "")) > 0, rows[0]
     assert 0 < float(p50) <= float(p99), rows[0]

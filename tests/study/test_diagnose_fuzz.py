@@ -27,7 +27,7 @@ def random_positions(seed: int, count: int) -> list[Position]:
 
 
 def mutations(text: str, rng: random.Random) -> list[str]:
-    numbers = [m for m in re.finditer(r"\d+", text)]
+    numbers = list(re.finditer(r"\d+", text))
     out = [text + " 6/5", text.split(" ")[0] if " " in text else text + " 13/12", "bar/" + text if text else "24/23"]
     for m in numbers[:3]:
         value = int(m.group()) + rng.choice((-2, -1, 1, 2))

@@ -385,7 +385,7 @@ def test_directory_loading_errors(tmp_path: Path) -> None:
     with pytest.raises(InvalidInputError, match="already used"):
         load_lessons(tmp_path)
     (tmp_path / "b.json").write_text("{not json", encoding="utf-8")
-    with pytest.raises(InvalidInputError, match="'b.json': not valid JSON"):
+    with pytest.raises(InvalidInputError, match=r"'b\.json': not valid JSON"):
         load_lessons(tmp_path)
     with pytest.raises(InvalidInputError, match="cannot read"):
         load_lesson_file(tmp_path / "missing.json")

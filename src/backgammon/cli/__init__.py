@@ -2,7 +2,8 @@
 
 Each area registers its subcommands from its own module: :mod:`.core`
 (rules and notations), :mod:`.engine_cmds` (the engine), :mod:`.play_cmd` (a game
-against the computer in the terminal), :mod:`.server_cmds` (the web platform). Bad input ends with exit status 2 and one line on stderr.
+against the computer in the terminal), :mod:`.server_cmds` (the web platform).
+Bad input ends with exit status 2 and one line on stderr.
 """
 
 from __future__ import annotations

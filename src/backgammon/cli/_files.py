@@ -24,7 +24,9 @@ def writable_folder(path: str | Path, option: str) -> Path:
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise InvalidInputError(f"cannot create {option} {str(path)!r}: {exc.strerror or exc}; give another folder") from None
+        raise InvalidInputError(
+            f"cannot create {option} {str(path)!r}: {exc.strerror or exc}; give another folder"
+        ) from None
     try:
         with tempfile.TemporaryFile(dir=folder):
             pass

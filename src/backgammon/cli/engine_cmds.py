@@ -182,7 +182,8 @@ def eval_cmd(
         return
     w, wg, wb, lg, lb = probs
     print(
-        f"position {position.position_id()}  ({'money' if info.is_money else f'{info.away[0]}-away/{info.away[1]}-away'})"
+        f"position {position.position_id()}  "
+        f"({'money' if info.is_money else f'{info.away[0]}-away/{info.away[1]}-away'})"
     )
     print(f"win {_pct(w)}  win gammon {_pct(wg)}  win bg {_pct(wb)}  lose gammon {_pct(lg)}  lose bg {_pct(lb)}")
     print(
@@ -396,7 +397,7 @@ def external(
     player = EnginePlayer(load_evaluator, level, plies, seed)
     player.warm_up()  # load the network before gnubg connects: its first question is answered at once
     try:
-        log_stream = open(log_file, "a", encoding="utf-8") if log_file else None  # noqa: SIM115 - the server's life
+        log_stream = open(log_file, "a", encoding="utf-8") if log_file else None
     except OSError as exc:
         raise InvalidInputError(f"cannot open the log file {log_file!r}: {exc.strerror or exc}") from None
     import signal

@@ -24,16 +24,69 @@ MAX_LENGTH = MAX_AWAY
 
 QUIT = "quit"
 
-ROLL_WORDS = {"": "roll", "r": "roll", "roll": "roll", "d": "double", "double": "double", "s": "resign",
-              "resign": "resign", "b": "board", "board": "board", "h": "help", "help": "help", "?": "help",
-              "q": QUIT, "quit": QUIT, "exit": QUIT}
-MOVE_WORDS = {"s": "resign", "resign": "resign", "b": "board", "board": "board", "h": "help", "help": "help",
-              "?": "help", "q": QUIT, "quit": QUIT, "exit": QUIT}
-DOUBLE_WORDS = {"t": "take", "take": "take", "p": "pass", "pass": "pass", "drop": "pass", "beaver": "beaver",
-                "h": "help", "help": "help", "?": "help", "q": QUIT, "quit": QUIT, "exit": QUIT}
-LEVEL_WORDS = {"1": "single", "s": "single", "single": "single", "2": "gammon", "g": "gammon", "gammon": "gammon",
-               "3": "backgammon", "bg": "backgammon", "backgammon": "backgammon", "": "cancel", "c": "cancel",
-               "cancel": "cancel", "h": "help", "help": "help", "?": "help", "q": QUIT, "quit": QUIT, "exit": QUIT}
+ROLL_WORDS = {
+    "": "roll",
+    "r": "roll",
+    "roll": "roll",
+    "d": "double",
+    "double": "double",
+    "s": "resign",
+    "resign": "resign",
+    "b": "board",
+    "board": "board",
+    "h": "help",
+    "help": "help",
+    "?": "help",
+    "q": QUIT,
+    "quit": QUIT,
+    "exit": QUIT,
+}
+MOVE_WORDS = {
+    "s": "resign",
+    "resign": "resign",
+    "b": "board",
+    "board": "board",
+    "h": "help",
+    "help": "help",
+    "?": "help",
+    "q": QUIT,
+    "quit": QUIT,
+    "exit": QUIT,
+}
+DOUBLE_WORDS = {
+    "t": "take",
+    "take": "take",
+    "p": "pass",
+    "pass": "pass",
+    "drop": "pass",
+    "beaver": "beaver",
+    "h": "help",
+    "help": "help",
+    "?": "help",
+    "q": QUIT,
+    "quit": QUIT,
+    "exit": QUIT,
+}
+LEVEL_WORDS = {
+    "1": "single",
+    "s": "single",
+    "single": "single",
+    "2": "gammon",
+    "g": "gammon",
+    "gammon": "gammon",
+    "3": "backgammon",
+    "bg": "backgammon",
+    "backgammon": "backgammon",
+    "": "cancel",
+    "c": "cancel",
+    "cancel": "cancel",
+    "h": "help",
+    "help": "help",
+    "?": "help",
+    "q": QUIT,
+    "quit": QUIT,
+    "exit": QUIT,
+}
 
 HELP = {
     "roll": "Enter or 'roll' rolls the dice; 'double' offers the cube; 'resign' resigns; "
@@ -298,8 +351,10 @@ class Session:
             return self._resign(game)
         elif choice == "double":
             if game.may_double(self.me) and not can_double:
-                self.say(f"error: doubling gains you nothing: you need {self.match.away(self.me)} point(s) to win "
-                         f"the match and the cube is at {game.cube_value}")
+                self.say(
+                    f"error: doubling gains you nothing: you need {self.match.away(self.me)} point(s) to win "
+                    f"the match and the cube is at {game.cube_value}"
+                )
             elif self._apply(Double(self.me)):
                 self.say(f"You double to {game.cube_value * 2}.")
         else:
@@ -340,7 +395,8 @@ class Session:
 
         cube = game.cube_value
         options = ", ".join(
-            f"{kind.name.lower()} ({game.multiplier(kind) * cube} point{'s' if game.multiplier(kind) * cube != 1 else ''})"
+            f"{kind.name.lower()} ({game.multiplier(kind) * cube} "
+            f"point{'s' if game.multiplier(kind) * cube != 1 else ''})"
             for kind in ResultKind
         )
         choice = self._choose(f"Resign which: {options}, or cancel? ", LEVEL_WORDS, "level")
@@ -385,8 +441,11 @@ def _ask(prompt: str) -> str:
 
 
 def play(
-    level: str = typer.Option("intermediate", "--level", help="the computer's level: beginner, casual, "
-                              "intermediate, advanced, expert, world_class or supremo"),
+    level: str = typer.Option(
+        "intermediate",
+        "--level",
+        help="the computer's level: beginner, casual, intermediate, advanced, expert, world_class or supremo",
+    ),
     length: int = typer.Option(1, "--length", help=f"match length, 1 to {MAX_LENGTH} (0 = one money game)"),
     seed: int = typer.Option(None, "--seed", help="seed the dice and the computer's choices (0 or more)"),
     color: str = typer.Option("white", "--color", help="your colour: white or black"),

@@ -48,8 +48,7 @@ def check_address(host: str, port: int) -> None:
             pass
     except OSError as exc:
         raise InvalidInputError(
-            f"cannot listen at {host}:{port}: {_reason(exc)}; "
-            "choose another --host or --port"
+            f"cannot listen at {host}:{port}: {_reason(exc)}; choose another --host or --port"
         ) from None
 
 
@@ -143,7 +142,9 @@ def serve(
         bot_delay=bot_delay,
         redis_url=redis_url,
     )
-    print(f"backgammon: serving on http://{host}:{port}/" + (f" ({workers} processes)" if workers > 1 else ""), flush=True)
+    print(
+        f"backgammon: serving on http://{host}:{port}/" + (f" ({workers} processes)" if workers > 1 else ""), flush=True
+    )
     if workers == 1:
         uvicorn.run(create_app(config), host=host, port=port, log_level="warning")
         return

@@ -33,11 +33,15 @@ def train(
     contact_hidden: int = typer.Option(96, "--contact-hidden", help="hidden units of the contact net"),
     race_hidden: int = typer.Option(48, "--race-hidden", help="hidden units of the race net"),
     alpha: float = typer.Option(0.1, "--alpha", help="initial learning rate (halves at each --alpha-steps count)"),
-    alpha_steps: str = typer.Option("100000,300000,800000", "--alpha-steps",
-                                    help="game counts at which the learning rate halves, comma-separated"),
-    init_from: Path | None = typer.Option(None, "--init-from",
-                                          help="start from this weights file (an older encoding is widened)"),
-    lam: float = typer.Option(0.0, "--lambda", help="TD(lambda): 0 = online TD(0); 0 < lambda <= 1 = offline lambda-returns"),
+    alpha_steps: str = typer.Option(
+        "100000,300000,800000", "--alpha-steps", help="game counts at which the learning rate halves, comma-separated"
+    ),
+    init_from: Path | None = typer.Option(
+        None, "--init-from", help="start from this weights file (an older encoding is widened)"
+    ),
+    lam: float = typer.Option(
+        0.0, "--lambda", help="TD(lambda): 0 = online TD(0); 0 < lambda <= 1 = offline lambda-returns"
+    ),
     chunk: int = typer.Option(2000, "--chunk", help="games between checkpoints"),
     eval_every: int = typer.Option(20_000, "--eval-every", help="games between strength checks against pubeval"),
     eval_pairs: int = typer.Option(500, "--eval-pairs", help="dice sequences per check (each played twice)"),
@@ -67,15 +71,27 @@ def train(
         from backgammon.engine.train import warm_start
 
         warm_start(init_from, contact_hidden, race_hidden, np.random.default_rng(0))
-    config = TrainConfig(seed=seed, contact_hidden=contact_hidden, race_hidden=race_hidden, alpha=alpha,
-                         alpha_steps=steps, lam=lam, init_from=str(init_from) if init_from else "")
+    config = TrainConfig(
+        seed=seed,
+        contact_hidden=contact_hidden,
+        race_hidden=race_hidden,
+        alpha=alpha,
+        alpha_steps=steps,
+        lam=lam,
+        init_from=str(init_from) if init_from else "",
+    )
     if quiet:
         state = run(run_dir, config, games, chunk, eval_every, eval_pairs)
     else:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-        with Progress(TextColumn("training"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[info]}"),
-                      TimeRemainingColumn()) as bar:
+        with Progress(
+            TextColumn("training"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[info]}"),
+            TimeRemainingColumn(),
+        ) as bar:
             task = bar.add_task("train", total=games, info="")
 
             def progress(state, info) -> None:
@@ -87,8 +103,10 @@ def train(
 
             state = run(run_dir, config, games, chunk, eval_every, eval_pairs, progress)
     last = state.history[-1] if state.history else None
-    print(f"games {state.games}  seconds {state.seconds:.0f}  "
-          + (f"vs pubeval {last['vs_pubeval']:+.3f} ± {last['se']:.3f} ({last['n']} games)" if last else ""))
+    print(
+        f"games {state.games}  seconds {state.seconds:.0f}  "
+        + (f"vs pubeval {last['vs_pubeval']:+.3f} ± {last['se']:.3f} ({last['n']} games)" if last else "")
+    )
     if export is not None:
         import shutil
 
@@ -103,8 +121,12 @@ def refine(
     positions: int = typer.Option(30_000, "--positions", help="positions labelled per iteration"),
     label_ply: int = typer.Option(1, "--label-ply", help="depth of the labels: 1, or 2 (about 25 times slower)"),
     keep: float = typer.Option(1.0, "--keep", help="share of the sampling games' positions labelled (0 < keep <= 1)"),
-    lam: float = typer.Option(0.0, "--lambda", help="0: fit the labels; 0 < lambda <= 1: fit lambda-returns of whole "
-                              "self-play games built on them, the dice's luck taken out"),
+    lam: float = typer.Option(
+        0.0,
+        "--lambda",
+        help="0: fit the labels; 0 < lambda <= 1: fit lambda-returns of whole "
+        "self-play games built on them, the dice's luck taken out",
+    ),
     explore: float = typer.Option(0.1, "--explore", help="share of random moves in the sampling games"),
     buffer: int = typer.Option(3, "--buffer", help="iterations of labels fitted each iteration"),
     epochs: int = typer.Option(1, "--epochs", help="passes over those labels each iteration"),
@@ -115,8 +137,11 @@ def refine(
     race_hidden: int = typer.Option(64, "--race-hidden", help="hidden units of the race net (>= the file's)"),
     eval_pairs: int = typer.Option(500, "--eval-pairs", help="dice sequences per pubeval check (each played twice)"),
     threads: int = typer.Option(1, "--threads", help="threads for labelling (the run is the same for any count)"),
-    cluster: str = typer.Option(None, "--cluster", help="Ray cluster address: its workers make the labels (the run is "
-                                "the same; needs the 'cluster' extra)"),
+    cluster: str = typer.Option(
+        None,
+        "--cluster",
+        help="Ray cluster address: its workers make the labels (the run is the same; needs the 'cluster' extra)",
+    ),
     export: Path | None = typer.Option(None, "--export", help="write the best weights here when done"),
 ) -> None:
     """Refine trained nets on their own 1-ply (or 2-ply) values of self-play positions (resumable)."""
@@ -131,9 +156,21 @@ def refine(
         raise InvalidInputError(f"--init-from: no such weights file {str(init_from)!r}")
     if not alpha > 0 or eval_pairs <= 0:
         raise InvalidInputError(f"expected a positive --alpha and --eval-pairs, got {alpha!r}, {eval_pairs!r}")
-    config = RefineConfig(init_from=str(init_from), seed=seed, contact_hidden=contact_hidden, race_hidden=race_hidden,
-                          positions=positions, explore=explore, buffer=buffer, epochs=epochs, alpha=alpha, alpha_steps=steps,
-                          label_ply=label_ply, keep=keep, lam=lam)
+    config = RefineConfig(
+        init_from=str(init_from),
+        seed=seed,
+        contact_hidden=contact_hidden,
+        race_hidden=race_hidden,
+        positions=positions,
+        explore=explore,
+        buffer=buffer,
+        epochs=epochs,
+        alpha=alpha,
+        alpha_steps=steps,
+        label_ply=label_ply,
+        keep=keep,
+        lam=lam,
+    )
 
     if iterations < 0 or positions <= 0 or buffer <= 0 or epochs <= 0:
         raise InvalidInputError(
@@ -150,9 +187,12 @@ def refine(
     _check_export(export)
 
     def progress(state, info) -> None:
-        print(f"iteration {info['iteration']}: {info['games']} games, rms error {info['rms_error']:.4f}, "
-              f"vs pubeval {info['vs_pubeval']:+.3f} ± {info['vs_pubeval_se']:.3f} "
-              f"(label {info['label_s']} s, fit {info['fit_s']} s)", flush=True)
+        print(
+            f"iteration {info['iteration']}: {info['games']} games, rms error {info['rms_error']:.4f}, "
+            f"vs pubeval {info['vs_pubeval']:+.3f} ± {info['vs_pubeval_se']:.3f} "
+            f"(label {info['label_s']} s, fit {info['fit_s']} s)",
+            flush=True,
+        )
 
     run(run_dir, config, iterations, eval_pairs, progress, threads, cluster)
     if export is not None:
@@ -169,7 +209,9 @@ def label(
     positions: int = typer.Option(100_000, "--positions", help="positions this run labels in all"),
     shard_size: int = typer.Option(5000, "--shard-size", help="positions per shard file"),
     threads: int = typer.Option(1, "--threads", help="threads for labelling (the labels are the same for any count)"),
-    explore: float = typer.Option(0.1, "--explore", help="share of the sampling games' moves drawn among near-best plays"),
+    explore: float = typer.Option(
+        0.1, "--explore", help="share of the sampling games' moves drawn among near-best plays"
+    ),
     near: float = typer.Option(0.1, "--near", help="equity window of those plays (0: any legal play)"),
     keep: float = typer.Option(0.25, "--keep", help="share of the sampling games' positions labelled (0 < keep <= 1)"),
     weights: Path | None = typer.Option(None, "--weights", help="teacher weights (default: the shipped nets)"),
@@ -189,8 +231,9 @@ def label(
 
         NetPair.load(weights)  # not a weights file: one line before anything is printed
     writable_folder(out, "--out")
-    print(f"labelling {positions} positions at {plies} plies into {out} (shards of {shard_size}, seed {seed})",
-          flush=True)
+    print(
+        f"labelling {positions} positions at {plies} plies into {out} (shards of {shard_size}, seed {seed})", flush=True
+    )
     entries = write_labels(out, settings, positions, threads, weights, lambda line: print(line, flush=True))
     print(f"done: {sum(e['count'] for e in entries)} labels in {len(entries)} shards of this run in {out}")
 

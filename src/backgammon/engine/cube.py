@@ -459,11 +459,17 @@ def cube_decision(
         action = CubeAction.NO_DOUBLE
     norm: Callable[[float], float]
     if info.is_money:
-        norm = lambda e: e / v
+
+        def norm(e: float) -> float:
+            return e / v
+
         mwc: tuple[float | None, float | None, float | None] = (None, None, None)
     else:
         lo, hi = model.value(-v), model.value(v)
-        norm = lambda m: 2 * (m - lo) / (hi - lo) - 1 if hi > lo else 0.0
+
+        def norm(m: float) -> float:
+            return 2 * (m - lo) / (hi - lo) - 1 if hi > lo else 0.0
+
         mwc = (nd, dt, dp)
     return CubeDecision(
         action=action,

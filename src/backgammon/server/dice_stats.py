@@ -9,7 +9,6 @@ position. The numbers come from :func:`backgammon.dicestats.dice_report`.
 from __future__ import annotations
 
 import asyncio
-
 from typing import Any
 
 from fastapi import APIRouter, Request

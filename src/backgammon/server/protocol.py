@@ -518,7 +518,9 @@ def check_steps(value: object) -> tuple[tuple[int, int], ...]:
 
 
 @functools.lru_cache(maxsize=4096)
-def _step_sequences(position: Position, die1: int, die2: int) -> tuple[tuple[tuple[tuple[int, int], ...], Position], ...]:
+def _step_sequences(
+    position: Position, die1: int, die2: int
+) -> tuple[tuple[tuple[tuple[int, int], ...], Position], ...]:
     """Every legal step sequence of a roll as ``((from, to), ...)`` with the position it gives.
 
     Cached: each state of a table needs them twice (the mover's state lists them, and the move

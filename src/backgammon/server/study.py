@@ -130,7 +130,9 @@ def parse_setup(doc: object) -> Setup:
         raise InvalidInputError(f"invalid score {list(score_t)!r}: a money game has no score")
     crawford, jacoby = doc.get("crawford", False), doc.get("jacoby", False)
     if not isinstance(crawford, bool) or not isinstance(jacoby, bool):
-        raise InvalidInputError(f"invalid flags crawford={shown(crawford)} jacoby={shown(jacoby)}: expected true or false")
+        raise InvalidInputError(
+            f"invalid flags crawford={shown(crawford)} jacoby={shown(jacoby)}: expected true or false"
+        )
     if crawford and (not length or length - 1 not in score_t):
         raise InvalidInputError("invalid crawford flag: only when one side is 1-away in a match")
     if position.is_game_over():
@@ -476,9 +478,7 @@ class RolloutJobs:
         """
         with self.lock:
             if self.running() >= self.max_jobs:
-                raise IllegalActionError(
-                    f"too many rollouts running (at most {self.max_jobs}): wait for one to finish"
-                )
+                raise IllegalActionError(f"too many rollouts running (at most {self.max_jobs}): wait for one to finish")
             self.starting += 1
         try:
             ranked = ranked_plays(setup, plies)[:top]
