@@ -308,3 +308,21 @@ def test_d_doubles_and_the_end_of_a_game_sounds(browser, server):
         page.click("#act-resign")
     page.wait_for_function("() => (document.body.dataset.sounds || '').split(' ').includes('end')")
     assert page.errors == []
+
+
+def test_the_computers_move_animates_step_by_step_with_a_click_each(browser, server):
+    page = page_with(browser, server, animation="fast")
+    table = short_table(server)
+    open_table(page, server, table)
+    page.wait_for_selector("#act-roll")
+    press_on_page(page, "r")
+    page.wait_for_selector("#act-confirm")
+    st = state(server, table)
+    page.fill("#move-text", play_text(st["moves"][0]))
+    page.press("#move-text", "Enter")
+    page.wait_for_selector("#act-roll, #result:not([hidden])", timeout=20_000)
+    sounds = page.evaluate("() => document.body.dataset.sounds").split(" ")
+    # ours: the dice, the move; the computer's: the dice, then one click per step (two or more)
+    assert sounds[:2] == ["dice", "move"]
+    assert sounds[2] == "dice" and sounds[3:].count("move") >= 2, sounds
+    assert page.errors == []

@@ -325,6 +325,8 @@ async function animate(event, state) {
     if (event.player === view) applyStep(b.mine, b.theirs, from, to);
     else applyStep(b.theirs, b.mine, from, to);
     draw(state, b, { dice, diceMine: event.player === view });
+    playSound("move");
+    S.stepsSounded = true;  // each step clicked: the state that follows makes no sound of its own
     await sleep(delay);
   }
 }
@@ -361,7 +363,8 @@ function feedback(prev, st) {
   const ended = st.match.game_number > prev.match.game_number || (st.match.over && !prev.match.over);
   if (ended) playSound("end");
   else if (newDice) playSound("dice");
-  else if (JSON.stringify(prev.game.board) !== JSON.stringify(st.game.board)) playSound("move");
+  else if (!S.stepsSounded && JSON.stringify(prev.game.board) !== JSON.stringify(st.game.board)) playSound("move");
+  S.stepsSounded = false;
 }
 
 function displayName(names, side, aiSeat, level) {
@@ -887,7 +890,7 @@ function onKey(ev) {
     if (!$("#move-form").hidden) { $("#move-text").focus(); ev.preventDefault(); }
     return;
   }
-  if (key === "Enter" && ev.target.tagName === "BUTTON") return;  // the focused button answers Enter itself
+  if (key === "Enter" && ["BUTTON", "A", "SUMMARY"].includes(ev.target.tagName)) return;  // it answers Enter itself
   const b = KEYS[key] && $(KEYS[key]);
   if (b && !b.disabled) { ev.preventDefault(); b.click(); }
 }
