@@ -252,7 +252,8 @@ def test_echoed_values_are_cut_short(hostile_client):
     for path, doc in cases:
         r = hostile_client.post(path, json=doc)
         assert r.status_code == 400, (path, r.text[:200])
-        assert len(r.json()["error"]) < 200 and "AAAA..." in r.json()["error"], r.json()["error"][:300]
+        error = r.json()["error"]
+        assert len(error) < 200 and ("AAAA..." in error or "AAAA…" in error), error[:300]  # cut short
     r = hostile_client.get("/api/users/" + "B" * 3000)
     assert r.status_code == 404 and len(r.json()["error"]) < 100
 

@@ -586,12 +586,13 @@ function renderMistakes() {
   const blocks = Object.entries(R.data.players).map(([key, p]) => {
     const worst = R.data.decisions.map((d, i) => ({ d, i })).filter(({ d }) => d.player === key && d.error > 0 && d.grade !== "good")
       .sort((a, b) => b.d.error - a.d.error || a.i - b.i).slice(0, 5);
-    const items = worst.map(({ d, i }) => h("li", { class: "mistake", dataset: { i }, tabindex: 0, role: "button",
-      onclick: () => showDecision(i), onkeydown: (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); showDecision(i); } } },
-    h("span", { class: "mistake-where" }, `${s("game_short", { n: d.game })} ${d.dice ? d.dice.join("") : s(`kind_${d.kind}`)}`), " ",
-    h("span", { class: "mistake-played" }, `${s("chosen")}: ${d.chosen || "—"}`), " ",
-    h("span", { class: "mistake-best" }, `${s("better")}: ${d.best || "—"}`), " ",
-    h("b", { class: "mistake-loss" }, `${s("lost")} ${fmt(-d.error)}`)));
+    // a list item holding a button (a list item that is itself a button breaks the list for screen readers)
+    const items = worst.map(({ d, i }) => h("li", { class: "mistake", dataset: { i } },
+      h("button", { type: "button", class: "mistake-button", onclick: () => showDecision(i) },
+        h("span", { class: "mistake-where" }, `${s("game_short", { n: d.game })} ${d.dice ? d.dice.join("") : s(`kind_${d.kind}`)}`), " ",
+        h("span", { class: "mistake-played" }, `${s("chosen")}: ${d.chosen || "—"}`), " ",
+        h("span", { class: "mistake-best" }, `${s("better")}: ${d.best || "—"}`), " ",
+        h("b", { class: "mistake-loss" }, `${s("lost")} ${fmt(-d.error)}`))));
     return h("div", { class: "mistakes" }, h("h4", {}, p.name),
       items.length ? h("ol", { class: "mistake-list" }, items) : h("p", { class: "small" }, s("no_mistakes")));
   });
