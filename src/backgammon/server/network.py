@@ -34,7 +34,10 @@ log = logging.getLogger("backgammon.server")
 T = TypeVar("T")
 
 FORWARD_TIMEOUT = 5.0
-"""Seconds a process waits for a room's owner (another process) to answer a forwarded request."""
+"""Seconds between checks, while a process waits for a room's owner to answer a forwarded
+request, that the owner is still alive (else the room is taken over here)."""
+FORWARD_LIMIT = 30.0
+"""Seconds a forwarded request may wait for a live but busy owner before it is refused."""
 TAKEOVER_CHECK = 1.0
 """Seconds between checks for watched rooms whose owner has died."""
 
@@ -117,8 +120,8 @@ class Network:
         """
         if await self.own(room_id, room, take_over):
             return await room.call(job)
-        answer = await self._ask(kind, room_id, request)
-        if answer is None:  # the owner did not answer: it may be gone, so try to take the room over
+        answer = await self._ask(room_id, request, lambda: self.own(room_id, room, take_over))
+        if answer is None:  # the owner died (this process has taken the room over) or is far too slow
             if await self.own(room_id, room, take_over):
                 return await room.call(job)
             raise IllegalActionError("the table's server is not answering: try again in a moment")
@@ -182,14 +185,24 @@ class Network:
         that this process does not own (``take_over`` runs in the room when it is taken)."""
         self._watchers.append((candidates, take_over))
 
-    async def _ask(self, kind: str, room_id: str, request: dict[str, Any]) -> dict[str, Any] | None:
+    async def _ask(
+        self, room_id: str, request: dict[str, Any], take: Callable[[], Awaitable[bool]]
+    ) -> dict[str, Any] | None:
+        """Send ``request`` to the room's owner once and wait for its answer. Every
+        :data:`FORWARD_TIMEOUT` seconds without one, ``take()`` tries to take the room (it succeeds
+        only if the owner is dead): then, or after :data:`FORWARD_LIMIT` seconds, None."""
+        loop = asyncio.get_running_loop()
         key = uuid.uuid4().hex
-        future = self._replies[key] = asyncio.get_running_loop().create_future()
+        future = self._replies[key] = loop.create_future()
+        deadline = loop.time() + FORWARD_LIMIT
         try:
             await self.bus.publish(f"act:{room_id}", {**request, "req": key, "from": self.process})
-            return await asyncio.wait_for(future, FORWARD_TIMEOUT)
-        except TimeoutError:
-            return None
+            while True:
+                try:
+                    return await asyncio.wait_for(asyncio.shield(future), FORWARD_TIMEOUT)
+                except TimeoutError:
+                    if loop.time() >= deadline or await take():
+                        return None
         finally:
             self._replies.pop(key, None)
 
