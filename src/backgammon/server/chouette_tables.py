@@ -181,6 +181,7 @@ class ChouetteManager:
         self.sessions = sessions
         self.store = store or Store(sessions)
         self.net = network or Network()
+        self.closing = False  # set at shutdown: computer players start nothing more
         self._unfollow: dict[str, Any] = {}
         self.net.on_reconnect(self._on_bus_reconnect)
         self.net.watch(
@@ -360,11 +361,16 @@ class ChouetteManager:
             table.room.post(lambda t=table: self._refresh_and_show(t))
 
     async def close(self) -> None:
-        """Stop the computer players' background tasks and the rooms (at shutdown)."""
-        for table in self.tables.values():
-            if table.task is not None:
-                table.task.cancel()
-            table.room.close()
+        """Stop the computer players and the rooms (at shutdown): no new computer action starts,
+        the background tasks are cancelled and awaited (a few seconds at most), then the rooms end."""
+        self.closing = True
+        tasks = [t.task for t in self.tables.values() if t.task is not None and not t.task.done()]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=5)
+        for table in list(self.tables.values()):
+            await table.room.aclose()
 
     # ------------------------------------------------- several processes
     def _mine(self, table: ChouetteRuntime) -> bool:
@@ -517,7 +523,7 @@ class ChouetteManager:
         next_game = False
         table.bots_running = True
         try:
-            while table.status == "playing":
+            while table.status == "playing" and not self.closing:
                 c = table.chouette
                 bots = [n for n in c.to_act() if n in table.agents]
                 if not bots:
@@ -586,7 +592,7 @@ class ChouetteManager:
 
     def _schedule(self, table: ChouetteRuntime) -> None:
         """Let the computer players go on in the background, unless they already do (or cannot)."""
-        if table.status != "playing" or table.bots_running or not self._mine(table):
+        if table.status != "playing" or table.bots_running or self.closing or not self._mine(table):
             return
         task = table.task
         if task is not None and not task.done():
@@ -597,7 +603,7 @@ class ChouetteManager:
         """The background task: ``bot_delay`` seconds, then the computer players' next game, and so on
         until a person is to act (one task per table: :meth:`_schedule` sees it running)."""
         try:
-            while table.status == "playing":
+            while table.status == "playing" and not self.closing:
                 await asyncio.sleep(self.bot_delay)
 
                 async def job() -> bool:

@@ -100,6 +100,13 @@ class Room:
         """No job running and none waiting."""
         return not self._busy and self._inbox.empty()
 
+    async def aclose(self, timeout: float = 5.0) -> None:
+        """Stop the task and wait (``timeout`` seconds at most) until it has stopped."""
+        task = self._task
+        self.close()
+        if task is not None and not task.done():
+            await asyncio.wait([task], timeout=timeout)
+
     def close(self) -> None:
         """Stop the task (jobs still queued are cancelled)."""
         self.closed = True

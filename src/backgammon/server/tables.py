@@ -877,11 +877,16 @@ class TableManager:
     async def close(self) -> None:
         if self._heartbeat is not None:
             self._heartbeat.cancel()
+        tasks = []
         for table in list(self.tables.values()):
             for task in (table.bot_task, table.clock_task):
-                if task is not None:
+                if task is not None and not task.done():
                     task.cancel()
-            table.room.close()
+                    tasks.append(task)
+        if tasks:
+            await asyncio.wait(tasks, timeout=5)
+        for table in list(self.tables.values()):
+            await table.room.aclose()
         await self.net.close()
         await asyncio.to_thread(self.store.close)
 
