@@ -84,7 +84,8 @@ def test_kill_9_of_the_owner_loses_no_confirmed_action(tmp_path, fresh_database)
             await white.close()
             white = Client("white again")
             await white.connect(b.ws, table, tokens["white"])  # the client reconnects, to the other process
-            resumed = white.state["version"]
+            # b takes the table over from the database (at once, or within its 1 s check)
+            resumed = (await white.wait(lambda s: s["version"] >= confirmed, timeout=20))["version"]
             last = await play({"white": white, "black": black})
             await white.close()
             await black.close()

@@ -448,6 +448,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
         async def load():
             table = await manager.get(table_id)
+            await manager.claim(table)  # a table whose owner died is taken over before it is shown
             await manager.chat_lines(table)  # read before the connection starts (sent after its state)
             return table
 

@@ -349,6 +349,12 @@ class TableManager:
             setattr(table, name, getattr(fresh, name))
         table.timeout_loser, table.dice = fresh.timeout_loser, fresh.dice
 
+    async def claim(self, table: TableRuntime) -> None:
+        """With several processes: take the table over now if no live process owns it (its owner
+        died, or none has had it since a restart), so that what a client is shown is current."""
+        if self.net.shared and not table.is_over:
+            await self.net.own(table.id, table.room, lambda: self._take_over(table))
+
     async def _take_over(self, table: TableRuntime) -> None:
         """This process has just taken the table (its owner died, or none had it): read it again,
         show it, and wake whatever must act. Runs in the room."""
