@@ -66,3 +66,10 @@ def test_bad_home_board() -> None:
         BearoffDatabase.index((1, 2, 3))
     with pytest.raises(InvalidPositionError):
         BearoffDatabase.index((5, 5, 5, 1, 0, 0))
+
+
+def test_a_fresh_build_equals_the_cached_tables(db: BearoffDatabase) -> None:
+    # the first process builds the tables and caches them as float32; it must see the same values
+    fresh = BearoffDatabase()
+    assert np.array_equal(fresh.dist, db.dist) and np.array_equal(fresh.first, db.first)
+    assert fresh.rolls_distribution((1, 0, 0, 0, 0, 0))[1] == 1.0

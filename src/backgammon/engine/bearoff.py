@@ -196,6 +196,10 @@ class BearoffDatabase:
         self.dist = np.zeros((N_POSITIONS, MAX_ROLLS))
         self.first = np.zeros((N_POSITIONS, MAX_ROLLS))
         _build(WAYS, by_rank, order.astype(np.int64), self.dist, self.first)
+        # The disk cache keeps float32: round a fresh build the same way, so that the process that
+        # built the tables sees exactly the values every later process loads.
+        self.dist = self.dist.astype(np.float32).astype(np.float64)
+        self.first = self.first.astype(np.float32).astype(np.float64)
 
     @staticmethod
     def cache_path() -> Path:
