@@ -28,19 +28,21 @@ table's status becomes ``"error"``.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from fastapi import APIRouter, Request, WebSocket
 from sqlalchemy import select
 
-from backgammon.chouette import Chouette, ChouetteStage, Consent, Refuse
+from backgammon.chouette import Chouette, ChouetteAction, ChouetteStage, Consent, Refuse
 from backgammon.errors import IllegalActionError, InvalidInputError, NotYourTurnError
 from backgammon.fairdice import CommittedDice
-from backgammon.game import Double, GamePhase, Move, OpeningRoll, Pass, Roll, Take
+from backgammon.game import Double, GamePhase, Move, OpeningRoll, Pass, Player, Roll, Take
 from backgammon.position import Position
 from backgammon.server import protocol
 from backgammon.server.agents import LEVELS, make_agent
@@ -49,7 +51,7 @@ from backgammon.server.db import Action, Table, utcnow
 from backgammon.server.fair import dice_doc, draws_of, game_dice_config, game_seed, new_dice_config
 from backgammon.server.network import Network
 from backgammon.server.protocol import shown
-from backgammon.server.replay import CHOUETTE_BOX, chouette_of, replay_chouette
+from backgammon.server.replay import CHOUETTE_BOX, chouette_moves, chouette_of, replay_chouette
 from backgammon.server.rooms import Outbox, Room, Row, Store, fan_out
 from backgammon.server.sockets import serve_connection
 from backgammon.server.tables import _check_name, cube_for, decide
@@ -149,13 +151,15 @@ def game_dice_docs(table: ChouetteRuntime) -> tuple[dict[str, Any] | None, list[
         n = i + 1
         seed = game_seed(master, n)
         doc = dice_doc(f"{table.id}:{n}", game_dice_config(seed), table.actions[bounds[i] : bounds[i + 1]], True)
+        assert doc is not None  # a game's dice configuration is never empty
         revealed.append({"game": n, **doc})
     n = len(table.game_starts)
     current = dice_doc(f"{table.id}:{n}", game_dice_config(game_seed(master, n)), table.actions[bounds[-2] :], False)
+    assert current is not None
     return {"game": n, **current}, revealed
 
 
-def _action_to(by: str, action: object) -> dict[str, Any]:
+def _action_to(by: str, action: ChouetteAction) -> dict[str, Any]:
     if isinstance(action, Consent):
         doc: dict[str, Any] = {"kind": "consent", "player": TEAM.value}
     elif isinstance(action, Refuse):
@@ -347,18 +351,19 @@ class ChouetteManager:
         """Hold a chouette in memory and follow it between processes."""
         kept = self.tables.setdefault(table.id, table)
         if kept is table:
+
+            def on_event(_message: dict[str, Any]) -> None:
+                table.room.post(functools.partial(self._refresh_and_show, table))
+
             self._unfollow[table.id] = self.net.follow(
-                "chouette",
-                table.id,
-                lambda _msg, t=table: t.room.post(lambda: self._refresh_and_show(t)),
-                lambda msg, t=table: self._answer(t, msg),
+                "chouette", table.id, on_event, functools.partial(self._answer, table)
             )
         return kept
 
     def _on_bus_reconnect(self) -> None:
         """Announcements may have been lost while the bus was down: read every followed chouette again."""
         for table in list(self.tables.values()):
-            table.room.post(lambda t=table: self._refresh_and_show(t))
+            table.room.post(functools.partial(self._refresh_and_show, table))
 
     async def close(self) -> None:
         """Stop the computer players and the rooms (at shutdown): no new computer action starts,
@@ -466,7 +471,7 @@ class ChouetteManager:
             return game.play_from_text(message["play"])
         raise InvalidInputError("invalid move: expected 'steps' or 'play'")
 
-    def _client_action(self, table: ChouetteRuntime, name: str, kind: str, message: dict[str, Any]) -> object:
+    def _client_action(self, table: ChouetteRuntime, name: str, kind: str, message: dict[str, Any]) -> ChouetteAction:
         c = table.chouette
         assert c is not None
         side = c.side_of(name)
@@ -481,9 +486,16 @@ class ChouetteManager:
             if c.game.phase is not GamePhase.MOVE:
                 raise IllegalActionError(f"cannot move now: {c.game.describe()}")
             return Move(side, self._play(c.game, message))
-        return {"double": Double, "take": Take, "pass": Pass, "consent": Consent, "refuse": Refuse}[kind](side)
+        answers: dict[str, Callable[[Player], ChouetteAction]] = {
+            "double": Double,
+            "take": Take,
+            "pass": Pass,
+            "consent": Consent,
+            "refuse": Refuse,
+        }
+        return answers[kind](side)
 
-    async def _apply(self, table: ChouetteRuntime, name: str, action: object) -> None:
+    async def _apply(self, table: ChouetteRuntime, name: str, action: ChouetteAction) -> None:
         """Apply, store, publish (runs in the table's room)."""
         c = table.chouette
         assert c is not None
@@ -548,7 +560,7 @@ class ChouetteManager:
         if next_game:
             self._schedule(table)
 
-    async def _bot_action(self, table: ChouetteRuntime, c: Chouette, name: str) -> object:
+    async def _bot_action(self, table: ChouetteRuntime, c: Chouette, name: str) -> ChouetteAction:
         """What computer player ``name`` does now, with a Roll's dice drawn.
 
         The decision is made off the event loop within :data:`BOT_ACTION_TIMEOUT` seconds; the
@@ -613,7 +625,8 @@ class ChouetteManager:
                         return False
                     games = len(c.games)
                     await self._bots(table)
-                    return len(table.chouette.games) != games  # else a person is to act, or it stopped
+                    after = table.chouette  # a new game is theirs too; else a person is to act, or it stopped
+                    return after is not None and len(after.games) != games
 
                 if not await table.room.call(job):
                     return
@@ -631,7 +644,7 @@ class ChouetteManager:
             table.chouette = c
 
     @staticmethod
-    def _bot_decision(agent: Any, c: Chouette, name: str) -> object:
+    def _bot_decision(agent: Any, c: Chouette, name: str) -> ChouetteAction:
         """What ``agent`` does for ``name`` (run off the event loop; a Roll comes without dice)."""
         side = c.side_of(name)
         game = c.game
@@ -649,7 +662,7 @@ class ChouetteManager:
         return action
 
 
-def _with_dice(action: object, dice: tuple[int, int]) -> object:
+def _with_dice(action: ChouetteAction, dice: tuple[int, int]) -> ChouetteAction:
     """A Roll with these dice (anything else unchanged)."""
     return Roll(action.player, dice) if isinstance(action, Roll) else action
 
@@ -693,6 +706,7 @@ def state_to_wire(table: ChouetteRuntime, you: str | None) -> dict[str, Any]:
     pips_view, pips_other = board.pip_counts()
     allowed = _allowed(c, you)
     moves = protocol.move_tree(game) if "move" in allowed or "suggest" in allowed else []
+    plays = _plays(game) if moves else []
     doc.update(
         {
             "box": c.box,
@@ -706,6 +720,8 @@ def state_to_wire(table: ChouetteRuntime, you: str | None) -> dict[str, Any]:
             "view": view.value,
             "allowed": allowed,
             "moves": moves,
+            "plays": plays,
+            "log": chouette_moves(table.actions[table.game_starts[-1] :]),
             "suggestions": table.suggestions if side is TEAM else [],
             "game": {
                 "number": len(c.games) + 1,
@@ -734,6 +750,14 @@ def state_to_wire(table: ChouetteRuntime, you: str | None) -> dict[str, Any]:
         }
     )
     return doc
+
+
+def _plays(game) -> list[dict[str, Any]]:
+    """Each legal play of the roll once (one of its step orders), in the standard notation."""
+    return [
+        {"play": str(play), "steps": [[step.source, step.destination] for step in play.steps]}
+        for play in game.legal_plays
+    ]
 
 
 def _allowed(c: Chouette, you: str | None) -> list[str]:

@@ -18,6 +18,7 @@ import json
 import math
 import re
 import unicodedata
+from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal
 
 from fastapi import Query
@@ -46,7 +47,7 @@ from backgammon.game import (
     Take,
     check_match_length,
 )
-from backgammon.moves import all_step_sequences
+from backgammon.moves import step_pairs
 from backgammon.position import Position
 from backgammon.server.db import utcnow
 from backgammon.server.fair import dice_doc
@@ -380,7 +381,7 @@ def parse_client_message(text: str | bytes) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------- validation
-def validation_message(errors: list[dict[str, Any]], what: str = "request") -> str:
+def validation_message(errors: Sequence[Mapping[str, Any]], what: str = "request") -> str:
     """One readable line for pydantic's (or FastAPI's) validation errors: the first one, its
     field, the value (cut to :data:`MAX_SHOWN` characters) and what was expected."""
     if not errors:
@@ -525,10 +526,7 @@ def _step_sequences(
 
     Cached: each state of a table needs them twice (the mover's state lists them, and the move
     sent back is matched against them), and the search is the costliest part of an action."""
-    return tuple(
-        (tuple((s.source, s.destination) for s in seq), after)
-        for seq, after in all_step_sequences(position, die1, die2)
-    )
+    return tuple(step_pairs(position, die1, die2))
 
 
 def play_from_steps(game: Game, steps: tuple[tuple[int, int], ...]):
@@ -560,8 +558,7 @@ def move_tree(game: Game) -> list[list[list[int]]]:
 
 @functools.lru_cache(maxsize=4096)
 def _wire_tree(position: Position, die1: int, die2: int) -> list[list[list[int]]]:
-    seen = dict.fromkeys(seq for seq, _after in _step_sequences(position, die1, die2))
-    return [[list(step) for step in seq] for seq in seen]
+    return [[list(step) for step in seq] for seq, _after in _step_sequences(position, die1, die2)]
 
 
 # ------------------------------------------------------------------ state
@@ -639,6 +636,7 @@ def state_to_wire(table: Any, seat: Player | None) -> dict[str, Any]:
             "over": table.is_over,
             "winner": player_to_wire(table.winner),
             "timeout": player_to_wire(table.timeout_loser),
+            "ended_by": player_to_wire(getattr(table, "ended_by", None)),  # a money session's end
             "game_number": len(flow.games) + (0 if flow.is_over else 1),
             "last_result": result_to_wire(last_result(flow)),
         },
@@ -722,6 +720,8 @@ def _describe(payload: dict[str, Any]) -> str:
         return "doubles"
     if kind == "timeout":
         return "loses on time"
+    if kind == "end_session":
+        return "ends the session"
     if kind == "resign":
         return f"resigns ({payload['level']})"
     return kind.replace("_", " ")

@@ -22,6 +22,10 @@ from backgammon.server.matchflow import StartPosition, new_match
 
 CHOUETTE_BOX = Player.WHITE
 """The box's side of a chouette's game (the team plays the other)."""
+END_SESSION = "end_session"
+"""A stored action that ends a money session (a player's choice); it changes no game state."""
+TABLE_ENDS = ("timeout", END_SESSION)
+"""Stored actions of a match or money table that end it without changing the game."""
 CHOUETTE_NOTES = ("suggest", "chat")
 """Stored chouette entries that are not moves of the game."""
 
@@ -43,11 +47,12 @@ def match_of(config: dict[str, Any]) -> Match:
 
 def replay_match(config: dict[str, Any], payloads: Iterable[dict[str, Any]]) -> Iterator[tuple[Match, dict, Match]]:
     """``(before, payload, after)`` for each stored action of a match or money table. A clock's
-    ``timeout`` changes no game state (``after is before``); it ends the table."""
+    ``timeout`` and a money session's ``end_session`` change no game state (``after is before``);
+    they end the table."""
     flow = match_of(config)
     for payload in payloads:
         before = flow
-        if payload.get("kind") != "timeout":
+        if payload.get("kind") not in TABLE_ENDS:
             flow = flow.apply(cast(Action, protocol.action_from_wire(payload, flow.game)))
         yield before, payload, flow
 
@@ -86,3 +91,29 @@ def replay_chouette(
         if payload["kind"] not in CHOUETTE_NOTES:
             chouette = chouette.apply(payload["by"], cast(Any, chouette_action(payload, chouette)))
         yield before, payload, chouette
+
+
+CHOUETTE_LOGGED = ("move", "double", "consent", "refuse", "take", "pass", "beaver")
+"""Stored chouette entries the move list shows (a roll is shown with the move that uses it)."""
+
+
+def chouette_moves(payloads: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The move list of a chouette game from its stored entries: each play once, in the notation
+    of :mod:`backgammon.notation` (as stored with the move), with its dice; every cube action;
+    and who acted (``by``: the seat name; ``side``: ``box`` or ``team``). Rolls, suggestions and
+    chat are not entries: a roll shows as the dice of the move after it."""
+    out: list[dict[str, Any]] = []
+    for p in payloads:
+        kind = p.get("kind")
+        if kind not in CHOUETTE_LOGGED:
+            continue
+        entry: dict[str, Any] = {
+            "kind": kind,
+            "by": p.get("by"),
+            "side": "box" if p.get("player") == CHOUETTE_BOX.value else "team",
+        }
+        if kind == "move":
+            entry["dice"] = p.get("dice")
+            entry["play"] = p.get("play") or ""
+        out.append(entry)
+    return out

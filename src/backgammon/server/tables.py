@@ -54,7 +54,7 @@ from backgammon.server.matchflow import StartPosition, new_match
 from backgammon.server.network import Network
 from backgammon.server.protocol import shown
 from backgammon.server.rating import rating_change
-from backgammon.server.replay import match_of, replay_match
+from backgammon.server.replay import END_SESSION, match_of, replay_match
 from backgammon.server.rooms import Outbox, Room, Row, Store, fan_out
 
 log = logging.getLogger("backgammon.server")
@@ -95,6 +95,7 @@ class TableRuntime:
     stamps: list[_dt.datetime] = field(default_factory=list)  # when each action was stored
     turns: list[Player | None] = field(default_factory=list)  # who was to act before each action
     timeout_loser: Player | None = None  # lost the match on time
+    ended_by: Player | None = None  # ended the money session (``end_session``)
     clock_task: asyncio.Task | None = None
     view_cache: tuple | None = None  # protocol.state_to_wire's parts shared by every viewer, per version
     elsewhere: dict[str, tuple[float, dict[str, int]]] = field(default_factory=dict)  # other processes' presence
@@ -107,7 +108,7 @@ class TableRuntime:
 
     @property
     def is_over(self) -> bool:
-        return self.flow.is_over or self.timeout_loser is not None
+        return self.flow.is_over or self.timeout_loser is not None or self.ended_by is not None
 
     @property
     def winner(self) -> Player | None:
@@ -301,6 +302,8 @@ class TableManager:
             table.turns.append(before.game.turn)
             if payload.get("kind") == "timeout":
                 table.timeout_loser = protocol.player_from_wire(payload["player"])
+            elif payload.get("kind") == END_SESSION:
+                table.ended_by = protocol.player_from_wire(payload["player"])
             table.flow = after
             table.actions.append(payload)
             table.stamps.append(record.created_at)
@@ -347,7 +350,7 @@ class TableManager:
             return
         for name in ("flow", "tokens", "names", "user_ids", "listed", "status", "actions", "stamps", "turns"):
             setattr(table, name, getattr(fresh, name))
-        table.timeout_loser, table.dice = fresh.timeout_loser, fresh.dice
+        table.timeout_loser, table.ended_by, table.dice = fresh.timeout_loser, fresh.ended_by, fresh.dice
 
     async def claim(self, table: TableRuntime) -> None:
         """With several processes: take the table over now if no live process owns it (its owner
@@ -572,9 +575,29 @@ class TableManager:
         version = message.get("version")
         if version is not None and version != table.version:
             raise IllegalActionError(f"stale action: the table is at version {table.version}, not {shown(version)}")
+        if message.get("action") == END_SESSION:
+            await self._end_session(table, seat)
+            return
         action = self._client_action(table, seat, message)
         await self._commit(table, action)
         await self._after_action(table)
+
+    async def _end_session(self, table: TableRuntime, seat: Player) -> None:
+        """A player ends a money session: stored as ``end_session`` (it changes no game state), the
+        table is over, so its dice seed is revealed and it can be reviewed. A game in progress is
+        left unfinished and scores nothing; the session's score is its finished games'. Runs in the room."""
+        if not table.flow.is_money:
+            raise IllegalActionError("only a money session can be ended: a match ends when a side reaches its length")
+        payload = {"kind": END_SESSION, "player": seat.value}
+        await self._store(table, payload, "over")
+        table.turns.append(table.flow.game.turn)
+        table.actions.append(payload)
+        table.ended_by = seat
+        table.status = "over"
+        for task in (table.bot_task, table.clock_task):
+            if task is not None and not task.done():
+                task.cancel()
+        self.publish(table, payload)
 
     def _client_action(self, table: TableRuntime, seat: Player, message: dict[str, Any]) -> object:
         game = table.flow.game
@@ -668,7 +691,7 @@ class TableManager:
 
     # ------------------------------------------------------------------ bots
     def _schedule_bot(self, table: TableRuntime) -> None:
-        if table.agent is None or table.flow.is_over or table.flow.game.turn is not table.ai_seat:
+        if table.agent is None or table.is_over or table.flow.game.turn is not table.ai_seat:
             return
         if table.bot_task is not None and not table.bot_task.done():
             return
@@ -763,6 +786,8 @@ class TableManager:
             table.turns.append(table.flow.game.turn)
             if event.get("kind") == "timeout":
                 table.timeout_loser = protocol.player_from_wire(event["player"])
+            elif event.get("kind") == END_SESSION:
+                table.ended_by = protocol.player_from_wire(event["player"])
             else:
                 table.flow = table.flow.apply(protocol.action_from_wire(event, table.flow.game))
             table.actions.append(event)
