@@ -72,7 +72,7 @@ from backgammon.game import (
     _check_rules,
 )
 
-__all__ = ["Chouette", "ChouetteGame", "ChouetteStage", "Consent", "Member", "Refuse"]
+__all__ = ["Chouette", "ChouetteAction", "ChouetteGame", "ChouetteStage", "Consent", "Member", "Refuse"]
 
 BOX_SIDE = Player.WHITE
 TEAM_SIDE = Player.BLACK
@@ -96,6 +96,10 @@ class Refuse:
 
     def __str__(self) -> str:
         return "refuses the double"
+
+
+# What Chouette.apply takes: a game action, or a team member's answer to the captain's double.
+ChouetteAction = Action | Consent | Refuse
 
 
 class ChouetteStage(Enum):
@@ -312,7 +316,7 @@ class Chouette:
         return None
 
     # ------------------------------------------------------------------ apply
-    def apply(self, name: str, action: Action | Consent | Refuse) -> Chouette:
+    def apply(self, name: str, action: ChouetteAction) -> Chouette:
         """The chouette after player ``name`` does ``action``.
 
         Raises:

@@ -125,7 +125,7 @@ def hint(
         doc = {"position_id": position.position_id(), "dice": [d1, d2], "plies": plies, "cubeful": cube is not None}
         print(json.dumps({**doc, "plays": rows}))
         return
-    best, top = rows[0]["equity"], rows[0].get("plies")
+    best, top_plies = rows[0]["equity"], rows[0].get("plies")
     header = (
         f"{'#':>3} {'play':<24}{'equity':>9}{'diff':>8}  {'win':>6} {'w.g':>6} {'w.bg':>6} {'l.g':>6} {'l.bg':>6}"
         "  depth and kind"
@@ -135,7 +135,7 @@ def hint(
         w, wg, wb, lg, lb = row["probabilities"]
         extra = f" +-{row['equity_ci95']:.3f}" if "equity_ci95" in row else ""
         # a difference only against plays of the same depth (those the filters dropped come last)
-        diff = f"{row['equity'] - best:>+8.3f}" if row.get("plies") == top else f"{'':>8}"
+        diff = f"{row['equity'] - best:>+8.3f}" if row.get("plies") == top_plies else f"{'':>8}"
         print(
             f"{i:>3} {row['play'] or '(no legal move)':<24}{row['equity']:>+9.3f}{diff}  "
             f"{_pct(w)} {_pct(wg)} {_pct(wb)} {_pct(lg)} {_pct(lb)}  {row['label']}{extra}"

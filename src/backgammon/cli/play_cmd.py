@@ -274,6 +274,7 @@ class Session:
             assert isinstance(action, OpeningRoll)
             self.match = self.match.apply(action)
             mine, theirs = (action.white_die, action.black_die)
+            assert mine is not None and theirs is not None  # roll_action rolled both dice
             if self.me.value == "black":
                 mine, theirs = theirs, mine
             self.say("")

@@ -55,10 +55,14 @@ import functools
 import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from backgammon.engine.met import match_equity
 from backgammon.errors import InvalidInputError
 from backgammon.position import Phase, Position
+
+if TYPE_CHECKING:
+    import numpy as np
 
 CONTACT_CUBE_EFFICIENCY = 0.68
 """Cube efficiency x for contact positions (see the module docstring)."""
@@ -261,7 +265,7 @@ def as_outputs(probabilities: object) -> Outputs:
     return w, wg, wb, lg, lb
 
 
-def clip_outputs(values: Sequence[float]) -> Outputs:
+def clip_outputs(values: Sequence[float] | np.ndarray) -> Outputs:
     """Five raw outputs (an evaluator's, which may be slightly off) clipped into a consistent order.
 
     0 <= win <= 1, 0 <= win_backgammon <= win_gammon <= win and

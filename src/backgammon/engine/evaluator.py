@@ -33,7 +33,7 @@ from numba import njit
 from backgammon.engine._movegen import BEAROFF, CONTACT, OVER, board_of, phase
 from backgammon.engine.bearoff import WAYS, BearoffDatabase, race_probs, rank
 from backgammon.engine.encoding import MAX_NONZERO, encode_sparse
-from backgammon.engine.network import NUM_OUTPUTS, NetPair, forward_sparse
+from backgammon.engine.network import NUM_OUTPUTS, NetPair, forward_sparse, kernel_arrays
 from backgammon.engine.pubeval import WC, WR, pubeval_score
 from backgammon.errors import EngineError, InvalidInputError
 from backgammon.position import Position
@@ -281,6 +281,25 @@ class _BoardEvaluator:
         raise NotImplementedError
 
 
+# What NetEvaluator.kernel_args returns: the contact net's and the race net's w1, b1, w2, b2, the bear-off
+# database's dist, first and ways, and whether to use it (a fixed length, so that the compiled kernels'
+# signatures check the calls that unpack it).
+KernelArgs = tuple[
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    bool,
+]
+
+
 class NetEvaluator(_BoardEvaluator):
     """The neural-network evaluator (contact net, race net, bear-off database).
 
@@ -309,8 +328,7 @@ class NetEvaluator(_BoardEvaluator):
             self._dist, self._first = db.dist, db.first
         else:
             self._dist = self._first = np.zeros((1, 1))
-        c, r = self.nets.contact, self.nets.race
-        self._arrays = (c.w1, c.b1, c.w2, c.b2, r.w1, r.b1, r.w2, r.b2)
+        self._arrays = kernel_arrays(self.nets.contact, self.nets.race)
 
     @classmethod
     def default(cls) -> NetEvaluator:
@@ -336,7 +354,7 @@ class NetEvaluator(_BoardEvaluator):
         net_evaluate_batch(b, *self._arrays, self._dist, self._first, WAYS, self.use_bearoff, out)
         return out
 
-    def kernel_args(self) -> tuple:
+    def kernel_args(self) -> KernelArgs:
         """The arrays and flags the compiled kernels take after a board: the eight net arrays,
         the bear-off database (``dist``, ``first``, ``ways``) and whether to use it."""
         return (*self._arrays, self._dist, self._first, WAYS, self.use_bearoff)

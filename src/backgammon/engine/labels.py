@@ -40,7 +40,7 @@ from backgammon.engine import _distill
 from backgammon.engine._movegen import BEAROFF, CONTACT, RACE, board_of, phase
 from backgammon.engine.bearoff import WAYS, BearoffDatabase
 from backgammon.engine.evaluator import default_weights_path, net_evaluate_batch, sanitize
-from backgammon.engine.network import NetPair
+from backgammon.engine.network import NetArrays, NetPair, kernel_arrays
 from backgammon.engine.refine import label_boards
 from backgammon.errors import EngineError, InvalidInputError
 from backgammon.position import Position
@@ -78,10 +78,10 @@ class LabelSettings:
             raise InvalidInputError(f"expected a seed >= 0, got {self.seed!r}")
 
 
-def net_arrays(weights: Path) -> tuple[np.ndarray, ...]:
+def net_arrays(weights: Path) -> NetArrays:
     """The eight arrays of a weights file's nets, in the kernels' order."""
-    c, r = (nets := NetPair.load(weights)).contact, nets.race
-    return c.w1, c.b1, c.w2, c.b2, r.w1, r.b1, r.w2, r.b2
+    nets = NetPair.load(weights)
+    return kernel_arrays(nets.contact, nets.race)
 
 
 def teacher_of(weights: Path) -> str:
@@ -111,7 +111,7 @@ def sanitized(targets: np.ndarray) -> np.ndarray:
 
 def label_shard(
     boards: np.ndarray,
-    arrays: tuple[np.ndarray, ...],
+    arrays: NetArrays,
     plies: int,
     threads: int = 1,
     progress: Callable[[int], None] | None = None,
@@ -148,7 +148,7 @@ def _save_shard(path: Path, ids: np.ndarray, targets: np.ndarray, phases: np.nda
         np.savez_compressed(f, position_ids=ids, targets=targets.astype(np.float16), phase=phases)
 
 
-def _write_atomic(path: Path, write: Callable[[Path], None]) -> None:
+def _write_atomic(path: Path, write: Callable[[Path], object]) -> None:
     tmp = path.with_name(path.name + ".tmp")
     write(tmp)
     os.replace(tmp, path)

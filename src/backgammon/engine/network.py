@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -114,7 +115,10 @@ def write_npz(path: str | Path, meta: dict, arrays: dict[str, np.ndarray], compr
     """Write ``arrays`` and the JSON ``meta`` to an ``.npz`` file atomically (a temporary file, then a rename)."""
     path = Path(path)
     tmp = path.with_name(path.name + ".tmp.npz")
-    (np.savez_compressed if compressed else np.savez)(tmp, meta=np.array(json.dumps(meta, sort_keys=True)), **arrays)
+    # As Any: numpy's stubs would match a name in **arrays to savez's own keyword allow_pickle (numpy >= 2.1),
+    # which none of ours is.
+    payload: dict[str, Any] = {"meta": np.array(json.dumps(meta, sort_keys=True)), **arrays}
+    (np.savez_compressed if compressed else np.savez)(tmp, **payload)
     tmp.replace(path)
 
 
@@ -142,6 +146,15 @@ def nets_of(arrays: dict[str, np.ndarray], source: str) -> tuple[Net, Net]:
     except KeyError as exc:
         raise EngineError(f"{source} lacks array {exc.args[0]!r}") from None
     return contact, race
+
+
+# The eight arrays of the two nets in the compiled kernels' order: contact w1, b1, w2, b2, then race w1, b1, w2, b2.
+NetArrays = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def kernel_arrays(contact: Net, race: Net) -> NetArrays:
+    """The arrays the compiled kernels take for two nets (:data:`NetArrays`), the arrays themselves (no copy)."""
+    return (contact.w1, contact.b1, contact.w2, contact.b2, race.w1, race.b1, race.w2, race.b2)
 
 
 def arrays_of(contact: Net, race: Net, dtype: type = np.float64) -> dict[str, np.ndarray]:

@@ -37,7 +37,7 @@ import numpy as np
 from backgammon.engine import _distill, encoding
 from backgammon.engine.bearoff import WAYS
 from backgammon.engine.evaluator import net_evaluate_batch
-from backgammon.engine.network import Net, NetPair, arrays_of, nets_of, read_npz, write_npz
+from backgammon.engine.network import Net, NetArrays, NetPair, arrays_of, kernel_arrays, nets_of, read_npz, write_npz
 from backgammon.engine.train import (
     BEST,
     CHECKPOINT,
@@ -102,9 +102,8 @@ class RefineState:
         contact, race = warm_start(config.init_from, config.contact_hidden, config.race_hidden, rng)
         return cls(config, contact, race)
 
-    def arrays(self) -> tuple[np.ndarray, ...]:
-        c, r = self.contact, self.race
-        return (c.w1, c.b1, c.w2, c.b2, r.w1, r.b1, r.w2, r.b2)
+    def arrays(self) -> NetArrays:
+        return kernel_arrays(self.contact, self.race)
 
     def save(self, path: Path) -> None:
         meta = {
@@ -159,16 +158,16 @@ class RefineState:
         return NetPair(self.contact.copy(), self.race.copy(), meta)
 
 
-def _label_chunk(shared: tuple, boards: np.ndarray) -> np.ndarray:
+def _label_chunk(shared: tuple[NetArrays, int], boards: np.ndarray) -> np.ndarray:
     """The labels of a chunk of boards (a cluster task): ``shared`` is the eight net arrays and the depth."""
-    *arrays, plies = shared
+    arrays, plies = shared
     targets = np.empty((len(boards), 5))
     _distill.label(boards, *arrays, targets, plies)
     return targets
 
 
 def label_boards(
-    boards: np.ndarray, arrays: tuple[np.ndarray, ...], plies: int, threads: int = 1, cluster: str | None = None
+    boards: np.ndarray, arrays: NetArrays, plies: int, threads: int = 1, cluster: str | None = None
 ) -> np.ndarray:
     """The ``plies``-ply labels of ``boards`` (``(n, 5)``), over ``threads`` threads here or, given a
     Ray address, as tasks on that cluster (chunks of boards, four per CPU of the cluster). Each label
@@ -182,9 +181,9 @@ def label_boards(
 
         parts = max(1, min(len(boards), 4 * cluster_cpus(cluster, "refinement labels")))
         chunks = np.array_split(boards, parts)
-        return np.concatenate(list(run_tasks(_label_chunk, (*arrays, plies), chunks, cluster, "refinement labels")))
+        return np.concatenate(list(run_tasks(_label_chunk, (arrays, plies), chunks, cluster, "refinement labels")))
     if threads <= 1:
-        return _label_chunk((*arrays, plies), boards)
+        return _label_chunk((arrays, plies), boards)
     targets = np.empty((len(boards), 5))
     _distill.label_parallel(boards, *arrays, targets, threads, plies)
     return targets

@@ -22,15 +22,18 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from backgammon.engine import _selfplay as sp
 from backgammon.engine import encoding
-from backgammon.engine.network import Net, NetPair, arrays_of, nets_of, read_npz, write_npz
+from backgammon.engine.network import Net, NetArrays, NetPair, arrays_of, kernel_arrays, nets_of, read_npz, write_npz
 from backgammon.engine.pubeval import WC, WR
 from backgammon.errors import EngineError, InvalidInputError
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 CHECKPOINT = "checkpoint.npz"
 BEST = "best.npz"
@@ -93,9 +96,8 @@ class TrainState:
             Net.random(config.race_hidden, rng, config.init_scale),
         )
 
-    def arrays(self) -> tuple[np.ndarray, ...]:
-        c, r = self.contact, self.race
-        return (c.w1, c.b1, c.w2, c.b2, r.w1, r.b1, r.w2, r.b2)
+    def arrays(self) -> NetArrays:
+        return kernel_arrays(self.contact, self.race)
 
     def net_pair(self, extra: dict | None = None) -> NetPair:
         meta = {
@@ -151,7 +153,7 @@ class TrainState:
         )
 
 
-def config_json(config: object) -> dict:
+def config_json(config: DataclassInstance) -> dict:
     """A run configuration (a dataclass with ``alpha_steps``) as JSON-ready data."""
     d = asdict(config)
     d["alpha_steps"] = list(d["alpha_steps"])

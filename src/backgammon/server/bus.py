@@ -35,9 +35,12 @@ import re
 import uuid
 from collections import defaultdict
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from backgammon.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    import psycopg
 
 log = logging.getLogger("backgammon.server.bus")
 
@@ -128,6 +131,13 @@ def psycopg_url(url: str) -> str:
     return url
 
 
+def _started(conn: psycopg.AsyncConnection[Any] | None) -> psycopg.AsyncConnection[Any]:
+    """The connection that ``start()`` made."""
+    if conn is None:
+        raise RuntimeError("the PostgreSQL connection is not open: call start() first")
+    return conn
+
+
 class PostgresBus:
     """The bus over PostgreSQL ``LISTEN``/``NOTIFY`` (one channel, topics inside the payload)."""
 
@@ -135,7 +145,7 @@ class PostgresBus:
         self.url = psycopg_url(url)
         self.retry = retry
         self._subs = _Subscribers()
-        self._send = None
+        self._send: psycopg.AsyncConnection[Any] | None = None
         self._send_lock = asyncio.Lock()
         self._listener: asyncio.Task | None = None
         self._ready = asyncio.Event()
@@ -185,7 +195,7 @@ class PostgresBus:
         payload = _encode(topic, message)
         async with self._send_lock:
             try:
-                await self._send.execute("SELECT pg_notify(%s, %s)", (CHANNEL, payload))
+                await _started(self._send).execute("SELECT pg_notify(%s, %s)", (CHANNEL, payload))
             except psycopg.OperationalError:
                 self._send = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
                 await self._send.execute("SELECT pg_notify(%s, %s)", (CHANNEL, payload))
@@ -351,7 +361,7 @@ class PostgresLeases:
         self.owner = uuid.uuid4().hex
         self.on_lost = on_lost
         self.check_every = check_every
-        self._conn = None
+        self._conn: psycopg.AsyncConnection[Any] | None = None
         self._lock = asyncio.Lock()
         self._rooms: set[str] = set()
         self._watch: asyncio.Task | None = None
@@ -368,7 +378,7 @@ class PostgresLeases:
             await asyncio.sleep(self.check_every)
             try:
                 async with self._lock:
-                    await self._conn.execute("SELECT 1")
+                    await _started(self._conn).execute("SELECT 1")
             except asyncio.CancelledError:
                 raise
             except Exception:  # noqa: BLE001 - the lease connection is gone
@@ -390,7 +400,7 @@ class PostgresLeases:
         if room in self._rooms:
             return True
         async with self._lock:
-            cur = await self._conn.execute("SELECT pg_try_advisory_lock(%s)", (lock_key(room),))
+            cur = await _started(self._conn).execute("SELECT pg_try_advisory_lock(%s)", (lock_key(room),))
             row = await cur.fetchone()
         if row and row[0]:
             self._rooms.add(room)
@@ -402,7 +412,7 @@ class PostgresLeases:
             return
         self._rooms.discard(room)
         async with self._lock:
-            await self._conn.execute("SELECT pg_advisory_unlock(%s)", (lock_key(room),))
+            await _started(self._conn).execute("SELECT pg_advisory_unlock(%s)", (lock_key(room),))
 
     def owns(self, room: str) -> bool:
         return room in self._rooms

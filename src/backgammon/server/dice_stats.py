@@ -38,14 +38,14 @@ def _table_rolls(row: Table, payloads: list[dict[str, Any]], name: str, rolls: l
         names = [s["name"] for s in config["seats"]]
         if name not in names or None in names:
             return
-        for state, p, _after in replay_chouette(config, payloads):
+        for state, p, _chouette_after in replay_chouette(config, payloads):
             if p["kind"] == "roll" and p.get("by") == name:
                 _count(state.game.board_for(state.side_of(name)), p, rolls, entries)
         return
     sides = [p for p, n in ((Player.WHITE, row.white_name), (Player.BLACK, row.black_name)) if n == name]
     if not sides:
         return
-    for flow, p, _after in replay_match(config, payloads):
+    for flow, p, _match_after in replay_match(config, payloads):
         if p.get("kind") == "roll" and protocol.player_from_wire(p["player"]) in sides:
             _count(flow.game.board_for(protocol.player_from_wire(p["player"])), p, rolls, entries)
 
@@ -57,11 +57,11 @@ def _count(board: Position, payload: dict[str, Any], rolls: list, entries: list)
         entries.append((board, roll))
 
 
-def player_report(sessions, name: str) -> dict[str, Any]:
+def player_report(sessions, name: str | None) -> dict[str, Any]:
     """The dice statistics of the player seated as ``name`` in every stored table.
 
     Raises:
-        InvalidInputError: for a bad name. LookupError: no stored rolls for that name.
+        InvalidInputError: for a bad or missing name. LookupError: no stored rolls for that name.
     """
     name = _name(name)
     rolls: list = []

@@ -20,6 +20,7 @@ With one process (SQLite) nothing goes over a bus: every room is this process's.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import uuid
 from collections.abc import Awaitable, Callable, Iterable
@@ -66,7 +67,7 @@ class Network:
         await self.bus.start()
         await self.leases.start()
         self.bus.subscribe(f"reply:{self.process}", self._on_reply)
-        self.bus.on_reconnect(lambda: [callback() for callback in list(self._reconnects)])
+        self.bus.on_reconnect(self._reconnected)
         self._outgoing = asyncio.Queue()
         self._tasks.append(asyncio.create_task(self._send_outgoing(), name="bus-sender"))
         self._tasks.append(asyncio.create_task(self._watch_owners(), name="room-takeover"))
@@ -156,7 +157,12 @@ class Network:
             asyncio.get_running_loop().create_task(self._answer(message, on_request))
 
         stops = [self.bus.subscribe(f"{kind}:{room_id}", event), self.bus.subscribe(f"act:{room_id}", request)]
-        return lambda: [stop() for stop in stops]
+
+        def stop_all() -> None:
+            for stop in stops:
+                stop()
+
+        return stop_all
 
     def announce(self, kind: str, room_id: str, note: dict[str, Any]) -> None:
         """Tell the other processes about a change of a room this process owns (in order)."""
@@ -172,11 +178,20 @@ class Network:
         """Receive the other processes' notes on ``topic``; returns the function that stops."""
         if not self.shared:
             return lambda: None
-        return self.bus.subscribe(topic, lambda message: message.get("from") != self.process and callback(message))
+
+        def deliver(message: dict[str, Any]) -> None:
+            if message.get("from") != self.process:
+                callback(message)
+
+        return self.bus.subscribe(topic, deliver)
 
     def on_reconnect(self, callback: Callable[[], None]) -> None:
         """``callback`` runs when the bus was down (announcements may have been missed)."""
         self._reconnects.append(callback)
+
+    def _reconnected(self) -> None:
+        for callback in list(self._reconnects):
+            callback()
 
     def watch(
         self, candidates: Callable[[], Iterable[tuple[str, Room]]], take_over: Callable[[str, Room], Awaitable[None]]
@@ -207,7 +222,8 @@ class Network:
             self._replies.pop(key, None)
 
     def _on_reply(self, message: dict[str, Any]) -> None:
-        future = self._replies.get(message.get("req"))
+        req = message.get("req")
+        future = self._replies.get(req) if isinstance(req, str) else None
         if future is not None and not future.done():
             future.set_result(message)
 
@@ -239,7 +255,7 @@ class Network:
                     if self.leases.owns(room_id):
                         continue
                     try:
-                        await self.own(room_id, room, lambda r=room_id, rm=room, t=take_over: t(r, rm))
+                        await self.own(room_id, room, functools.partial(take_over, room_id, room))
                     except Exception:
                         log.warning("could not check the owner of room %s", room_id, exc_info=True)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from fastapi import WebSocket, WebSocketDisconnect
@@ -103,7 +103,7 @@ async def serve_connection(
         leave(table, outbox)
 
 
-def _parse(message: dict[str, Any]) -> dict[str, Any]:
+def _parse(message: Mapping[str, Any]) -> dict[str, Any]:
     text = message.get("text")
     if text is None:
         raise InvalidInputError("invalid message: a binary frame; send JSON text")

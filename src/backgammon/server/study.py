@@ -394,7 +394,11 @@ def tactical_check(setup: Setup, text: object, plies: int, steps: object = None)
         raise InvalidInputError(f"invalid play {shown(text)}: expected move notation such as '24/18 13/11'")
     if setup.dice is None:
         raise InvalidInputError("no dice: set the dice before choosing a play")
-    play = clicked_play(setup, steps) if steps is not None else find_play(setup.position, *setup.dice, text)
+    if steps is not None:
+        play = clicked_play(setup, steps)
+    else:
+        assert isinstance(text, str)  # checked above
+        play = find_play(setup.position, *setup.dice, text)
     ranked = ranked_plays(setup, plies)
     index = next(i for i, r in enumerate(ranked) if r.play == play)
     mine = ranked[index]
@@ -505,10 +509,12 @@ class RolloutJobs:
         def progress(done: int, total: int) -> None:
             job.done, job.total = done, total
 
+        dice = job.setup.dice
+        assert dice is not None  # start() ranked the plays, which needs the dice
         try:
             results = rollout_plays(
                 job.setup.position,
-                job.setup.dice,
+                dice,
                 evaluator(),
                 RolloutSettings(trials=job.trials, seed=1, ply=job.ply),
                 plays,
