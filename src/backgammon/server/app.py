@@ -228,6 +228,9 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     from backgammon.server.study import make_router
 
     app.include_router(make_router(state, body))
+    from backgammon.server.puzzles import make_router as puzzles_router
+
+    app.include_router(puzzles_router(state, body))
 
     # ------------------------------------------------------------- pages
     @app.get("/", include_in_schema=False)

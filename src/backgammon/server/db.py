@@ -154,3 +154,18 @@ class ChatMessage(Base):
     seat: Mapped[str] = mapped_column(String(8))
     name: Mapped[str] = mapped_column(String(64))
     text: Mapped[str] = mapped_column(String(600))
+
+
+class PuzzleAttempt(Base):
+    """How one account did on one puzzle made from its own games (:mod:`backgammon.server.puzzles`)."""
+
+    __tablename__ = "puzzle_attempts"
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    puzzle_id: Mapped[str] = mapped_column(String(64), primary_key=True)  # "<table id>.<game>.<action index>"
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), index=True)
+    tries: Mapped[int] = mapped_column(Integer, default=0)
+    done: Mapped[bool] = mapped_column(Boolean, default=False)  # right, or two wrong tries: the answer was shown
+    solved: Mapped[bool] = mapped_column(Boolean, default=False)
+    first_try: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[_dt.datetime] = mapped_column(DateTime, default=utcnow)
+    updated_at: Mapped[_dt.datetime] = mapped_column(DateTime, default=utcnow)

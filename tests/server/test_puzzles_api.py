@@ -1,0 +1,209 @@
+"""API tests of "puzzles from my games": a finished match with a known mistake gives a puzzle,
+answers are scored like lessons (a second try, then the answer), per account, and bad input is
+refused with 401/404/400/422, never 500. Engine work at 0-ply."""
+
+from __future__ import annotations
+
+import pytest
+
+from backgammon.position import Position
+
+# black (the logged-in player) wastes checkers in a short bear-off race: errors at 0-ply
+RACE = Position.from_points({6: 2, 5: 2, 4: 2, 3: 2}, {6: 4, 5: 4, 4: 3}).position_id()
+
+
+def error_of(r, status):
+    assert r.status_code == status, r.text
+    message = r.json()["error"]
+    assert message
+    return message
+
+
+def _min_bearoff(moves):
+    return min(moves, key=lambda seq: sum(1 for step in seq if step[1] == 0))
+
+
+def _play_out(client, tid, tokens):
+    for _ in range(100):
+        st = client.get(f"/api/tables/{tid}").json()
+        if st["match"]["over"]:
+            return
+        tok = tokens[st["game"]["turn"]]
+        st = client.get(f"/api/tables/{tid}", headers={"x-seat-token": tok}).json()
+        if "move" in st["allowed"]:
+            doc = {"action": "move", "steps": _min_bearoff(st["moves"])}
+        else:
+            doc = {"action": st["allowed"][0]}
+        r = client.post(f"/api/tables/{tid}/actions", json=doc, headers={"x-seat-token": tok})
+        assert r.status_code == 200, r.text
+    raise AssertionError("the game did not finish")
+
+
+def finished_match_of(client, username):
+    """A finished 1-point match from a race: a guest (White) against ``username`` (Black, logged
+    in), both wasting checkers; returns the table id and the review's decisions."""
+    client.post("/api/logout")
+    r = client.post(
+        "/api/tables",
+        json={"mode": "human", "name": "Guest", "rules": {"match_length": 1}, "start": {"position_id": RACE}},
+    )
+    tid, w = r.json()["id"], r.json()["token"]
+    r = client.post("/api/login", json={"username": username, "password": "pw-123456"})
+    assert r.status_code == 200, r.text
+    b = client.post(f"/api/tables/{tid}/join", json={}).json()["token"]
+    _play_out(client, tid, {"white": w, "black": b})
+    return tid
+
+
+@pytest.fixture
+def ann(client):
+    assert client.post("/api/register", json={"username": "ann", "password": "pw-123456"}).status_code == 200
+    for _ in range(4):  # the dice decide how much the wasteful plays cost: a few games at most
+        tid = finished_match_of(client, "ann")
+        listed = client.get("/api/puzzles").json()  # reviews the new table on a worker thread
+        if any(p["table_id"] == tid and p["kind"] == "play" for p in listed["puzzles"]):
+            return tid
+    raise AssertionError("wasting checkers in a race must make a puzzle")
+
+
+def test_a_known_mistake_yields_a_puzzle(client, ann):
+    review = client.get(f"/api/study/reviews/{ann}").json()
+    mistakes = [d for d in review["decisions"] if d["player"] == "Black" and not d["forced"] and d["grade"] != "good"]
+    assert mistakes and all(d["best"] != d["chosen"] for d in mistakes if d["kind"] == "play")
+    doc = client.get("/api/puzzles").json()
+    mine = [p for p in doc["puzzles"] if p["table_id"] == ann]
+    assert {(p["game"], p["error"]) for p in mine} == {(d["game"], d["error"]) for d in mistakes}
+    assert doc["total"] >= len(mine) and doc["unreviewed"] == 0 and doc["score"]["done"] == 0
+    assert all(p["status"] == "new" and p["equity_label"].startswith("0-ply") for p in mine)
+    # the guest's (White's) errors are not ann's puzzles
+    assert all(p["id"].split(".")[2] in {str(d["index"]) for d in mistakes} for p in mine)
+    biggest = client.get("/api/puzzles?order=biggest").json()["puzzles"]
+    assert [p["error"] for p in biggest] == sorted((p["error"] for p in biggest), reverse=True)
+    page = client.get("/api/puzzles?limit=1&offset=0").json()
+    assert len(page["puzzles"]) == 1 and page["total"] == doc["total"]
+    play = next(p for p in mine if p["kind"] == "play")
+    puzzle = client.get(f"/api/puzzles/{play['id']}").json()
+    decision = next(d for d in mistakes if f"{ann}.{d['game']}.{d['index']}" == play["id"])
+    assert puzzle["setup"]["position_id"] == decision["position_id"] == play["position_id"]
+    assert puzzle["setup"]["dice"] == decision["dice"] and puzzle["answer"] is None and puzzle["tries"] == 0
+
+
+def _best(client, puzzle):
+    r = client.post("/api/study/analyze", json={"setup": puzzle["setup"], "depth": puzzle["depth"]})
+    return r.json()["plays"][0]["play"]
+
+
+def test_right_answer_at_the_first_try(client, ann):
+    play = next(p for p in client.get("/api/puzzles").json()["puzzles"] if p["kind"] == "play")
+    puzzle = client.get(f"/api/puzzles/{play['id']}").json()
+    r = client.post(f"/api/puzzles/{play['id']}/answer", json={"play": _best(client, puzzle)})
+    assert r.status_code == 200, r.text
+    doc = r.json()
+    assert doc["correct"] and doc["done"] and doc["tries"] == 1 and doc["status"] == "first_try"
+    result = doc["result"]
+    assert result["loss"] == 0 and result["original_loss"] > 0 and result["original"] != result["best"]
+    assert result["equity_label"].startswith("0-ply cubeful")
+    assert doc["score"] == {"done": 1, "solved": 1, "first_try": 1, "points": 2}
+    again = client.get(f"/api/puzzles/{play['id']}").json()
+    assert again["status"] == "first_try" and again["answer"]["best"] == result["best"]
+    listed = {p["id"]: p["status"] for p in client.get("/api/puzzles").json()["puzzles"]}
+    assert listed[play["id"]] == "first_try"
+
+
+def test_wrong_answer_gets_a_second_try_then_the_answer(client, ann):
+    review = client.get(f"/api/study/reviews/{ann}").json()
+    play = next(p for p in client.get("/api/puzzles").json()["puzzles"] if p["kind"] == "play")
+    decision = next(d for d in review["decisions"] if f"{ann}.{d['game']}.{d['index']}" == play["id"])
+    url = f"/api/puzzles/{play['id']}/answer"
+    first = client.post(url, json={"play": decision["chosen"]}).json()  # the player's own mistake again
+    assert not first["correct"] and not first["done"] and first["tries"] == 1 and first["result"] is None
+    assert first["status"] == "tried"
+    # an unreadable or illegal play is refused and does not count as a try
+    error_of(client.post(url, json={"play": "24/1"}), 422)
+    error_of(client.post(url, json={"play": ""}), 400)
+    error_of(client.post(url, json={"play": 7}), 400)
+    assert client.get(f"/api/puzzles/{play['id']}").json()["tries"] == 1
+    second = client.post(url, json={"play": decision["chosen"]}).json()
+    assert not second["correct"] and second["done"] and second["tries"] == 2 and second["status"] == "missed"
+    result = second["result"]
+    assert result["best"] == decision["best"] and result["loss"] == result["original_loss"] > 0
+    assert second["score"] == {"done": 1, "solved": 0, "first_try": 0, "points": 0}
+    # a done puzzle can be played again for practice: judged, not counted
+    puzzle = client.get(f"/api/puzzles/{play['id']}").json()
+    third = client.post(url, json={"play": _best(client, puzzle)}).json()
+    assert third["correct"] and third["tries"] == 2 and third["status"] == "missed"
+    assert third["score"]["solved"] == 0
+
+
+def test_second_try_right(client, ann):
+    review = client.get(f"/api/study/reviews/{ann}").json()
+    play = next(p for p in client.get("/api/puzzles").json()["puzzles"] if p["kind"] == "play")
+    decision = next(d for d in review["decisions"] if f"{ann}.{d['game']}.{d['index']}" == play["id"])
+    puzzle = client.get(f"/api/puzzles/{play['id']}").json()
+    url = f"/api/puzzles/{play['id']}/answer"
+    assert not client.post(url, json={"play": decision["chosen"]}).json()["done"]
+    doc = client.post(url, json={"play": _best(client, puzzle)}).json()
+    assert doc["correct"] and doc["done"] and doc["status"] == "solved"
+    assert doc["score"] == {"done": 1, "solved": 1, "first_try": 0, "points": 1}
+
+
+def test_another_users_puzzles_are_not_visible(client, ann):
+    puzzles = client.get("/api/puzzles").json()["puzzles"]
+    client.post("/api/logout")
+    error_of(client.get("/api/puzzles"), 401)  # a guest: log in
+    assert "log in" in error_of(client.get(f"/api/puzzles/{puzzles[0]['id']}"), 401)
+    assert client.post("/api/register", json={"username": "carol", "password": "pw-123456"}).status_code == 200
+    doc = client.get("/api/puzzles").json()
+    assert doc["puzzles"] == [] and doc["total"] == 0
+    error_of(client.get(f"/api/puzzles/{puzzles[0]['id']}"), 404)
+    error_of(client.post(f"/api/puzzles/{puzzles[0]['id']}/answer", json={"play": "6/off"}), 404)
+
+
+def test_bad_ids_and_parameters(client, ann):
+    good = client.get("/api/puzzles").json()["puzzles"][0]["id"]
+    tid, game, index = good.split(".")
+    for bad in (
+        "nope",
+        f"{tid}.{game}",
+        f"{tid}.{game}.999",
+        f"{tid}.9.{index}",
+        f"x{tid}.{game}.{index}",
+        f"{tid}.{game}.{index}.1",
+        "%3Cscript%3E.1.1",
+        "a" * 40 + ".1.1",
+        f"{tid}.-1.{index}",
+    ):
+        message = error_of(client.get(f"/api/puzzles/{bad}"), 404)
+        assert "<script>" not in message or "'<script>" in message
+        error_of(client.post(f"/api/puzzles/{bad}/answer", json={"play": "6/off"}), 404)
+    for query in ("limit=0", "limit=101", "limit=x", "offset=-1", "order=worst", "order=%3Cb%3E"):
+        error_of(client.get(f"/api/puzzles?{query}"), 400)
+    url = f"/api/puzzles/{good}/answer"
+    error_of(client.post(url, content=b"{bad", headers={"content-type": "application/json"}), 400)
+    error_of(client.post(url, json=[1]), 400)
+    error_of(client.post(url, json={"choice": "double"}), 400)  # a play puzzle wants a play
+    assert client.get(f"/api/puzzles/{good}").json()["tries"] == 0
+
+
+def test_cube_puzzle_choices(client, ann):
+    """A cube or take puzzle (when the race gave one) is answered by a choice."""
+    from backgammon.server.puzzles import CHOICES, judge
+
+    d = {"kind": "take", "chosen": "pass", "best": "take", "error": 0.25, "equity_label": "0-ply cubeful match"}
+    assert judge(d, None, {"choice": "take"})["correct"] and judge(d, None, {"choice": "take"})["loss"] == 0
+    wrong = judge(d, None, {"choice": "pass"})
+    assert not wrong["correct"] and wrong["loss"] == 0.25 and wrong["original_loss"] == 0.25
+    with pytest.raises(ValueError):
+        judge(d, None, {"choice": "double"})
+    assert CHOICES["cube"] == ("double", "no double")
+    cube = [p for p in client.get("/api/puzzles?limit=100").json()["puzzles"] if p["kind"] != "play"]
+    for p in cube:
+        doc = client.get(f"/api/puzzles/{p['id']}").json()
+        assert doc["choices"] == list(CHOICES[p["kind"]]) and doc["setup"]["dice"] is None
+        error_of(client.post(f"/api/puzzles/{p['id']}/answer", json={"play": "6/off"}), 400)
+
+
+def test_puzzles_page_is_served(client):
+    for path in ("/puzzles", "/puzzles/abc"):
+        r = client.get(path)
+        assert r.status_code == 200 and "puzzles.js" in r.text
