@@ -14,24 +14,33 @@ import typer
 
 from backgammon.errors import BackgammonError
 
-app = typer.Typer(
-    name="backgammon",
-    help="Play, study and analyse backgammon.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-)
+_app: typer.Typer | None = None
 
 
-def _register() -> None:
-    from backgammon.cli import core, engine_cmds, formats_cmds, play_cmd, server_cmds, study_cmds
+def get_app() -> typer.Typer:
+    """The typer application with every area's commands (built on first use: a one-shot ``hint`` needs none)."""
+    global _app
+    if _app is None:
+        from backgammon.cli import core, engine_cmds, formats_cmds, play_cmd, server_cmds, study_cmds
 
-    for module in (core, formats_cmds, engine_cmds, play_cmd, server_cmds, study_cmds):
-        module.register(app)
+        app = typer.Typer(
+            name="backgammon",
+            help="Play, study and analyse backgammon.",
+            no_args_is_help=True,
+            add_completion=False,
+            pretty_exceptions_enable=False,
+            rich_markup_mode=None,
+        )
+        for module in (core, formats_cmds, engine_cmds, play_cmd, server_cmds, study_cmds):
+            module.register(app)
+        _app = app
+    return _app
 
 
-_register()
+def __getattr__(name: str) -> typer.Typer:
+    if name == "app":  # ``from backgammon.cli import app`` still works
+        return get_app()
+    raise AttributeError(f"module 'backgammon.cli' has no attribute {name!r}")
 
 
 def fail(message: str) -> None:
@@ -42,8 +51,13 @@ def fail(message: str) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the command line, mapping bad input to exit status 2."""
+    from backgammon.cli._fastpath import try_quick
+
     try:
-        result = app(args=argv, standalone_mode=False)
+        # plain one-shot commands skip building the whole command line (see backgammon.cli._fastpath)
+        result = (
+            None if try_quick(sys.argv[1:] if argv is None else argv) else get_app()(args=argv, standalone_mode=False)
+        )
     except BackgammonError as exc:
         fail(str(exc).replace("\n", " "))
     except BrokenPipeError:

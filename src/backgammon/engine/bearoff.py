@@ -181,18 +181,13 @@ class BearoffDatabase:
     _lock = threading.Lock()
 
     def __init__(self, dist: np.ndarray | None = None, first: np.ndarray | None = None) -> None:
-        positions = _all_positions()
-        pips = (positions * np.arange(1, POINTS + 1)).sum(axis=1)
-        ranks = np.array([rank(p, WAYS) for p in positions])
-        if sorted(ranks.tolist()) != list(range(N_POSITIONS)):  # pragma: no cover - a bug, not an input
-            raise AssertionError("bear-off ranking is not a bijection")
-        by_rank = np.empty_like(positions)
-        by_rank[ranks] = positions
-        order = np.argsort(pips[np.argsort(ranks)], kind="stable")
-        self.positions = by_rank
+        self._positions: np.ndarray | None = None
         if dist is not None and first is not None:
             self.dist, self.first = dist, first
-            return
+            return  # the home boards by rank are listed when asked for (not on the way to a first answer)
+        by_rank = self.positions
+        pips = (by_rank * np.arange(1, POINTS + 1)).sum(axis=1)
+        order = np.argsort(pips, kind="stable")
         self.dist = np.zeros((N_POSITIONS, MAX_ROLLS))
         self.first = np.zeros((N_POSITIONS, MAX_ROLLS))
         _build(WAYS, by_rank, order.astype(np.int64), self.dist, self.first)
@@ -200,6 +195,19 @@ class BearoffDatabase:
         # built the tables sees exactly the values every later process loads.
         self.dist = self.dist.astype(np.float32).astype(np.float64)
         self.first = self.first.astype(np.float32).astype(np.float64)
+
+    @property
+    def positions(self) -> np.ndarray:
+        """The home boards (counts on points 1..6) in the order of their index."""
+        if self._positions is None:
+            positions = _all_positions()
+            ranks = np.array([rank(p, WAYS) for p in positions])
+            if sorted(ranks.tolist()) != list(range(N_POSITIONS)):  # pragma: no cover - a bug, not an input
+                raise AssertionError("bear-off ranking is not a bijection")
+            by_rank = np.empty_like(positions)
+            by_rank[ranks] = positions
+            self._positions = by_rank
+        return self._positions
 
     @staticmethod
     def cache_path() -> Path:

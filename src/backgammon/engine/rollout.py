@@ -770,11 +770,13 @@ def _rollout_samples(
     settings: RolloutSettings,
     progress: ProgressCallback | None,
     stop: Callable[[np.ndarray], bool] | None = None,
+    observe: Callable[[np.ndarray], None] | None = None,
 ) -> np.ndarray:
     """Every trial of every root: array ``(roots, trials, 13)`` (see :func:`_run_chunk`).
 
     ``stop(samples so far)`` is asked after each chunk once ``settings.min_trials`` trials are done;
-    True ends the rollout there (the trials done so far, in order, are returned).
+    True ends the rollout there (the trials done so far, in order, are returned). ``observe(samples
+    so far)`` is told after each chunk (after ``progress``), the last time with the samples returned.
     """
     total = settings.trials
     bounds = [(s, min(total, s + settings.chunk)) for s in range(0, total, settings.chunk)]
@@ -789,7 +791,11 @@ def _rollout_samples(
         done += part.shape[1]
         if progress is not None:
             progress(done, total)
-        return stop is not None and done < total and done >= settings.min_trials and stop(np.concatenate(parts, axis=1))
+        so_far = np.concatenate(parts, axis=1) if stop is not None or observe is not None else part
+        halt = stop is not None and done < total and done >= settings.min_trials and stop(so_far)
+        if observe is not None:
+            observe(so_far)
+        return halt
 
     if settings.cluster is not None:
         for part in _run_on_ray(tasks, settings.cluster):
@@ -931,6 +937,7 @@ def rollout_plays(
     settings: RolloutSettings | None = None,
     plays: Sequence[Play] | None = None,
     progress: ProgressCallback | None = None,
+    partial: Callable[[list[PlayRollout]], None] | None = None,
 ) -> list[PlayRollout]:
     """Roll out candidate plays for a roll with duplicate dice, best first (by mean value).
 
@@ -942,6 +949,10 @@ def rollout_plays(
     ``settings.stop_confidence`` the rollout stops once the best is separated
     from every other candidate (:func:`separated` on paired trials), and each
     result's ``trials`` says how many were used.
+
+    ``partial(results)``, if given, is called in the calling process after each chunk of trials
+    with the results of the trials done so far (running means, standard errors and intervals per
+    candidate, ranked the same way): the last call has exactly the results returned.
 
     Raises:
         InvalidInputError: on bad dice or a play that is not legal here.
@@ -987,13 +998,38 @@ def rollout_plays(
         return separated(mover_values(samples), z)
 
     stop = best_is_separated if settings.stop_confidence is not None and len(roots) > 1 else None
+
+    def results_of(samples: np.ndarray) -> list[PlayRollout]:
+        """Every candidate's result over the trials in ``samples``, best first."""
+        return _play_results(candidates, exact, live, samples, mover_values(samples), settings)
+
+    def observe(so_far: np.ndarray) -> None:
+        if partial is not None:
+            partial(results_of(so_far))
+
     if live:
-        samples = _rollout_samples(evaluator, [roots[i] for i in live], opp_settings, progress, stop)
+        samples = _rollout_samples(
+            evaluator, [roots[i] for i in live], opp_settings, progress, stop, observe if partial else None
+        )
     else:
         samples = np.zeros((0, settings.trials, _COLS))
+    results = results_of(samples)
+    if partial is not None and not live:
+        partial(results)
+    return results
+
+
+def _play_results(
+    candidates: list[Play],
+    exact: dict[int, tuple[np.ndarray, float | None]],
+    live: list[int],
+    samples: np.ndarray,
+    values: np.ndarray,
+    settings: RolloutSettings,
+) -> list[PlayRollout]:
+    """The candidates' results (see :func:`rollout_plays`) from the trials so far, best first."""
     n = samples.shape[1]
-    values = mover_values(samples)
-    best = int(np.argmax(values.mean(axis=1))) if len(roots) else 0
+    best = int(np.argmax(values.mean(axis=1))) if len(candidates) else 0
     results: list[PlayRollout] = []
     for i, play in enumerate(candidates):
         if i in exact:

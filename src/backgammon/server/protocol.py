@@ -18,7 +18,7 @@ import json
 import math
 import re
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any, Literal
 
 from fastapi import Query
@@ -29,6 +29,7 @@ from backgammon.errors import InvalidInputError
 from backgammon.game import (
     AcceptDraw,
     AcceptResignation,
+    Action,
     Beaver,
     Double,
     Game,
@@ -70,7 +71,7 @@ MAX_CHAT = 300
 MAX_AUTOMATIC_DOUBLES = 4
 """The most opening ties per game that may double the cube (``Rules.automatic_doubles``)."""
 
-SIMPLE_ACTIONS = {
+SIMPLE_ACTIONS: dict[str, Callable[[Player], Action]] = {
     "double": Double,
     "take": Take,
     "pass": Pass,
@@ -181,7 +182,7 @@ def action_to_wire(action: object) -> dict[str, Any]:
     return doc
 
 
-def action_from_wire(doc: dict[str, Any], game: Game) -> object:
+def action_from_wire(doc: dict[str, Any], game: Game) -> Action:
     """Rebuild a stored action against the game it applies to.
 
     Raises:

@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any, cast
 
 from backgammon.chouette import Chouette
-from backgammon.game import Action, Game, Player, Rules
+from backgammon.game import Game, Player, Rules
 from backgammon.match import Match
 from backgammon.position import Position
 from backgammon.server import protocol
@@ -53,7 +53,7 @@ def replay_match(config: dict[str, Any], payloads: Iterable[dict[str, Any]]) -> 
     for payload in payloads:
         before = flow
         if payload.get("kind") not in TABLE_ENDS:
-            flow = flow.apply(cast(Action, protocol.action_from_wire(payload, flow.game)))
+            flow = flow.apply(protocol.action_from_wire(payload, flow.game))
         yield before, payload, flow
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as _dt
+import functools
 import json
 import logging
 import random
@@ -43,6 +44,7 @@ from backgammon.game import (
     Take,
     cube_owner_seen_by,
 )
+from backgammon.game import Action as GameAction
 from backgammon.match import Match
 from backgammon.position import Position
 from backgammon.server import protocol
@@ -274,23 +276,27 @@ class TableManager:
             if not await self.net.acquire(table.id):
                 continue
             self._keep(table)
-            await table.room.call(lambda table=table: self._after_action(table))
+            await table.room.call(functools.partial(self._after_action, table))
         return len(self.tables)
 
     def _keep(self, table: TableRuntime) -> TableRuntime:
         """Hold a table in memory and follow it on the bus."""
         kept = self.tables.setdefault(table.id, table)
         if kept is table:
+
+            def on_event(message: dict[str, Any]) -> None:
+                table.room.post(functools.partial(self._follow, table, message))
+
             stops = [
-                self.net.follow(
-                    "table",
-                    table.id,
-                    lambda msg, t=table: t.room.post(lambda: self._follow(t, msg)),
-                    lambda msg, t=table: self._answer(t, msg),
-                ),
-                self.net.listen(f"presence:{table.id}", lambda msg, t=table: self._on_presence(t, msg)),
+                self.net.follow("table", table.id, on_event, functools.partial(self._answer, table)),
+                self.net.listen(f"presence:{table.id}", functools.partial(self._on_presence, table)),
             ]
-            self._unfollow[table.id] = lambda: [stop() for stop in stops]
+
+            def stop_all() -> None:
+                for stop in stops:
+                    stop()
+
+            self._unfollow[table.id] = stop_all
         return kept
 
     def _replay(self, db, row: Table) -> TableRuntime:
@@ -506,8 +512,9 @@ class TableManager:
         table = await self.get(table_id)
         name = _check_name(name)
         token = new_token()
-        request = {"kind": "join", "name": name, "user_id": user_id, "digest": token_hash(token)}
-        seat = await self._in_room(table, request, lambda: self._join(table, name, user_id, request["digest"]))
+        digest = token_hash(token)
+        request = {"kind": "join", "name": name, "user_id": user_id, "digest": digest}
+        seat = await self._in_room(table, request, lambda: self._join(table, name, user_id, digest))
         return table, seat, token
 
     async def _join(self, table: TableRuntime, name: str, user_id: int | None, digest: str) -> Player:
@@ -599,7 +606,7 @@ class TableManager:
                 task.cancel()
         self.publish(table, payload)
 
-    def _client_action(self, table: TableRuntime, seat: Player, message: dict[str, Any]) -> object:
+    def _client_action(self, table: TableRuntime, seat: Player, message: dict[str, Any]) -> GameAction:
         game = table.flow.game
         kind = message.get("action")
         if kind not in protocol.CLIENT_KINDS:
@@ -630,7 +637,7 @@ class TableManager:
             return Resign(seat, protocol.RESIGN_LEVELS[level])
         return protocol.SIMPLE_ACTIONS[kind](seat)
 
-    async def _commit(self, table: TableRuntime, action: object) -> None:
+    async def _commit(self, table: TableRuntime, action: GameAction) -> None:
         """Apply (raises, leaving the table unchanged), store, then publish. Runs in the room."""
         flow = table.flow.apply(action)
         payload = protocol.action_to_wire(action)
@@ -704,7 +711,9 @@ class TableManager:
             await asyncio.sleep(self.bot_delay)
         game = table.flow.game
         post = table.flow.is_post_crawford
-        action = await think(table.agent, game, table.ai_seat, post, self.bot_timeout, table.id)
+        agent, seat = table.agent, table.ai_seat
+        assert agent is not None and seat is not None  # _schedule_bot starts a turn only for the computer's seat
+        action = await think(agent, game, seat, post, self.bot_timeout, table.id)
 
         async def job() -> None:
             table.bot_task = None
@@ -757,7 +766,7 @@ class TableManager:
             name, user_id, digest = message.get("name"), message.get("user_id"), message.get("digest")
             if not isinstance(digest, str) or not isinstance(name, str):
                 raise InvalidInputError("invalid forwarded join")
-            seat = await table.room.call(lambda: self._join(table, name, user_id, digest))
+            seat = await table.room.call(functools.partial(self._join, table, name, user_id, digest))
             return {"seat": seat.value}
         if kind == "chat":
             seat, text = protocol.player_from_wire(message.get("seat")), message.get("text")
@@ -801,7 +810,7 @@ class TableManager:
         """Announcements may have been lost while the bus was down: read every followed table again."""
         for table in list(self.tables.values()):
             if not self.net.owns(table.id):
-                table.room.post(lambda t=table: self._refresh_and_show(t))
+                table.room.post(functools.partial(self._refresh_and_show, table))
 
     async def _refresh_and_show(self, table: TableRuntime) -> None:
         await self._refresh(table)
@@ -949,7 +958,7 @@ class TableManager:
         await self.store.run(write)
 
 
-async def think(agent: Agent, game, seat: Player, post_crawford: bool, timeout: float, where: str = "") -> object:
+async def think(agent: Agent, game, seat: Player, post_crawford: bool, timeout: float, where: str = "") -> GameAction:
     """The computer's decision, made on a worker thread within ``timeout`` seconds.
 
     If the engine fails or is too slow, the quick (greedy) player decides instead, so a computer
@@ -981,7 +990,7 @@ def cube_for(game, side: Player, *, post_crawford: bool) -> dict[str, Any]:
     }
 
 
-def decide(agent: Agent, game, seat: Player, post_crawford: bool = False) -> object:
+def decide(agent: Agent, game, seat: Player, post_crawford: bool = False) -> GameAction:
     """What the computer player does now (a Roll's dice are filled in by the caller)."""
     phase = game.phase
     me = game.board_for(seat)
