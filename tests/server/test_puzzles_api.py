@@ -55,22 +55,46 @@ def finished_match_of(client, username):
     return tid
 
 
+@pytest.fixture(scope="module")
+def app_with_a_match(tmp_path_factory):
+    """One app for the module, with ann's finished match (reviewed once: the slow part)."""
+    from .conftest import make_client
+
+    data_dir = tmp_path_factory.mktemp("puzzles")
+    with make_client(data_dir, test_hooks=True, auth_attempts_per_minute=1000) as c:
+        assert c.post("/api/register", json={"username": "ann", "password": "pw-123456"}).status_code == 200
+        for _ in range(6):  # the dice decide how much the wasteful plays cost: a few games at most
+            tid = finished_match_of(c, "ann")
+            listed = c.get("/api/puzzles").json()  # reviews the new table on a worker thread
+            if any(p["table_id"] == tid and p["kind"] == "play" for p in listed["puzzles"]):
+                yield c, tid, data_dir
+                return
+        raise AssertionError("wasting checkers in a race must make a puzzle")
+
+
 @pytest.fixture
-def ann(client):
-    assert client.post("/api/register", json={"username": "ann", "password": "pw-123456"}).status_code == 200
-    for _ in range(4):  # the dice decide how much the wasteful plays cost: a few games at most
-        tid = finished_match_of(client, "ann")
-        listed = client.get("/api/puzzles").json()  # reviews the new table on a worker thread
-        if any(p["table_id"] == tid and p["kind"] == "play" for p in listed["puzzles"]):
-            return tid
-    raise AssertionError("wasting checkers in a race must make a puzzle")
+def client(app_with_a_match):
+    return app_with_a_match[0]
+
+
+@pytest.fixture
+def ann(app_with_a_match):
+    """ann logged in, with no puzzle tried yet (each test starts from a clean score)."""
+    import sqlite3
+
+    c, tid, data_dir = app_with_a_match
+    with sqlite3.connect(data_dir / "backgammon.sqlite3") as db:
+        db.execute("DELETE FROM puzzle_attempts")
+    if c.get("/api/me").json().get("username") != "ann":
+        assert c.post("/api/login", json={"username": "ann", "password": "pw-123456"}).status_code == 200
+    return tid
 
 
 def test_a_known_mistake_yields_a_puzzle(client, ann):
     review = client.get(f"/api/study/reviews/{ann}").json()
     mistakes = [d for d in review["decisions"] if d["player"] == "Black" and not d["forced"] and d["grade"] != "good"]
     assert mistakes and all(d["best"] != d["chosen"] for d in mistakes if d["kind"] == "play")
-    doc = client.get("/api/puzzles").json()
+    doc = client.get("/api/puzzles?limit=100").json()
     mine = [p for p in doc["puzzles"] if p["table_id"] == ann]
     assert {(p["game"], p["error"]) for p in mine} == {(d["game"], d["error"]) for d in mistakes}
     assert doc["total"] >= len(mine) and doc["unreviewed"] == 0 and doc["score"]["done"] == 0
@@ -152,7 +176,11 @@ def test_another_users_puzzles_are_not_visible(client, ann):
     client.post("/api/logout")
     error_of(client.get("/api/puzzles"), 401)  # a guest: log in
     assert "log in" in error_of(client.get(f"/api/puzzles/{puzzles[0]['id']}"), 401)
-    assert client.post("/api/register", json={"username": "carol", "password": "pw-123456"}).status_code == 200
+    r = client.post("/api/register", json={"username": "carol", "password": "pw-123456"})
+    assert (
+        r.status_code == 200
+        or client.post("/api/login", json={"username": "carol", "password": "pw-123456"}).status_code == 200
+    )
     doc = client.get("/api/puzzles").json()
     assert doc["puzzles"] == [] and doc["total"] == 0
     error_of(client.get(f"/api/puzzles/{puzzles[0]['id']}"), 404)
