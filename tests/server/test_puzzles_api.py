@@ -235,3 +235,33 @@ def test_puzzles_page_is_served(client):
     for path in ("/puzzles", "/puzzles/abc"):
         r = client.get(path)
         assert r.status_code == 200 and "puzzles.js" in r.text
+
+
+@pytest.mark.slow
+def test_puzzles_on_postgres(tmp_path, fresh_database):
+    """The migration runs on PostgreSQL and the attempts are stored there (skipped without
+    BACKGAMMON_TEST_DATABASE_URL, like test_postgres.py)."""
+    from sqlalchemy import create_engine, text
+
+    from .conftest import make_client
+    from .test_postgres import _migration_head
+
+    with make_client(tmp_path, database_url=fresh_database, test_hooks=True, auth_attempts_per_minute=1000) as c:
+        assert c.post("/api/register", json={"username": "ann", "password": "pw-123456"}).status_code == 200
+        for _ in range(6):
+            finished_match_of(c, "ann")
+            plays = [p for p in c.get("/api/puzzles").json()["puzzles"] if p["kind"] == "play"]
+            if plays:
+                break
+        assert plays, "wasting checkers in a race must make a puzzle"
+        doc = c.post(f"/api/puzzles/{plays[0]['id']}/answer", json={"play": "6/off 6/off 6/off 6/off"})
+        assert doc.status_code in (200, 422), doc.text
+        if doc.status_code == 422:  # not a legal play for these dice: answer with the engine's best
+            puzzle = c.get(f"/api/puzzles/{plays[0]['id']}").json()
+            doc = c.post(f"/api/puzzles/{plays[0]['id']}/answer", json={"play": _best(c, puzzle)})
+        assert doc.json()["tries"] == 1
+    engine = create_engine(fresh_database.replace("postgresql://", "postgresql+psycopg://", 1))
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == _migration_head()
+        assert conn.execute(text("SELECT tries FROM puzzle_attempts")).scalars().all() == [1]
+    engine.dispose()
