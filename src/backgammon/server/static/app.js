@@ -5,14 +5,15 @@ import { renderBoard, pointAt } from "./board.js";
 import { t, setLanguage, defaultLanguage, applyTranslations } from "./i18n.js";
 import { renderFairDice } from "./fairdice.js";
 import { h } from "./dom.js";
+import { applyThemeName } from "./theme.js";
 
 const DEFAULTS = {
   orientation: "bottom-right", autoSwitch: false, lang: null, whiteColor: "#f4f1e8", blackColor: "#2b2b2b",
   animation: "normal", showPips: true, autoForced: true, sound: true, theme: "classic",
 };
 const SPEED = { off: 0, fast: 120, normal: 320, slow: 700 };
-// Board themes: a class on <body> (style.css colours the board); some also fix the checker colours.
-const THEMES = ["classic", "dark", "high-contrast"];
+// Themes: a class on <body> (theme.js; style.css colours the page and the board); some also fix the
+// checker colours.
 const THEME_COLOURS = { "high-contrast": { white: "#ffffff", black: "#000000" } };
 const $ = (sel) => document.querySelector(sel);
 
@@ -44,10 +45,7 @@ function saveSettings(patch, remote = true) {
   applyTheme();
   renderHistory();
 }
-function applyTheme() {
-  const theme = THEMES.includes(settings.theme) ? settings.theme : "classic";
-  for (const name of THEMES) document.body.classList.toggle(`theme-${name}`, name === theme);
-}
+function applyTheme() { applyThemeName(settings.theme); }
 function checkerColour(side) {
   const fixed = THEME_COLOURS[settings.theme];
   if (fixed) return fixed[side];
@@ -58,6 +56,27 @@ function checkerColour(side) {
 // Animations follow the speed setting and stop altogether when the system asks for reduced motion.
 function reducedMotion() { return !!(window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches); }
 function animationDelay() { return reducedMotion() ? 0 : (SPEED[settings.animation] ?? 300); }
+// how long a moved checker slides to its point (about 200 ms; shorter at the "fast" speed; none when off)
+function slideMs() { return Math.min(200, animationDelay()); }
+// The slides that show steps (the mover's numbering) on the board seen by the viewer: one per checker
+// path (a checker moved twice slides once, from its start to its end) and one to the bar per hit.
+// `board` is the viewer's board before the steps; `fromXY`: where a dragged checker was let go.
+function slidesFor(steps, mover, view, board, fromXY = null) {
+  const mine = mover === view;
+  const side = mine ? "me" : "them", other = mine ? "them" : "me";
+  const vp = (p) => (mine || p === 25 || p === 0 ? p : 25 - p);  // the mover's point in the viewer's numbering
+  const b = cloneBoard(board);
+  const out = [];
+  for (const [from, to] of steps) {
+    const moverArr = mine ? b.mine : b.theirs, otherArr = mine ? b.theirs : b.mine;
+    if (to !== 0 && otherArr[24 - to] === 1) out.push({ side: other, from: vp(to), to: 25 });
+    applyStep(moverArr, otherArr, from, to);
+    const last = out.findLast((x) => x.side === side);
+    if (last && last.to === vp(from) && from !== 25) last.to = vp(to);  // the same checker goes on
+    else out.push({ side, from: vp(from), to: vp(to), fromXY: out.some((x) => x.side === side) ? null : fromXY });
+  }
+  return out;
+}
 // Sounds (files the project makes itself: scripts/make_sounds.py) never block play: a browser that
 // refuses to play (no user gesture yet, no audio device) is ignored. The last ones played are named on
 // <body data-sounds> (the latest last) so the page can be checked.
@@ -322,9 +341,10 @@ async function animate(event, state) {
   const b = cloneBoard(state.game.board);
   const dice = event.dice || state.game.dice;
   for (const [from, to] of event.steps) {
+    const slides = slidesFor([[from, to]], event.player, view, b);
     if (event.player === view) applyStep(b.mine, b.theirs, from, to);
     else applyStep(b.theirs, b.mine, from, to);
-    draw(state, b, { dice, diceMine: event.player === view });
+    draw(state, b, { dice, diceMine: event.player === view, slides });
     playSound("move");
     S.stepsSounded = true;  // each step clicked: the state that follows makes no sound of its own
     await sleep(delay);
@@ -346,7 +366,7 @@ function setState(st) {
   S.state = st;
   S.receivedAt = performance.now();
   const gn = st.match.game_number;
-  if (S.lastGameNumber !== null && (gn > S.lastGameNumber || (st.match.over && !prev?.match.over)) && (st.match.last_result || st.match.timeout)) {
+  if (S.lastGameNumber !== null && (gn > S.lastGameNumber || (st.match.over && !prev?.match.over)) && (st.match.last_result || st.match.timeout || st.match.ended_by)) {
     showResult(st);
   } else if (st.match.over && S.lastGameNumber === null) showResult(st);
   S.lastGameNumber = gn;
@@ -407,6 +427,11 @@ function rematchButton(st) {
     } catch (e) { flash(e.message); }
   }, true);
 }
+function sessionOverText(st) {
+  const view = st.you || st.view;
+  const other = view === "white" ? "black" : "white";
+  return t("session_over", { who: nameOf(st, st.match.ended_by), a: st.match.score[view], b: st.match.score[other] });
+}
 function showResult(st) {
   const r = st.match.last_result;
   const box = $("#result");
@@ -414,12 +439,13 @@ function showResult(st) {
   if (r) text = r.winner ? t(r.points === 1 ? "wins_point" : "wins_points", { who: nameOf(st, r.winner), n: r.points }) : t("draw");
   if (st.match.timeout) text = t("lost_on_time", { who: nameOf(st, st.match.timeout) });
   const parts = [text];
-  if (st.match.over) parts.push(h("br"), t("match_over", { who: nameOf(st, st.match.winner), a: st.match.score.white, b: st.match.score.black }));
+  if (st.match.ended_by) parts.splice(0, 1, sessionOverText(st));  // a money session ended: its final score
+  else if (st.match.over) parts.push(h("br"), t("match_over", { who: nameOf(st, st.match.winner), a: st.match.score.white, b: st.match.score.black }));
   parts.push(h("br"), h("button", { class: "primary", id: "btn-result-ok", onclick: () => { box.hidden = true; } }, st.match.over ? t("close") : t("next_game")));
   if (st.match.over) {
     parts.push(" ", h("button", { id: "btn-result-home", onclick: () => { box.hidden = true; go("/"); } }, t("home")));
     if (st.you) parts.push(" ", rematchButton(st));
-    parts.push(" ", h("a", { id: "result-review", href: `/study/review/${encodeURIComponent(S.id)}` }, t("review_game")));
+    parts.push(" ", h("a", { id: "result-review", href: `/study/review/${encodeURIComponent(S.id)}` }, t(st.match.ended_by ? "review_session" : "review_game")));
   }
   box.replaceChildren(...parts);
   box.hidden = false;
@@ -534,10 +560,10 @@ function draw(st, board, extra = {}) {
     pips: { me: pipsOf(board.mine), them: pipsOf(board.theirs) },
     off: { me: 15 - board.mine.reduce((a, b) => a + b, 0), them: 15 - board.theirs.reduce((a, b) => a + b, 0) },
     sources: srcs, targets: new Set(tg.keys()), selected: S.selected,
-    crawford: st.match.crawford,
+    crawford: st.match.crawford, slides: extra.slides || null,
   };
   renderBoard($("#board"), model, {
-    orientation: orientation(), myColor: colour(view), theirColor: colour(other), showPips: settings.showPips,
+    orientation: orientation(), slideMs: slideMs(), myColor: colour(view), theirColor: colour(other), showPips: settings.showPips,
     crawfordLabel: t("crawford_game"), pipsMyLabel: t("pips_mine"), pipsTheirLabel: t("pips_theirs"),
   });
 }
@@ -550,8 +576,9 @@ function render() {
   if (S.replay !== null && S.history) return renderReplay();
   const board = cloneBoard(st.game.board);
   for (const [from, to] of S.pending) applyStep(board.mine, board.theirs, from, to);
-  draw(st, board, { usedDice: usedDice(st.game.dice, S.pending), rolling: S.rolling });
+  draw(st, board, { usedDice: usedDice(st.game.dice, S.pending), rolling: S.rolling, slides: S.slides });
   S.rolling = false;  // the dice roll in once, not on every redraw
+  S.slides = null;  // and a moved checker slides once
   $("#board").setAttribute("aria-label", t("board_aria", {
     me: pipsOf(board.mine), them: pipsOf(board.theirs), dice: st.game.dice ? st.game.dice.join("-") : "—",
   }));
@@ -620,7 +647,8 @@ function renderStatus() {
   const turnName = nameOf(st, st.game.turn);
   const a = st.allowed;
   let text;
-  if (st.match.over) {
+  if (st.match.ended_by) text = sessionOverText(st);
+  else if (st.match.over) {
     text = t("match_over", { who: nameOf(st, st.match.winner), a: st.match.score.white, b: st.match.score.black });
     if (st.match.timeout) text = `${t("lost_on_time", { who: nameOf(st, st.match.timeout) })} ${text}`;
   }
@@ -690,6 +718,10 @@ function renderControls() {
   }
   if (a.includes("offer_draw")) c.appendChild(button("act-offer-draw", t("offer_draw"), () => act("offer_draw")));
   if (st.match.over && st.you) c.appendChild(rematchButton(st));
+  // a money session goes on until a player ends it (then its dice seed is revealed and it can be reviewed)
+  if (st.you && st.match.length === 0 && st.table.status === "playing" && !st.match.over && S.sent !== st.version) {
+    c.appendChild(button("act-end-session", t("end_session"), () => { if (confirm(t("end_session_confirm"))) act("end_session"); }));
+  }
   if (a.includes("resign")) {
     const sel = document.createElement("select");
     sel.id = "resign-level";
@@ -726,9 +758,12 @@ function stepsTo(dest) {
   const map = targets(S.selected);
   return map.get(dest) || null;
 }
-function applyPending(steps) {
+function applyPending(steps, fromXY = null) {
   clearFlash();
   playSound("move");
+  const before = cloneBoard(S.state.game.board);
+  for (const [from, to] of S.pending) applyStep(before.mine, before.theirs, from, to);
+  S.slides = slidesFor(steps, S.state.view, S.state.view, before, fromXY);
   S.pending.push(...steps);
   S.selected = null;
   render();
@@ -783,11 +818,12 @@ function setupBoardInput() {
     const d = S.drag;
     S.drag = null;
     if (!d) return;
+    const dropped = d.ghost ? { x: Number(d.ghost.getAttribute("cx")), y: Number(d.ghost.getAttribute("cy")) } : null;
     if (d.ghost) d.ghost.remove();
     if (!d.moved) return; // a click: the checker stays selected, the next click chooses where
     const q = pointAt(svg, ev.clientX, ev.clientY, orientation());
     const steps = q === null ? null : stepsTo(q);
-    if (steps) applyPending(steps);
+    if (steps) applyPending(steps, dropped);  // it glides from where it was let go
     else refuse();
   };
   svg.addEventListener("pointerup", end);

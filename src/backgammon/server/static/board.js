@@ -122,10 +122,10 @@ export function renderBoard(svg, model, opts) {
     }
   }
   // borne-off checkers in the trays
-  for (const [count, fill, tray, fromBottom] of [[model.off.me, myFill, myTray, Y(740) > Y(420)], [model.off.them, theirFill, theirTray, Y(20) > Y(340)]]) {
+  for (const [count, fill, tray, fromBottom, side] of [[model.off.me, myFill, myTray, Y(740) > Y(420), "me"], [model.off.them, theirFill, theirTray, Y(20) > Y(340), "them"]]) {
     for (let i = 0; i < count; i++) {
       const y = fromBottom ? tray.y + tray.height - 6 - (i + 1) * 19 : tray.y + 6 + i * 19;
-      checkers.appendChild(el("rect", { x: tray.x + 6, y, width: tray.width - 12, height: 16, rx: 4, fill, stroke: isDark(fill) ? "#ddd" : "#333", class: "offchecker" }));
+      checkers.appendChild(el("rect", { x: tray.x + 6, y, width: tray.width - 12, height: 16, rx: 4, fill, stroke: isDark(fill) ? "#ddd" : "#333", class: "offchecker", "data-side": side }));
     }
   }
   // pip counts, beside the trays
@@ -169,6 +169,7 @@ export function renderBoard(svg, model, opts) {
     g.appendChild(el("text", { x: X(cx), y: Y(cy) + 9, "text-anchor": "middle", class: "cubeval" }, String(value === 1 ? 64 : value)));
     root.appendChild(g);
   }
+  if (model.slides && model.slides.length) slideCheckers(svg, model, opts);
   if (model.crawford) {
     const lx = model.dice && !model.diceMine ? 710 : 230;
     root.appendChild(el("text", { x: X(lx), y: Y(380) + 8, "text-anchor": "middle", class: "crawford" }, opts.crawfordLabel || "Crawford"));
@@ -207,4 +208,62 @@ export function pointXY(p, orientation, stacked = 1) {
   const depth = Math.max(0, Math.min(stacked, 5) - 1);
   const y = bottom ? 740 - R - 2 - depth * 2 * R : 20 + R + 2 + depth * 2 * R;
   return { x: X(x0 + COL / 2), y: Y(y) };
+}
+
+// Where the checker number `index` (0 = the lowest) of a side stands on a point (viewer numbering
+// 1..24), on the bar (25) or in its tray (0), in SVG units: the middle of the circle (or tray chip).
+export function checkerXY(side, p, index, orientation) {
+  const { X, Y } = geometry(orientation);
+  if (p === 25) {
+    const shown = Math.min(index, 3);
+    return side === "me" ? { x: X(470), y: Y(310 - shown * 55) } : { x: X(470), y: Y(450 + shown * 55) };
+  }
+  if (p === 0) {
+    const tray = side === "me" ? { top: 420, bottom: 740 } : { top: 20, bottom: 340 };
+    const fromBottom = side === "me" ? Y(740) > Y(420) : Y(20) > Y(340);
+    const y0 = Math.min(Y(tray.top), Y(tray.bottom));
+    const y = fromBottom ? y0 + 320 - 6 - (index + 1) * 19 + 8 : y0 + 6 + index * 19 + 8;
+    return { x: Math.min(X(925), X(990)) + 32.5, y };
+  }
+  const { x0, bottom } = baseColumn(p);
+  const i = Math.min(index, 4);
+  const y = bottom ? 740 - R - 2 - i * (2 * R) : 20 + R + 2 + i * (2 * R);
+  return { x: X(x0 + COL / 2), y: Y(y) };
+}
+
+// Checker slides: each {side: "me"|"them", from, to} (viewer numbering; 25 = bar, 0 = tray) moves
+// the checker now drawn on top of `to` from where it stood on `from` (or from `fromXY`, where a
+// dragged checker was let go), by a CSS transform over `opts.slideMs` (about 200 ms). The element
+// is marked `sliding` while it runs. Nothing slides when opts.slideMs is 0 (the animation setting
+// "off", or the system's reduced motion: the caller decides).
+function slideCheckers(svg, model, opts) {
+  const ms = opts.slideMs || 0;
+  if (!ms) return;
+  const count = (side, p) => {
+    if (p === 0) return side === "me" ? model.off.me : model.off.them;
+    if (p === 25) return side === "me" ? model.mine[24] : model.theirs[24];
+    return side === "me" ? model.mine[p - 1] : model.theirs[24 - p];
+  };
+  for (const s of model.slides) {
+    const sel = s.to === 0 ? `.offchecker[data-side="${s.side}"]` : `.checker[data-side="${s.side}"][data-point="${s.to}"]`;
+    const all = svg.querySelectorAll(sel);
+    const node = all[all.length - 1];  // the top one: drawn last
+    if (!node) continue;
+    const dest = checkerXY(s.side, s.to, Math.max(0, count(s.side, s.to) - 1), opts.orientation);
+    const from = s.fromXY || checkerXY(s.side, s.from, count(s.side, s.from), opts.orientation);
+    const dx = from.x - dest.x, dy = from.y - dest.y;
+    if (!dx && !dy) continue;
+    const label = node.nextSibling && node.nextSibling.classList && node.nextSibling.classList.contains("count") ? node.nextSibling : null;
+    for (const target of label ? [node, label] : [node]) {
+      target.classList.add("sliding");
+      target.style.transform = `translate(${dx}px, ${dy}px)`;
+      const anim = target.animate
+        ? target.animate([{ transform: `translate(${dx}px, ${dy}px)` }, { transform: "translate(0px, 0px)" }], { duration: ms, easing: "ease-out" })
+        : null;
+      target.style.transform = "";
+      const done = () => target.classList.remove("sliding");
+      if (anim) anim.onfinish = anim.oncancel = done;
+      else done();
+    }
+  }
 }

@@ -20,6 +20,10 @@ Object.assign(MESSAGES.en, {
   ch_game_line: "Game {n}: box {box}, captain {captain}, {winner} won; box {result}",
   ch_winner_box: "the box", ch_winner_team: "the team", ch_you: "(you)", ch_none_yet: "none yet", ch_took: "took",
   level_greedy: "Quick",
+  ch_moves: "Moves", ch_log_move: "{who} ({role}) {dice}: {play}", ch_log_double: "{who} ({role}) doubles",
+  ch_log_consent: "{who} agrees to double", ch_log_refuse: "{who} refuses to double",
+  ch_log_take: "{who} takes", ch_log_pass: "{who} passes", ch_log_beaver: "{who} beavers",
+  ch_seat_kind: "Who takes this seat",
 });
 Object.assign(MESSAGES.ja, {
   ch_new: "新しいシュエット卓", ch_add_seat: "席を追加", ch_create: "シュエットを作成",
@@ -36,6 +40,10 @@ Object.assign(MESSAGES.ja, {
   ch_game_line: "第{n}ゲーム:ボックス {box}、キャプテン {captain}、{winner}の勝ち;ボックス {result}",
   ch_winner_box: "ボックス", ch_winner_team: "チーム", ch_you: "(あなた)", ch_none_yet: "まだありません", ch_took: "テイク済み",
   level_greedy: "速攻",
+  ch_moves: "棋譜", ch_log_move: "{who}({role}){dice}:{play}", ch_log_double: "{who}({role})がダブル",
+  ch_log_consent: "{who}がダブルに同意", ch_log_refuse: "{who}がダブルを拒否",
+  ch_log_take: "{who}がテイク", ch_log_pass: "{who}がパス", ch_log_beaver: "{who}がビーバー",
+  ch_seat_kind: "この席に座る人",
 });
 
 const $ = (s) => document.querySelector(s);
@@ -64,6 +72,7 @@ function seatRow(level) {
   const sel = h("select", {}, h("option", { value: "" }, t("ch_person")),
     LEVELS.map((l) => h("option", { value: l }, t("ch_computer", { level: t("level_" + l) }))));
   sel.value = level;
+  sel.setAttribute("aria-label", t("ch_seat_kind"));
   const rm = document.createElement("button");
   rm.type = "button"; rm.textContent = t("ch_remove");
   rm.onclick = () => { if ($("#ch-seats").children.length > 2) li.remove(); };
@@ -133,9 +142,17 @@ function send(doc) {
   S.ws.send(JSON.stringify({ type: "action", ...doc, version: S.state.version }));
 }
 
-function playText(steps) {
-  if (!steps.length) return t("ch_no_move");
-  return steps.map(([a, b]) => `${a === 25 ? "bar" : a}/${b === 0 ? "off" : b}`).join(" ");
+// the server's text of a play (backgammon.notation: "8/5 6/5", "bar/22*", "6/off"); "" = no move
+function playText(text) { return text || t("ch_no_move"); }
+
+// one line of the game's move list: who acted (and as box or team), the dice and play, or the cube action
+function logLine(e) {
+  const role = t(e.side === "box" ? "ch_role_box" : "ch_role_member");
+  if (e.kind === "move") {
+    const dice = (e.dice || []).slice().sort((a, b) => b - a).join("");
+    return t("ch_log_move", { who: e.by, role, dice, play: playText(e.play) });
+  }
+  return t(`ch_log_${e.kind}`, { who: e.by, role });
 }
 
 function render() {
@@ -187,10 +204,10 @@ function render() {
   if (st.allowed.includes("move") || st.allowed.includes("suggest")) {
     const sel = document.createElement("select");
     sel.id = "ch-move";
-    const seqs = st.moves.length ? st.moves : [[]];
-    seqs.forEach((steps, i) => { const o = document.createElement("option"); o.value = i; o.textContent = playText(steps); sel.append(o); });
+    const plays = st.plays && st.plays.length ? st.plays : [{ play: "", steps: [] }];  // each play once
+    plays.forEach((p, i) => { const o = document.createElement("option"); o.value = i; o.textContent = playText(p.play); sel.append(o); });
     box.append(sel);
-    const chosen = () => seqs[Number(sel.value)] || [];
+    const chosen = () => (plays[Number(sel.value)] || plays[0]).steps;
     if (st.allowed.includes("move")) button("play", () => ({ action: "move", steps: chosen() }));
     else button("suggest", () => ({ action: "suggest", steps: chosen() }));
   }
@@ -208,6 +225,10 @@ function render() {
   });
   if (!games.length) { const li = document.createElement("li"); li.className = "hint none"; li.textContent = t("ch_none_yet"); games.push(li); }
   $("#ch-games").replaceChildren(...games);
+  // this game's move list
+  const log = (st.log || []).map((e) => h("li", { dataset: { kind: e.kind } }, logLine(e)));
+  if (!log.length) log.push(h("li", { class: "hint none" }, t("ch_none_yet")));
+  $("#ch-log").replaceChildren(...log);
   drawBoard(st);
 }
 
