@@ -40,7 +40,7 @@ Object.assign(MESSAGES.ja, {
   ch_game_line: "第{n}ゲーム:ボックス {box}、キャプテン {captain}、{winner}の勝ち;ボックス {result}",
   ch_winner_box: "ボックス", ch_winner_team: "チーム", ch_you: "(あなた)", ch_none_yet: "まだありません", ch_took: "テイク済み",
   level_greedy: "速攻",
-  ch_moves: "棋譜", ch_log_move: "{who}({role}){dice}:{play}", ch_log_double: "{who}({role})がダブル",
+  ch_moves: "棋譜", ch_log_move: "{who}({role}){dice}の目:{play}", ch_log_double: "{who}({role})がダブル",
   ch_log_consent: "{who}がダブルに同意", ch_log_refuse: "{who}がダブルを拒否",
   ch_log_take: "{who}がテイク", ch_log_pass: "{who}がパス", ch_log_beaver: "{who}がビーバー",
   ch_seat_kind: "この席に座る人",
