@@ -162,3 +162,49 @@ def test_a_guest_is_asked_to_log_in(browser, server, axe_js):
     shot(page, "puzzles-guest-phone-ja.png")
     assert page.errors == []
     assert SHOTS.exists()
+
+
+def test_cube_puzzle_is_answered_with_buttons(browser, server, axe_js):
+    """A cube error (doubling far behind in a 3-point match) is asked as "double or not?", answered
+    with the buttons: a second try, then the answer."""
+    far_behind = Position.from_points({10: 3, 8: 3, 6: 3, 5: 3, 4: 3}, {1: 2}).position_id()
+    page = _page(browser, server, DESKTOP)
+    status, doc = _fetch(page, "POST", "/api/register", {"username": "pzcube", "password": "pw-123456"})
+    assert status == 200, doc
+    table = server.api(
+        "POST",
+        "/api/tables",
+        {
+            "mode": "human",
+            "name": "Guest",
+            "rules": {"match_length": 3},
+            "start": {"position_id": far_behind, "on_roll": "black"},
+        },
+    )
+    tid = table["id"]
+    black = _fetch(page, "POST", f"/api/tables/{tid}/join", {})[1]["token"]
+    server.api("POST", f"/api/tables/{tid}/actions", {"action": "double"}, black)
+    server.api("POST", f"/api/tables/{tid}/actions", {"action": "take"}, table["token"])
+    for _ in range(50):
+        st = server.api("GET", f"/api/tables/{tid}")
+        if st["match"]["over"]:
+            break
+        tok = {"white": table["token"], "black": black}[st["game"]["turn"]]
+        st = server.api("GET", f"/api/tables/{tid}", token=tok)
+        body = {"action": "move", "steps": st["moves"][0]} if "move" in st["allowed"] else {"action": st["allowed"][0]}
+        server.api("POST", f"/api/tables/{tid}/actions", body, tok)
+    page.goto(server.url + "/puzzles")
+    page.wait_for_selector("#pz-list li a.pz-open")
+    page.locator("#pz-list li", has_text="Double or not?").locator("a.pz-open").click()
+    page.wait_for_selector("#pz-choices button")
+    assert page.locator("#pz-choices button").all_inner_texts() == ["Double", "No double"]
+    assert page.locator("#pz-form").is_hidden()
+    page.click("#pz-choices button[data-choice='double']")
+    page.wait_for_selector("#pz-feedback.wrong")
+    page.click("#pz-choices button[data-choice='no double']")
+    page.wait_for_selector("#pz-feedback.right")
+    text = page.locator("#pz-feedback").inner_text()
+    assert "In the game you chose Double" in text and "cubeful match" in text
+    shot(page, "puzzles-cube-desktop.png")
+    assert axe_violations(page, axe_js) == []
+    assert page.errors == []

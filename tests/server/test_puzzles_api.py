@@ -265,3 +265,43 @@ def test_puzzles_on_postgres(tmp_path, fresh_database):
         assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == _migration_head()
         assert conn.execute(text("SELECT tries FROM puzzle_attempts")).scalars().all() == [1]
     engine.dispose()
+
+
+def test_a_cube_error_makes_a_cube_puzzle(client, ann):
+    """ann (Black) doubles in a 3-point match when White is about to bear off its last checkers:
+    a cube puzzle whose right answer is "no double"."""
+    far_behind = Position.from_points({10: 3, 8: 3, 6: 3, 5: 3, 4: 3}, {1: 2}).position_id()
+    client.post("/api/logout")
+    r = client.post(
+        "/api/tables",
+        json={
+            "mode": "human",
+            "name": "Guest",
+            "rules": {"match_length": 3},
+            "start": {"position_id": far_behind, "on_roll": "black"},
+        },
+    )
+    assert r.status_code == 200, r.text
+    tid, w = r.json()["id"], r.json()["token"]
+    assert client.post("/api/login", json={"username": "ann", "password": "pw-123456"}).status_code == 200
+    b = client.post(f"/api/tables/{tid}/join", json={}).json()["token"]
+    st = client.get(f"/api/tables/{tid}", headers={"x-seat-token": b}).json()
+    assert "double" in st["allowed"], st["allowed"]
+    r = client.post(f"/api/tables/{tid}/actions", json={"action": "double"}, headers={"x-seat-token": b})
+    assert r.status_code == 200, r.text
+    r = client.post(f"/api/tables/{tid}/actions", json={"action": "take"}, headers={"x-seat-token": w})
+    assert r.status_code == 200, r.text
+    _play_out(client, tid, {"white": w, "black": b})
+    cube = [p for p in client.get("/api/puzzles?limit=100").json()["puzzles"] if p["table_id"] == tid]
+    assert [p["kind"] for p in cube] == ["cube"], client.get(f"/api/study/reviews/{tid}").text
+    pid = cube[0]["id"]
+    puzzle = client.get(f"/api/puzzles/{pid}").json()
+    assert puzzle["choices"] == ["double", "no double"] and puzzle["setup"]["dice"] is None
+    assert puzzle["setup"]["position_id"] == far_behind and puzzle["answer"] is None
+    first = client.post(f"/api/puzzles/{pid}/answer", json={"choice": "double"}).json()
+    assert not first["correct"] and not first["done"] and first["result"] is None
+    second = client.post(f"/api/puzzles/{pid}/answer", json={"choice": "no double"}).json()
+    assert second["correct"] and second["done"] and second["status"] == "solved"
+    assert second["result"]["loss"] == 0 and second["result"]["original"] == "double"
+    assert second["result"]["original_loss"] == cube[0]["error"] > 0.1
+    assert second["result"]["equity_label"].startswith("0-ply cubeful match")

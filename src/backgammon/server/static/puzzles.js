@@ -170,7 +170,12 @@ function showResult(doc, earlier = false) {
   const r = doc.result;
   const parts = [];
   if (!earlier) parts.push(h("b", {}, t(doc.correct ? "pz_right" : "pz_wrong")), " ");
-  parts.push(t("pz_best", { best: P.puzzle.kind === "play" ? r.best : r.best }));
+  let best = r.best;
+  if (P.puzzle.kind !== "play") {  // the better of the two answers, and the engine's cube action beside it
+    const right = P.puzzle.choices.find((c) => c !== r.original);
+    best = right && right !== r.best ? `${choiceText(right)} (${r.best})` : choiceText(right || r.best);
+  }
+  parts.push(t("pz_best", { best }));
   if (!earlier && doc.answer) parts.push(h("br"), t("pz_your_loss", { answer: P.puzzle.kind === "play" ? doc.answer : choiceText(doc.answer), loss: num(r.loss) }));
   parts.push(h("br"), t("pz_original_loss", { original: P.puzzle.kind === "play" ? r.original : choiceText(r.original), loss: num(r.original_loss) }));
   if (r.equity_label) parts.push(h("br"), h("span", { class: "small" }, t("pz_depth", { label: r.equity_label })));
