@@ -6,7 +6,8 @@ and waits until ``/api/health`` answers and the engine's warm-up thread is done 
 take a minute of CPU), so that no start-up work falls in a measurement; that backend's
 rows then run one after another on it, each on new tables (the old ones stay in the
 server's memory and database, idle). The load generator runs in this
-process (asyncio, the ``websockets`` client, ``httpx`` for the two POSTs), apart from
+process (asyncio, a minimal WebSocket client of its own, :class:`Seat`, and ``httpx`` for
+the two POSTs), apart from
 the server's process. It plays K games at once, each a human table: one client creates
 it (``POST /api/tables``, mode human, money session by default), the other joins
 (``POST /api/tables/{id}/join``), and both connect to ``/ws/tables/{id}`` (the seat token in the first, hello, message).
@@ -32,7 +33,9 @@ the whole row (error messages from the server, failed requests or connections,
 actions not confirmed within ``--timeout`` seconds). The CPU columns are the CPU time
 the server's process and the load generator's process used in the window, in % of one
 core (from /proc; a load generator near 100% means the client, not the server, limits
-a flat row; with ``--workers 2`` the workers are counted with their parent, so up to 200%).
+a flat row; with ``--workers 2`` the workers are counted with their parent, so up to 200%),
+and the same CPU per confirmed action, in milliseconds: the figure that other programs on
+the machine disturb least.
 
 Backends: ``sqlite`` (one process), ``postgresql`` (one process) and
 ``postgresql-2`` (``serve --workers 2``); the PostgreSQL rows need
@@ -53,10 +56,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
+import hashlib
 import json
 import math
 import os
 import random
+import re
 import resource
 import shutil
 import signal
@@ -109,7 +115,7 @@ class Server:
     def base(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self, timeout: float = 180.0) -> str | None:
+    def start(self, timeout: float = 600.0) -> str | None:
         """Start and wait until healthy with the engine warmed; None, or why it did not come up."""
         import httpx
 
@@ -187,59 +193,239 @@ class Run:
             self.latencies.append(confirmed_at - intended)
 
 
-class Seat:
-    """One client: its socket and the newest state it has received."""
+class Seat(asyncio.Protocol):
+    """One client: a minimal WebSocket client (RFC 6455, text frames, no extensions) on its own
+    connection, and the newest state it has received.
 
-    def __init__(self, ws, name: str) -> None:
-        self.ws = ws
+    Lean on purpose, so that the load generator's own CPU per action stays small beside the
+    server's: no compression is offered (the server sends plain frames), each frame is handled in
+    ``data_received`` without a task or a future per message, and only the fields the player needs
+    are read from each message (:func:`read_state`). A message counts only once it has arrived
+    whole; an error message from the server is counted in ``errors``.
+    """
+
+    def __init__(self, name: str, changed: asyncio.Event, run: Run) -> None:
         self.name = name
-        self.state: dict | None = None
+        self.changed = changed
+        self.run = run
+        self.state: LeanState | None = None
         self.received_at = 0.0
         self.errors = 0
         self.closed = False
+        self.transport: asyncio.Transport | None = None
+        self.opened: asyncio.Future = asyncio.get_running_loop().create_future()
+        self._buffer = bytearray()
+        self._fragments: list[bytes] | None = None
+
+    @classmethod
+    async def connect(cls, host: str, port: int, path: str, name: str, changed: asyncio.Event, run: Run) -> Seat:
+        loop = asyncio.get_running_loop()
+        _transport, seat = await loop.create_connection(lambda: cls(name, changed, run), host, port)
+        key = base64.b64encode(os.urandom(16)).decode()
+        seat.expected_accept = accept_for(key)
+        seat.transport.write(
+            f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode()
+        )
+        await seat.opened
+        return seat
+
+    # asyncio.Protocol
+    def connection_made(self, transport) -> None:
+        self.transport = transport
+
+    def data_received(self, data: bytes) -> None:
+        buffer = self._buffer
+        buffer += data
+        if not self.opened.done():
+            end = buffer.find(b"\r\n\r\n")
+            if end < 0:
+                return
+            head = bytes(buffer[:end]).decode("latin-1").split("\r\n")
+            del buffer[: end + 4]
+            accept = next(
+                (h.split(":", 1)[1].strip() for h in head if h.lower().startswith("sec-websocket-accept:")), ""
+            )
+            if not head[0].startswith("HTTP/1.1 101") or accept.encode() != self.expected_accept:
+                self.opened.set_exception(ConnectionError(f"WebSocket handshake refused: {head[0]!r}"))
+                self.transport.close()
+                return
+            self.opened.set_result(None)
+        pos, size = 0, len(buffer)
+        while size - pos >= 2:
+            first, second = buffer[pos], buffer[pos + 1]
+            length, start = second & 0x7F, pos + 2
+            if length == 126:
+                if size - pos < 4:
+                    break
+                length, start = int.from_bytes(buffer[pos + 2 : pos + 4], "big"), pos + 4
+            elif length == 127:
+                if size - pos < 10:
+                    break
+                length, start = int.from_bytes(buffer[pos + 2 : pos + 10], "big"), pos + 10
+            if second & 0x80:
+                self._fail("the server masked a frame")
+                return
+            if size - start < length:
+                break
+            payload = bytes(buffer[start : start + length])
+            pos = start + length
+            self._frame(first & 0x0F, bool(first & 0x80), payload)
+        del buffer[:pos]
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.opened.done():
+            self.opened.set_exception(ConnectionError("connection closed during the WebSocket handshake"))
+        if not self.closed and not self.run.stopping:
+            self.run.errors["socket closed"] += 1
+        self.closed = True
+        self.changed.set()
+
+    # frames
+    def _frame(self, opcode: int, fin: bool, payload: bytes) -> None:
+        if opcode in (0x1, 0x2, 0x0):  # text, binary, continuation
+            if (opcode != 0) == (self._fragments is not None):  # a new message inside one, or a lone continuation
+                self._fail("a frame out of sequence")
+                return
+            if not fin:
+                self._fragments = [*(self._fragments or []), payload]
+                return
+            if self._fragments is not None:
+                payload, self._fragments = b"".join([*self._fragments, payload]), None
+            self._message(payload)
+        elif opcode == 0x8:  # close: answer it, then the server closes the connection
+            if not self.closed:
+                self._send(0x8, payload[:2])
+        elif opcode == 0x9:  # ping
+            self._send(0xA, payload)
+
+    def _message(self, payload: bytes) -> None:
+        self.received_at = time.perf_counter()
+        text = payload.decode("utf-8")
+        if text.startswith(('{"type": "error"', '{"type":"error"')):
+            self.errors += 1
+            status = re.search(r'"status":\s*(\d+)', text)
+            self.run.errors[f"server {status.group(1) if status else '?'}"] += 1
+        else:
+            state = read_state(text)
+            if state is not None:
+                self.state = state
+        self.changed.set()
+
+    def send_text(self, text: str) -> None:
+        if self.closed:
+            raise ConnectionError("the connection is closed")
+        self._send(0x1, text.encode("utf-8"))
+
+    def _send(self, opcode: int, data: bytes) -> None:
+        size = len(data)
+        if size < 126:
+            head = bytes((0x80 | opcode, 0x80 | size))
+        elif size < 1 << 16:
+            head = bytes((0x80 | opcode, 0x80 | 126)) + size.to_bytes(2, "big")
+        else:
+            head = bytes((0x80 | opcode, 0x80 | 127)) + size.to_bytes(8, "big")
+        mask = os.urandom(4)
+        self.transport.write(head + mask + _masked(data, mask))
+
+    def _fail(self, why: str) -> None:
+        if not self.run.stopping:
+            self.run.errors[f"socket {why}"] += 1
+        self.close()
+
+    def close(self) -> None:
+        if not self.closed and self.transport is not None:
+            self.closed = True
+            if not self.transport.is_closing():
+                self._send(0x8, (1000).to_bytes(2, "big"))
+                self.transport.close()
+        self.closed = True
+
+
+_WS_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"  # RFC 6455 section 1.3
+
+
+def accept_for(key: str) -> bytes:
+    """The ``Sec-WebSocket-Accept`` a server answers to a handshake's ``Sec-WebSocket-Key``."""
+    return base64.b64encode(hashlib.sha1((key + _WS_GUID).encode()).digest())
+
+
+def _masked(data: bytes, mask: bytes) -> bytes:
+    """``data`` XOR the repeated 4-byte ``mask`` (a client's frames are masked, RFC 6455 5.3)."""
+    size = len(data)
+    if not size:
+        return b""
+    repeated = (mask * (size // 4 + 1))[:size]
+    return (int.from_bytes(data, "big") ^ int.from_bytes(repeated, "big")).to_bytes(size, "big")
+
+
+@dataclass(slots=True)
+class LeanState:
+    """What a player of the load generator reads of a state: its version, the actions it may
+    take, the first legal step sequence (when it may move) and whether the match is over."""
+
+    version: int
+    allowed: tuple[str, ...]
+    first_move: list | None
+    over: bool
+
+
+_VERSION = re.compile(r'"version":\s*(\d+)')
+_ALLOWED = re.compile(r'"allowed":\s*\[([^\]]*)\]')
+_MOVES = re.compile(r'"moves":\s*\[')
+_MATCH = re.compile(r'"match":\s*\{')
+_OVER = re.compile(r'"over":\s*(true|false)')
+_DECODER = json.JSONDecoder()
+
+
+def read_state(text: str) -> LeanState | None:
+    """The :class:`LeanState` of a ``state`` or ``event`` message (None for other messages),
+    read without decoding the whole message: the server writes the state's ``version``,
+    ``match``, ``allowed`` and ``moves`` as top-level keys of ``"state"`` (after the event, whose
+    payload has none of these keys), and JSON text cannot contain an unescaped ``"key":`` inside a
+    string, so the first match after ``"state":`` is the field. Only the first of the ``moves``
+    is decoded."""
+    start = text.find('"state":')
+    if start < 0:
+        return None
+    version = _VERSION.search(text, start)
+    allowed = _ALLOWED.search(text, start)
+    match = _MATCH.search(text, start)
+    over = None if match is None else _OVER.search(text, match.end())  # match.score has no "over"
+    if version is None or allowed is None or over is None:
+        raise ValueError(f"unexpected state message: {text[:200]!r}")
+    kinds = tuple(part.strip().strip('"') for part in allowed.group(1).split(",") if part.strip())
+    first_move = None
+    if "move" in kinds:
+        moves = _MOVES.search(text, allowed.end())
+        if moves is None:
+            raise ValueError(f"unexpected state message (no moves): {text[:200]!r}")
+        at = moves.end()
+        while text[at] in " \n":
+            at += 1
+        first_move = [] if text[at] == "]" else _DECODER.raw_decode(text, at)[0]
+    return LeanState(int(version.group(1)), kinds, first_move, over.group(1) == "true")
 
 
 class GameOver(Exception):
     """The table's match is over (or a client lost its connection): start another."""
 
 
-async def read(seat: Seat, changed: asyncio.Event, run: Run) -> None:
-    """Keep ``seat.state`` current from its socket."""
-    try:
-        async for raw in seat.ws:
-            now = time.perf_counter()
-            msg = json.loads(raw)
-            if msg.get("type") == "error":
-                seat.errors += 1
-                run.errors[f"server {msg.get('status')}"] += 1
-            elif "state" in msg:
-                seat.state = msg["state"]
-                seat.received_at = now
-            changed.set()
-    except Exception as exc:  # noqa: BLE001 - a broken connection is counted, the game starts again
-        if not run.stopping:
-            run.errors[f"socket {type(exc).__name__}"] += 1
-    finally:
-        seat.closed = True
-        changed.set()
-
-
 def next_action(seats: list[Seat]) -> tuple[Seat, dict] | None:
     """The seat to act and its message, from the newest state; None while nobody may act."""
-    newest = max(s.state["version"] for s in seats)
+    newest = max(s.state.version for s in seats)
     for seat in seats:
         state = seat.state
-        if state["version"] != newest or not state["allowed"]:
+        if state.version != newest or not state.allowed:
             continue
-        allowed = state["allowed"]
-        kind = next((k for k in PREFERRED if k in allowed), None)
+        kind = next((k for k in PREFERRED if k in state.allowed), None)
         if kind is None:
-            raise RuntimeError(f"no action to choose among {allowed!r}")
+            raise RuntimeError(f"no action to choose among {state.allowed!r}")
         message = {"type": "action", "action": kind, "version": newest}
         if kind == "move":
-            message["steps"] = state["moves"][0] if state["moves"] else []
+            message["steps"] = state.first_move or []
         return seat, message
-    if any(s.state["match"]["over"] for s in seats if s.state["version"] == newest):
+    if any(s.state.over for s in seats if s.state.version == newest):
         raise GameOver
     return None
 
@@ -268,66 +454,57 @@ async def new_table(run: Run, http) -> tuple[str, dict[str, str]]:
 
 async def play_game(run: Run, http, index: int) -> None:
     """Game number ``index`` of the K: tables one after another until the run stops (its own seeded jitter)."""
-    from websockets.asyncio.client import connect
-
     interval = run.games / run.rate if run.mode == "paced" else 0.0
     rng = random.Random(index)
     next_at: float | None = None
     counted = False
+    host, _, port = run.base.removeprefix("http://").partition(":")
     while not run.stopping:
+        seats: list[Seat] = []
         try:
             table_id, tokens = await new_table(run, http)
-            host = run.base.removeprefix("http://")
-            async with (
-                connect(f"ws://{host}/ws/tables/{table_id}") as ws_w,
-                connect(f"ws://{host}/ws/tables/{table_id}") as ws_b,
-            ):
-                await ws_w.send(json.dumps({"type": "hello", "token": tokens["white"]}))
-                await ws_b.send(json.dumps({"type": "hello", "token": tokens["black"]}))
-                seats = [Seat(ws_w, "white"), Seat(ws_b, "black")]
-                changed = asyncio.Event()
-                readers = [asyncio.create_task(read(s, changed, run)) for s in seats]
-                try:
-                    await wait_for(changed, lambda: True if all(s.state for s in seats) else None, run.timeout)
-                    if not counted:
-                        counted = True
-                        run.ready += 1
-                    await run.go.wait()
-                    if next_at is None:
-                        next_at = time.perf_counter() + rng.uniform(0, interval)
-                    while not run.stopping:
+            changed = asyncio.Event()
+            for name in ("white", "black"):
+                seat = await Seat.connect(host, int(port), f"/ws/tables/{table_id}", name, changed, run)
+                seats.append(seat)
+                seat.send_text(json.dumps({"type": "hello", "token": tokens[name]}))
+            await wait_for(changed, lambda: True if all(s.state for s in seats) else None, run.timeout)
+            if not counted:
+                counted = True
+                run.ready += 1
+            await run.go.wait()
+            if next_at is None:
+                next_at = time.perf_counter() + rng.uniform(0, interval)
+            while not run.stopping:
 
-                        def pick():
-                            if any(s.closed for s in seats):
-                                raise GameOver
-                            return next_action(seats)
+                def pick():
+                    if any(s.closed for s in seats):
+                        raise GameOver
+                    return next_action(seats)
 
-                        seat, message = await wait_for(changed, pick, run.timeout)
-                        if run.mode == "paced":
-                            delay = next_at - time.perf_counter()
-                            if delay > 0:
-                                await asyncio.sleep(delay)
-                            if run.stopping:
-                                break
-                            intended = next_at
-                            next_at += interval * rng.uniform(0.5, 1.5)
-                        else:
-                            intended = time.perf_counter()
-                        version, errors = message["version"], seat.errors
-                        await seat.ws.send(json.dumps(message))
+                seat, message = await wait_for(changed, pick, run.timeout)
+                if run.mode == "paced":
+                    delay = next_at - time.perf_counter()
+                    if delay > 0:
+                        await asyncio.sleep(delay)
+                    if run.stopping:
+                        break
+                    intended = next_at
+                    next_at += interval * rng.uniform(0.5, 1.5)
+                else:
+                    intended = time.perf_counter()
+                version, errors = message["version"], seat.errors
+                seat.send_text(json.dumps(message))
 
-                        def confirmed():
-                            if seat.state["version"] > version:
-                                return True
-                            if seat.errors > errors or seat.closed:
-                                return False
-                            return None
+                def confirmed():
+                    if seat.state.version > version:  # the server's broadcast of the stored action
+                        return True
+                    if seat.errors > errors or seat.closed:
+                        return False
+                    return None
 
-                        if await wait_for(changed, confirmed, run.timeout):
-                            run.record(intended, seat.received_at)
-                finally:
-                    for task in readers:
-                        task.cancel()
+                if await wait_for(changed, confirmed, run.timeout):
+                    run.record(intended, seat.received_at)
         except GameOver:
             continue
         except TimeoutError:
@@ -337,6 +514,9 @@ async def play_game(run: Run, http, index: int) -> None:
             if not run.stopping:
                 run.errors[f"client {type(exc).__name__}"] += 1
                 await asyncio.sleep(0.2)
+        finally:
+            for seat in seats:
+                seat.close()
 
 
 def process_cpu(pid: int | None) -> float | None:
@@ -474,8 +654,11 @@ def fmt(value: float | None, spec: str) -> str:
 
 
 def print_table(rows: list[Row]) -> None:
-    print("| backend | K | mode | target/s | actions/s | p50 ms | p99 ms | errors | server CPU | client CPU | note |")
-    print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---|")
+    print(
+        "| backend | K | mode | target/s | actions/s | p50 ms | p99 ms | errors | server CPU | client CPU"
+        " | server ms/action | client ms/action | note |"
+    )
+    print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for r in rows:
         errors = "-" if r.errors is None else str(sum(r.errors.values()))
         if r.errors:
@@ -485,9 +668,18 @@ def print_table(rows: list[Row]) -> None:
             f"| {label[r.backend]} | {r.games} | {r.mode} | {fmt(r.rate, ',.0f')} | {fmt(r.actions_per_s, ',.0f')}"
             f" | {fmt(r.p50_ms, '.1f')} | {fmt(r.p99_ms, '.1f')} | {errors}"
             f" | {fmt(r.server_cpu, '.0f')}{'%' * (r.server_cpu is not None)}"
-            f" | {fmt(r.client_cpu, '.0f')}{'%' * (r.client_cpu is not None)} | {r.note} |",
+            f" | {fmt(r.client_cpu, '.0f')}{'%' * (r.client_cpu is not None)}"
+            f" | {fmt(per_action(r.server_cpu, r.actions_per_s), '.2f')}"
+            f" | {fmt(per_action(r.client_cpu, r.actions_per_s), '.2f')} | {r.note} |",
             flush=True,
         )
+
+
+def per_action(cpu_percent: float | None, actions_per_s: float | None) -> float | None:
+    """CPU milliseconds per confirmed action, from a CPU % of one core and the actions/s."""
+    if cpu_percent is None or not actions_per_s:
+        return None
+    return 10 * cpu_percent / actions_per_s
 
 
 def int_list(text: str) -> list[int]:
