@@ -30,7 +30,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from backgammon.dice import check_roll
+from backgammon.dice import ALL_36, ALL_ROLLS, check_roll
 from backgammon.errors import InvalidInputError
 from backgammon.position import BAR, Position
 
@@ -52,13 +52,11 @@ __all__ = [
     "roll_distribution",
 ]
 
-ROLLS_21: tuple[tuple[int, int], ...] = tuple((hi, lo) for hi in range(6, 0, -1) for lo in range(hi, 0, -1))
+ROLLS_21: tuple[tuple[int, int], ...] = tuple(sorted(((hi, lo) for hi, lo, _ in ALL_ROLLS), reverse=True))
 """The 21 rolls as (high, low), from 66 down to 11."""
 
-ORDERED_36: tuple[tuple[int, int], ...] = tuple((a, b) for a in range(1, 7) for b in range(1, 7))
-
-_PIP_MEAN = sum(4 * a if a == b else a + b for a, b in ORDERED_36) / 36  # 294/36
-_PIP_VAR = sum((4 * a if a == b else a + b) ** 2 for a, b in ORDERED_36) / 36 - _PIP_MEAN**2
+_PIP_MEAN = sum(4 * a if a == b else a + b for a, b in ALL_36) / 36  # 294/36
+_PIP_VAR = sum((4 * a if a == b else a + b) ** 2 for a, b in ALL_36) / 36 - _PIP_MEAN**2
 
 
 def chi2_sf(x: float, dof: int) -> float:
@@ -180,7 +178,7 @@ def roll_distribution(rolls: Iterable[tuple[int, int]], ordered: bool = False) -
     checked = [check_roll(r) for r in rolls]
     n = len(checked)
     if ordered:
-        cells = ORDERED_36
+        cells = ALL_36
         labels = tuple(f"{a}{b}" for a, b in cells)
         probs = [1 / 36] * 36
         index = {c: i for i, c in enumerate(cells)}

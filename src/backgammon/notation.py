@@ -17,18 +17,10 @@ from dataclasses import dataclass
 
 from backgammon.dice import check_dice
 from backgammon.errors import AmbiguousPlayError, IllegalPlayError, InvalidInputError
-from backgammon.moves import BAR_POINT, OFF_POINT, Play, Step, legal_plays, sequences_along
+from backgammon.moves import BAR_POINT, OFF_POINT, Play, Step, _point_text, legal_plays, sequences_along
 from backgammon.position import Position
 
 _MAX_TEXT = 200
-
-
-def _point_text(point: int) -> str:
-    if point == BAR_POINT:
-        return "bar"
-    if point == OFF_POINT:
-        return "off"
-    return str(point)
 
 
 def format_steps(steps: tuple[Step, ...] | list[Step]) -> str:

@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from backgammon.dice import ALL_36
 from backgammon.engine.cube import CubeInfo, CubeOwner
 from backgammon.engine.search import CUBELESS, EvalContext, decide_cube, equity_label, evaluate_play, rank_plays
 from backgammon.errors import InvalidInputError
@@ -177,7 +178,7 @@ def _luck(position: Position, dice: tuple[int, int], evaluator: Any, plies: int,
             cache[key] = rank_plays(position, d, EvalContext(evaluator, plies))[0].equity
         return cache[key]
 
-    mean = sum(best((a, b)) for a in range(1, 7) for b in range(1, 7)) / 36
+    mean = sum(best(roll) for roll in ALL_36) / 36
     return best(dice) - mean
 
 

@@ -57,7 +57,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from backgammon.engine.met import match_equity
+from backgammon.engine.met import MAX_AWAY, match_equity
 from backgammon.errors import InvalidInputError
 from backgammon.position import Phase, Position
 
@@ -118,8 +118,8 @@ class CubeInfo:
             raise InvalidInputError(f"invalid cube owner {self.owner!r}: expected a CubeOwner")
         if self.away is not None:
             a, b = self.away
-            if not (isinstance(a, int) and isinstance(b, int) and 1 <= a <= 25 and 1 <= b <= 25):
-                raise InvalidInputError(f"invalid score {self.away!r}: expected points to go from 1 to 25 each")
+            if not (isinstance(a, int) and isinstance(b, int) and 1 <= a <= MAX_AWAY and 1 <= b <= MAX_AWAY):
+                raise InvalidInputError(f"invalid score {self.away!r}: expected points to go from 1 to {MAX_AWAY} each")
             if self.jacoby:
                 raise InvalidInputError("invalid cube info: the jacoby rule applies to money games only")
             if (self.crawford or self.post_crawford) and 1 not in (a, b):

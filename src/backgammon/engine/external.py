@@ -49,6 +49,7 @@ from typing import IO, Any
 
 from backgammon.dice import check_roll
 from backgammon.engine.cube import CubeInfo, CubeOwner
+from backgammon.engine.met import MAX_AWAY
 from backgammon.errors import BackgammonError, InvalidInputError
 from backgammon.moves import Play
 from backgammon.position import CHECKERS, Position
@@ -273,8 +274,8 @@ def _cube_of(board: FibsBoard, mover_is_you: bool, your_score_is_movers: bool) -
         (board.your_score, board.opponent_score) if your_score_is_movers else (board.opponent_score, board.your_score)
     )
     away = (board.match_length - scores[0], board.match_length - scores[1])
-    if max(away) > 25:
-        raise InvalidInputError(f"invalid board: {max(away)} points to go, the match equity table stops at 25")
+    if max(away) > MAX_AWAY:
+        raise InvalidInputError(f"invalid board: {max(away)} points to go, the match equity table stops at {MAX_AWAY}")
     one_away = 1 in away
     crawford = one_away and not board.did_crawford
     if crawford and board.cube != 1:

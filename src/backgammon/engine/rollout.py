@@ -91,7 +91,7 @@ from typing import Any, Protocol
 import numpy as np
 from numba import njit
 
-from backgammon.dice import ALL_ROLLS
+from backgammon.dice import ALL_36, ALL_ROLLS
 from backgammon.engine._cluster import run_tasks
 from backgammon.engine._movegen import MAX_PLAYS, OVER, new_workspace, phase, successors_ws
 from backgammon.engine._movegen import board_of as position_to_board
@@ -106,7 +106,7 @@ from backgammon.moves import Play
 from backgammon.position import Position
 
 OUTPUT_NAMES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon", "equity")
-ORDERED_ROLLS: tuple[tuple[int, int], ...] = tuple((a, b) for a in range(1, 7) for b in range(1, 7))
+ORDERED_ROLLS = ALL_36  # the 36 ordered rolls, in the order the stratified first rolls index
 Z95 = 1.96
 ROLLS21 = np.array(ALL_ROLLS, dtype=np.int64)
 """The 21 rolls as rows ``(high die, low die, weight out of 36)`` (:data:`backgammon.dice.ALL_ROLLS`)."""

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from backgammon.dice import check_roll
+from backgammon.dice import ALL_ROLLS, check_roll
 from backgammon.engine._movegen import MAX_PLAYS, OVER, new_workspace, phase, successors_py, successors_ws
 from backgammon.engine.cube import CubeDecision, CubeInfo, CubeOwner, clip_outputs, cube_decision, cube_efficiency
 from backgammon.engine.encoding import MAX_NONZERO
@@ -76,10 +76,9 @@ __all__ = [
     "rank_plays",
 ]
 
-#: The 21 distinct rolls and their weights (out of 36).
-ROLLS: tuple[tuple[int, int, int], ...] = tuple(
-    (d1, d2, 1 if d1 == d2 else 2) for d1 in range(1, 7) for d2 in range(d1, 7)
-)
+#: The 21 distinct rolls and their weights (out of 36), low die first (backgammon.dice.ALL_ROLLS in the order the
+#: compiled 1-ply kernels sum them).
+ROLLS: tuple[tuple[int, int, int], ...] = tuple(sorted((low, high, weight) for high, low, weight in ALL_ROLLS))
 _ROLL_ARRAY = np.array(ROLLS, dtype=np.int64)
 
 

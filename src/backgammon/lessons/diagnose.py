@@ -22,8 +22,8 @@ from itertools import permutations
 from backgammon.dice import check_dice
 from backgammon.errors import AmbiguousPlayError, IllegalPlayError, InvalidInputError
 from backgammon.lessons.text import Text
-from backgammon.moves import BAR_POINT, OFF_POINT, Play
-from backgammon.notation import Segment, parse_move_text, parse_play
+from backgammon.moves import BAR_POINT, OFF_POINT, Play, find_play
+from backgammon.notation import Segment, parse_move_text
 from backgammon.position import BAR, Position
 
 __all__ = ["Diagnosis", "Rule", "diagnose"]
@@ -229,10 +229,8 @@ def diagnose(position: Position, die1: int, die2: int, text: str) -> Diagnosis |
                 f"動かし方の表記が読み取れません（{exc}）。'24/18 13/11' のように書いてください",
             ),
         )
-    if any(str(p) == text.strip() for p in position.legal_plays(die1, die2)):
-        return None  # exactly as the program prints a legal play (even where parse_play finds it ambiguous)
     try:
-        parse_play(position, die1, die2, text)
+        find_play(position, die1, die2, text)  # a legal play as the program prints it, or notation for one
         return None
     except AmbiguousPlayError as exc:
         return Diagnosis(
@@ -331,9 +329,9 @@ def diagnose(position: Position, die1: int, die2: int, text: str) -> Diagnosis |
 def describe_play(play: Play) -> Text:
     """What a legal play does, in rules terms: hits, points made, blots left.
 
-    >>> describe_play(parse_play(Position.initial(), 3, 1, "8/5 6/5")).en
+    >>> describe_play(find_play(Position.initial(), 3, 1, "8/5 6/5")).en
     'legal play 8/5 6/5: makes the 5-point'
-    >>> describe_play(parse_play(Position.initial(), 3, 1, "24/20")).ja
+    >>> describe_play(find_play(Position.initial(), 3, 1, "24/20")).ja
     '24/20 はルール上正しい動かし方です。24、20ポイントにブロットが残ります'
 
 

@@ -48,7 +48,7 @@ from backgammon.game import (
     Take,
     check_match_length,
 )
-from backgammon.moves import step_pairs
+from backgammon.moves import Play, step_pairs
 from backgammon.position import Position
 from backgammon.server.db import utcnow
 from backgammon.server.fair import dice_doc
@@ -205,19 +205,15 @@ def action_from_wire(doc: dict[str, Any], game: Game) -> Action:
     raise InvalidInputError(f"invalid stored action {shown(doc, 120)}")
 
 
-def play_for_position(game: Game, position_id: str):
-    """The legal play of the game's current roll that leads to ``position_id``.
+def play_for_position(game: Game, position_id: str) -> Play:
+    """The legal play of the game's current roll that leads to ``position_id`` (through the one
+    home of that search, :meth:`Game.find_play`).
 
     Raises:
-        IllegalPlayError: if none does.
+        InvalidPositionError: for a bad Position ID. IllegalActionError: if no move is awaited.
+        IllegalPlayError: if no legal play leads there.
     """
-    from backgammon.errors import IllegalPlayError
-
-    after = Position.from_position_id(position_id)
-    for play in game.legal_plays:
-        if play.position == after:
-            return play
-    raise IllegalPlayError(f"illegal move: no legal play leads to position {shown(position_id)}")
+    return game.find_play(Position.from_position_id(position_id))
 
 
 # ---------------------------------------------------------- client input

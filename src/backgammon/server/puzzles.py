@@ -278,10 +278,10 @@ def game_before(table: Any, game_number: int, index: int) -> Any:
 def setup_for(g: Any, player_name: str) -> Any:
     """The study setup of a game state seen by the review's player ("White" or "Black")."""
     from backgammon.game import Player, cube_owner_seen_by
-    from backgammon.server.study import Setup
+    from backgammon.server.study import SETUP_OWNER, Setup
 
     player = Player.WHITE if player_name == "White" else Player.BLACK
-    owner = {"centred": "centre", "me": "me", "opponent": "them"}[cube_owner_seen_by(g.cube_owner, player)]
+    owner = SETUP_OWNER[cube_owner_seen_by(g.cube_owner, player)]
     length = g.rules.match_length
     white, black = g.score
     score = ((white, black) if player is Player.WHITE else (black, white)) if length else (0, 0)

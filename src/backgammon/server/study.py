@@ -24,7 +24,7 @@ from backgammon.dice import check_roll
 from backgammon.errors import EngineError, IllegalActionError, InvalidInputError
 from backgammon.formats.match_id import MatchState, format_gnubg_id, parse_gnubg_id
 from backgammon.formats.xgid import Xgid
-from backgammon.game import check_match_length
+from backgammon.game import check_match_length, cube_owner_seen_by
 from backgammon.grading import grade
 from backgammon.moves import find_play
 from backgammon.position import Position
@@ -40,6 +40,11 @@ LANGS = ("en", "ja")
 
 
 # ------------------------------------------------------------------ setups
+# The setup's words for the cube owner (its wire format) by backgammon.game.cube_owner_seen_by's answer, which is
+# also the engine's CubeOwner value.
+SETUP_OWNER = {"centred": "centre", "me": "me", "opponent": "them"}
+
+
 @dataclass(frozen=True, slots=True)
 class Setup:
     """A position to study, seen from the side on roll, with dice, cube and score.
@@ -74,7 +79,7 @@ class Setup:
         """The engine's :class:`~backgammon.engine.cube.CubeInfo` for the side on roll."""
         from backgammon.engine.cube import CubeInfo, CubeOwner
 
-        owner = {"centre": CubeOwner.CENTRED, "me": CubeOwner.ME, "them": CubeOwner.OPPONENT}[self.owner]
+        owner = next(CubeOwner(seen) for seen, word in SETUP_OWNER.items() if word == self.owner)
         if self.match_length == 0:
             return CubeInfo.money(value=self.cube, owner=owner, jacoby=self.jacoby)
         away = (self.match_length - self.score[0], self.match_length - self.score[1])
@@ -117,7 +122,7 @@ def parse_setup(doc: object) -> Setup:
     if cube & (cube - 1):
         raise InvalidInputError(f"invalid cube value {shown(cube)}: expected a power of two")
     owner = doc.get("owner", "centre")
-    if owner not in ("centre", "me", "them"):
+    if owner not in SETUP_OWNER.values():
         raise InvalidInputError(f"invalid cube owner {shown(owner)}: expected 'centre', 'me' or 'them'")
     length = check_match_length(doc.get("match_length", 0))
     score = doc.get("score", [0, 0])
@@ -161,7 +166,7 @@ def setup_from_text(text: object) -> Setup:
 
 def _from_state(position: Position, state: MatchState, jacoby: bool) -> Setup:
     mover = state.dice_owner
-    owner = "centre" if state.cube_owner is None else ("me" if state.cube_owner == mover else "them")
+    owner = SETUP_OWNER[cube_owner_seen_by(state.cube_owner, mover)]
     score = (state.score[mover], state.score[1 - mover])
     if position.is_game_over():
         raise InvalidInputError(f"invalid position {position.position_id()!r}: the game is over")
