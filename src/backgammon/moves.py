@@ -445,6 +445,17 @@ class _StepCache(dict[_RawStep, Step]):
 _to_step = _StepCache().__getitem__
 
 
+class _PairCache(dict[_RawStep, tuple[int, int]]):
+    """A raw step as ``(from, to)`` point numbers, each built once and shared."""
+
+    def __missing__(self, raw: _RawStep) -> tuple[int, int]:
+        pair = self[raw] = (raw[0] + 1, raw[1] + 1 if raw[1] >= 0 else OFF_POINT)
+        return pair
+
+
+_to_pair = _PairCache().__getitem__
+
+
 class LegalPlays(Sequence[Play]):
     """The distinct legal plays of a position for a roll: a lazy, immutable sequence of :class:`Play`.
 
@@ -734,34 +745,60 @@ def all_step_sequences(
 ) -> list[tuple[tuple[Step, ...], Position]]:
     """Every legal step sequence (not deduplicated), with the position it produces.
 
-    Slow; used to match hand-written move text against the legal plays.
+    Used to match hand-written move text against the legal plays.
     ``plays`` may pass in ``legal_plays(position, die1, die2)`` if already known.
 
     Raises:
         InvalidInputError: if a die is not an integer 1..6.
     """
+    return [(tuple(map(_to_step, raw)), after) for raw, after in _raw_sequences(position, die1, die2, plays)]
+
+
+def step_pairs(
+    position: Position, die1: int, die2: int, plays: Sequence[Play] | None = None
+) -> list[tuple[tuple[tuple[int, int], ...], Position]]:
+    """Every legal step sequence as ``((from, to), ...)`` point numbers (25 = bar, 0 = off), each
+    sequence once, with the position it produces, in :func:`all_step_sequences`' order.
+
+    The form a user interface offers and sends back (a checker's click or drag is a pair of
+    points); faster than :func:`all_step_sequences` as it builds no :class:`Step`.
+
+    Raises:
+        InvalidInputError: if a die is not an integer 1..6.
+    """
+    pair = _to_pair
+    found: dict[tuple[tuple[int, int], ...], Position] = {}
+    for raw, after in _raw_sequences(position, die1, die2, plays):
+        found.setdefault(tuple(map(pair, raw)), after)
+    return list(found.items())
+
+
+def _raw_sequences(
+    position: Position, die1: int, die2: int, plays: Sequence[Play] | None
+) -> list[tuple[tuple[_RawStep, ...], Position]]:
+    """The search behind :func:`all_step_sequences` and :func:`step_pairs`: every order of
+    steps using as many dice as the roll allows that ends on a legal play's position (that
+    play's own :class:`Position` object), steps raw."""
     check_dice(die1, die2)
     if plays is None:
         plays = legal_plays(position, die1, die2)
     best_len = max((p.dice_used for p in plays), default=0)
-    allowed = {p.position for p in plays}
+    allowed = {(p.position.mine, p.position.theirs): p.position for p in plays}  # (tuples hash fast)
     mine = list(position.mine)
     theirs = list(position.theirs)
-    out: list[tuple[tuple[Step, ...], Position]] = []
+    out: list[tuple[tuple[_RawStep, ...], Position]] = []
     steps: list[_RawStep] = []
     orders = [(die1,) * 4] if die1 == die2 else [(die1, die2), (die2, die1)]
 
     def rec(dice: tuple[int, ...], depth: int) -> None:
         if depth == best_len:
-            after = Position._trusted(tuple(theirs), tuple(mine))
-            if after in allowed:
-                out.append((tuple(_to_step(s) for s in steps), after))
+            after = allowed.get((tuple(theirs), tuple(mine)))  # the side to move changes
+            if after is not None:
+                out.append((tuple(steps), after))
             return
         die = dice[depth]
-        sources = (BAR,) if mine[BAR] else tuple(range(23, -1, -1))
-        for src in sources:
-            if not mine[src]:
-                continue
+        sources = (BAR,) if mine[BAR] else [src for src in range(23, -1, -1) if mine[src]]
+        for src in sources:  # (each child restores the board, so the occupied points stay the same)
             dst = _can_step(mine, theirs, src, die)
             if dst == -2:
                 continue

@@ -306,3 +306,20 @@ def test_find_play_queries_and_refusals() -> None:
             find_play(start, 3, 1, bad)
     closed = Position.from_points({25: 1}, {1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2})  # on the bar, all shut out
     assert find_play(closed, 6, 6, []).steps == () and find_play(closed, 6, 6, "").steps == ()
+
+
+def test_step_pairs_are_the_step_sequences_as_point_pairs_each_once(pos) -> None:
+    from backgammon.moves import all_step_sequences, step_pairs
+
+    for p, dice in [
+        (Position.initial(), (2, 2)),
+        (Position.initial(), (6, 5)),
+        (pos("x bar:1 6:5; o 4:1 13:5"), (4, 1)),
+        (pos("x 1:2 2:1; o 6:2"), (6, 5)),  # bearing off: 6 and 5 both take a checker off
+    ]:
+        expected: dict = {}
+        for steps, after in all_step_sequences(p, *dice):
+            expected.setdefault(tuple((s.source, s.destination) for s in steps), after)
+        pairs = step_pairs(p, *dice)
+        assert pairs == list(expected.items())
+        assert {after for _, after in pairs} == {play.position for play in p.legal_plays(*dice)}
