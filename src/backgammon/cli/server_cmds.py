@@ -119,6 +119,10 @@ def serve(
     redis_url: str = typer.Option(
         None, "--redis-url", help="e.g. redis://host:6379/0: the bus between processes (default: PostgreSQL's)"
     ),
+    rollout_workers: int = typer.Option(2, "--rollout-workers", help="web rollouts running at once (the rest wait)"),
+    rollout_cluster: str = typer.Option(
+        None, "--rollout-cluster", help="Ray cluster address for the web rollouts (needs backgammon[cluster])"
+    ),
 ) -> None:
     """Start the web app (http://127.0.0.1:8000 by default)."""
     if not 0 < port < 65536:
@@ -126,6 +130,8 @@ def serve(
     if not 0 <= bot_delay <= MAX_BOT_DELAY:  # also refuses nan
         raise InvalidInputError(f"invalid --bot-delay {bot_delay!r}: expected 0 to {MAX_BOT_DELAY:g} seconds")
     check_workers(workers, database_url)
+    if not 1 <= rollout_workers <= 64:
+        raise InvalidInputError(f"invalid --rollout-workers {rollout_workers!r}: expected 1 to 64")
     uvicorn, server_app = _server_modules()
     ServerConfig, create_app = server_app.ServerConfig, server_app.create_app
     if database_url is None:
@@ -141,6 +147,8 @@ def serve(
         test_hooks=test_hooks,
         bot_delay=bot_delay,
         redis_url=redis_url,
+        rollout_workers=rollout_workers,
+        rollout_cluster=rollout_cluster,
     )
     print(
         f"backgammon: serving on http://{host}:{port}/" + (f" ({workers} processes)" if workers > 1 else ""), flush=True

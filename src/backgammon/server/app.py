@@ -74,6 +74,8 @@ class ServerConfig:
     warm_engine: bool = True
     auth_attempts_per_minute: int = 10  # logins + registrations per client address
     auth_failures_per_minute: int = 5  # failed logins per account
+    rollout_workers: int = 2  # study and review rollouts running at once (more wait in a queue)
+    rollout_cluster: str | None = None  # a Ray address: rollouts run their trials on that cluster
 
 
 CONFIG_ENV = "BACKGAMMON_SERVER_CONFIG"
@@ -99,7 +101,7 @@ def app_from_env() -> FastAPI:
 def create_app(config: ServerConfig | None = None) -> FastAPI:
     """The web application for ``config`` (database opened and migrated at start)."""
     config = config or ServerConfig()
-    state: dict[str, Any] = {}
+    state: dict[str, Any] = {"config": config}
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -151,6 +153,8 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             state["warm"].cancel()
         if "chouettes" in state:
             await state["chouettes"].close()
+        if "rollouts" in state:
+            state["rollouts"].close()
         await manager.close()
 
     app = FastAPI(title="backgammon", lifespan=lifespan, docs_url=None, redoc_url=None)

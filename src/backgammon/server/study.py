@@ -11,6 +11,8 @@ All errors go through the app's exception handlers (bad input 400, illegal play 
 from __future__ import annotations
 
 import json
+import math
+import queue
 import threading
 import uuid
 from dataclasses import dataclass, field
@@ -35,6 +37,7 @@ STATIC = Path(__file__).parent / "static"
 MAX_TRIALS = 1296
 MAX_CANDIDATES = 5
 MAX_JOBS = 4
+ROLLOUT_WORKERS = 2  # rollouts running at once; the others wait in the queue
 KEEP_FINISHED = 200
 LANGS = ("en", "ja")
 
@@ -93,6 +96,21 @@ def _int(value: object, name: str, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise InvalidInputError(f"invalid {name} {shown(value)}: expected a whole number from {low} to {high}")
     return value
+
+
+def _plays(value: object) -> list[str] | None:
+    """The move texts a rollout request names (``plays``), or None to roll out the best."""
+    if value is None:
+        return None
+    if (
+        not isinstance(value, list)
+        or not 1 <= len(value) <= MAX_CANDIDATES
+        or not all(isinstance(v, str) for v in value)
+    ):
+        raise InvalidInputError(f"invalid plays {shown(value)}: expected a list of 1 to {MAX_CANDIDATES} move texts")
+    if any(len(v) > 80 for v in value):
+        raise InvalidInputError("invalid plays: a move text is at most 80 characters")
+    return list(value)
 
 
 def _side(value: object, name: str) -> tuple[int, ...]:
@@ -429,9 +447,31 @@ def tactical_check(setup: Setup, text: object, plies: int, steps: object = None)
 
 
 # ---------------------------------------------------------------- rollouts
+class _Cancelled(Exception):
+    """A rollout stopped because the server is closing."""
+
+
+def rollout_row(r: Any, rank_label: str | None) -> dict[str, Any]:
+    """One candidate of a rollout (running or finished) on the wire: equity, standard error, 95%
+    interval, trials, chances, the paired difference to the best, and the ranking's own label."""
+    res = r.result
+    return {
+        "play": str(r.play),
+        "equity": round(res.equity, 4),
+        "se": round(res.equity_se, 4) if math.isfinite(res.equity_se) else None,
+        "ci95": round(res.equity_ci95, 4) if math.isfinite(res.equity_ci95) else None,
+        "trials": res.trials,
+        "diff": round(r.diff, 4),
+        "diff_ci95": round(r.diff_ci95, 4) if math.isfinite(r.diff_ci95) else None,
+        "rank_label": rank_label,
+        **_probs(res.probabilities),
+    }
+
+
 @dataclass
 class RolloutJob:
-    """A rollout running in a background thread; ``done``/``total`` trials so far."""
+    """A rollout on the worker pool; ``done``/``total`` trials so far, and ``results`` so far
+    (each candidate's running equity, SE and interval while it runs, the final ones at the end)."""
 
     id: str
     setup: Setup
@@ -440,58 +480,120 @@ class RolloutJob:
     ply: int = 0
     done: int = 0
     total: int = 0
-    status: str = "running"  # running / done / failed
+    status: str = "running"  # running (queued until a worker takes it) / done / failed
+    queued: bool = True
     results: list[dict[str, Any]] = field(default_factory=list)
     error: str | None = None
+    rank_labels: dict[str, str] = field(default_factory=dict)  # play -> the ranking's depth and kind
+    cluster: bool = False
 
     def to_wire(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "status": self.status,
+            "queued": self.queued and self.status == "running",
             "done": self.done,
-            "total": self.total,
+            "total": self.total or self.trials,
             "trials": self.trials,
             "ply": self.ply,
+            "kind": "cubeless",  # the trials play without a cube: money equity per game
+            "cluster": self.cluster,
             "candidates": self.candidates,
+            "rank_labels": [self.rank_labels.get(c) for c in self.candidates],
             "results": self.results,
             "error": self.error,
         }
 
 
-class RolloutJobs:
-    """Background rollouts, at most :data:`MAX_JOBS` at a time, kept by id.
+class _WorkerPool:
+    """A fixed number of daemon worker threads taking jobs from one queue (started on first use).
 
-    The quota is atomic: a start takes a slot under the lock before any slow work (ranking
-    the candidates) and gives it back if it fails, so concurrent starts never exceed it.
-    The newest :data:`KEEP_FINISHED` finished jobs are kept for polling; older ones are forgotten.
+    The trials of a 0-ply rollout run in a compiled kernel that releases the GIL, so the workers
+    run side by side; threads, not processes, because forking a server that runs threads is unsafe.
+    Daemon threads: a server that stops does not wait for a rollout (it is cancelled).
     """
 
-    def __init__(self, max_jobs: int = MAX_JOBS) -> None:
+    def __init__(self, workers: int) -> None:
+        self.workers = max(1, workers)
+        self.queue: queue.SimpleQueue[tuple[Any, tuple[Any, ...]]] = queue.SimpleQueue()
+        self.threads: list[threading.Thread] = []
+        self.lock = threading.Lock()
+
+    def submit(self, fn: Any, *args: Any) -> None:
+        with self.lock:
+            if len(self.threads) < self.workers:
+                thread = threading.Thread(target=self._work, name=f"rollout-{len(self.threads)}", daemon=True)
+                self.threads.append(thread)
+                thread.start()
+        self.queue.put((fn, args))
+
+    def _work(self) -> None:
+        while True:
+            fn, args = self.queue.get()
+            fn(*args)
+
+
+class RolloutJobs:
+    """Rollouts on a bounded worker pool, at most :data:`MAX_JOBS` queued or running, kept by id.
+
+    ``workers`` threads run jobs (the rest wait, "queued"); ``cluster``, a Ray address from the
+    server's configuration, runs each job's trials on that cluster instead (the engine's Ray
+    support; Ray is needed only then). The quota is atomic: a start takes a slot under the lock
+    before any slow work (ranking the candidates) and gives it back if it fails, so concurrent
+    starts never exceed it. The newest :data:`KEEP_FINISHED` finished jobs are kept for polling.
+    """
+
+    def __init__(self, max_jobs: int = MAX_JOBS, workers: int = ROLLOUT_WORKERS, cluster: str | None = None) -> None:
         self.jobs: dict[str, RolloutJob] = {}
         self.lock = threading.Lock()
         self.max_jobs = max_jobs
+        self.cluster = cluster
+        self.pool = _WorkerPool(workers)
         self.starting = 0  # slots taken by starts still ranking their candidates
+        self.closed = False
 
     def running(self) -> int:
-        """Jobs running or about to (call with the lock held)."""
+        """Jobs queued, running or about to (call with the lock held)."""
         return self.starting + sum(1 for j in self.jobs.values() if j.status == "running")
 
-    def start(self, setup: Setup, top: int, trials: int, plies: int, ply: int = 0) -> RolloutJob:
-        """Start rolling out the ``top`` best plays of the setup (ranked at ``plies``).
+    def start(
+        self, setup: Setup, top: int, trials: int, plies: int, ply: int = 0, plays: list[str] | None = None
+    ) -> RolloutJob:
+        """Start rolling out the ``top`` best plays of the setup (ranked at ``plies``), or the
+        given ``plays`` (move texts, e.g. the played move and the better one of a review).
 
         ``ply``: lookahead of the plays chosen inside the trials (0 or 1).
 
         Raises:
-            InvalidInputError: without dice.
-            IllegalActionError: when too many rollouts are running.
+            InvalidInputError: without dice, or for a play that is not legal with them.
+            IllegalActionError: when too many rollouts are queued or running.
         """
         with self.lock:
             if self.running() >= self.max_jobs:
                 raise IllegalActionError(f"too many rollouts running (at most {self.max_jobs}): wait for one to finish")
             self.starting += 1
         try:
-            ranked = ranked_plays(setup, plies)[:top]
-            job = RolloutJob(uuid.uuid4().hex[:12], setup, [str(r.play) for r in ranked], trials, ply)
+            ranked = ranked_plays(setup, plies)
+            labels = {str(r.play): r.label for r in ranked}
+            if plays is None:
+                chosen = [r.play for r in ranked[:top]]
+            else:
+                assert setup.dice is not None  # ranked_plays demands them
+                legal = setup.position.legal_plays(*setup.dice)
+                chosen = []
+                for text in plays:
+                    play = find_play(setup.position, *setup.dice, text, legal)
+                    if play not in chosen:
+                        chosen.append(play)
+            job = RolloutJob(
+                uuid.uuid4().hex[:12],
+                setup,
+                [str(p) for p in chosen],
+                trials,
+                ply,
+                rank_labels={str(p): labels[str(p)] for p in chosen if str(p) in labels},
+                cluster=self.cluster is not None,
+            )
         except BaseException:
             with self.lock:
                 self.starting -= 1
@@ -500,8 +602,12 @@ class RolloutJobs:
             self.starting -= 1
             self._forget_old()
             self.jobs[job.id] = job
-        threading.Thread(target=self._run, args=(job, [r.play for r in ranked]), daemon=True).start()
+        self.pool.submit(self._run, job, chosen)
         return job
+
+    def close(self) -> None:
+        """Stop every queued and running rollout at its next block of trials."""
+        self.closed = True
 
     def _forget_old(self) -> None:
         finished = [job_id for job_id, j in self.jobs.items() if j.status != "running"]
@@ -512,30 +618,27 @@ class RolloutJobs:
         from backgammon.engine.rollout import RolloutSettings, rollout_plays
 
         def progress(done: int, total: int) -> None:
+            if self.closed:
+                raise _Cancelled
             job.done, job.total = done, total
+
+        def partial(results: list[Any]) -> None:
+            # one list swapped in whole: a poll sees the previous block's numbers or these, never a mix
+            job.results = [rollout_row(r, job.rank_labels.get(str(r.play))) for r in results]
 
         dice = job.setup.dice
         assert dice is not None  # start() ranked the plays, which needs the dice
         try:
-            results = rollout_plays(
-                job.setup.position,
-                dice,
-                evaluator(),
-                RolloutSettings(trials=job.trials, seed=1, ply=job.ply),
-                plays,
-                progress,
-            )
-            job.results = [
-                {
-                    "play": str(r.play),
-                    "equity": round(r.result.equity, 4),
-                    "ci95": round(r.result.equity_ci95, 4),
-                    **_probs(r.result.probabilities),
-                }
-                for r in results
-            ]
+            if self.closed:
+                raise _Cancelled
+            job.queued = False
+            settings = RolloutSettings(trials=job.trials, seed=1, ply=job.ply, cluster=self.cluster)
+            results = rollout_plays(job.setup.position, dice, evaluator(), settings, plays, progress, partial)
+            partial(results)
             job.done = job.total = max(job.total, job.done)
             job.status = "done"
+        except _Cancelled:
+            job.status, job.error = "failed", "the server is stopping"
         except Exception as exc:  # noqa: BLE001 - a failed job reports its error to the poller
             job.status, job.error = "failed", str(exc) or "rollout failed"
 
@@ -728,7 +831,10 @@ def make_router(state: dict[str, Any], read_body: Any) -> APIRouter:
     from backgammon.server.db import Review
 
     router = APIRouter()
-    jobs = RolloutJobs()
+    config = state.get("config")
+    jobs = RolloutJobs(
+        workers=getattr(config, "rollout_workers", ROLLOUT_WORKERS), cluster=getattr(config, "rollout_cluster", None)
+    )
     state["rollouts"] = jobs
 
     @router.get("/study", include_in_schema=False)
@@ -771,7 +877,8 @@ def make_router(state: dict[str, Any], read_body: Any) -> APIRouter:
         trials = _int(doc.get("trials", 144), "number of trials", 1, MAX_TRIALS)
         plies = _plies(doc.get("depth"))
         ply = _int(doc.get("ply", 0), "rollout ply", 0, 1)
-        job = await asyncio.to_thread(jobs.start, setup, top, trials, plies, ply)
+        plays = _plays(doc.get("plays"))
+        job = await asyncio.to_thread(jobs.start, setup, top, trials, plies, ply, plays)
         return job.to_wire()
 
     @router.get("/api/study/rollouts/{job_id}")

@@ -201,7 +201,8 @@ function resetResults() {
   $("#rollout-table").replaceChildren();
   $("#rollout-status").textContent = "";
   $("#rollout-progress").hidden = true;
-  if (A.timer) { clearTimeout(A.timer); A.timer = null; }
+  clearTimeout(STUDY_ROLLOUT.timer);
+  STUDY_ROLLOUT.job = null;  // a poll still on its way is dropped
 }
 async function changed() {
   resetResults();
@@ -318,34 +319,77 @@ async function checkPlay() {
     await runAnalysis(r.play);
   } catch (e) { $("#analysis-error").textContent = e.message; }
 }
-async function startRollout() {
+// ------------------------------------------------------------ rollouts
+// A rollout job runs on the server's worker pool; its page polls it and redraws, while it runs,
+// each candidate's running equity, 95% interval (as numbers and as a bar on one scale, so the
+// intervals are seen to shrink and separate) and the depth and kind of the ranking it came from.
+// `ui` holds the elements of one rollout panel (study board or review) and the job it follows.
+async function startRolloutJob(ui, body) {
   try {
-    const job = await api("POST", "/api/study/rollouts", { setup: A.setup, top: Number($("#rollout-top").value), trials: Number($("#rollout-trials").value), ply: Number($("#rollout-ply").value), depth: Number($("#depth").value) });
-    A.job = job.id;
-    $("#rollout-progress").hidden = false;
-    $("#rollout-progress").value = 0;
-    $("#btn-rollout").disabled = true;
-    pollRollout(job.id);
-  } catch (e) { $("#analysis-error").textContent = e.message; }
+    const job = await api("POST", "/api/study/rollouts", body);
+    ui.job = job.id;
+    clearTimeout(ui.timer);
+    ui.bar.hidden = false;
+    ui.bar.value = 0;
+    ui.button.disabled = true;
+    ui.error.textContent = "";
+    showRollout(ui, job);
+    ui.timer = setTimeout(() => pollRolloutJob(ui, job.id), 300);
+  } catch (e) { ui.error.textContent = e.message; }
 }
-async function pollRollout(id) {
-  if (id !== A.job) return;
+async function pollRolloutJob(ui, id) {
+  if (id !== ui.job) return;
   let job;
-  try { job = await api("GET", `/api/study/rollouts/${id}`); } catch (e) { $("#analysis-error").textContent = e.message; return; }
-  if (id !== A.job) return;
-  const bar = $("#rollout-progress");
-  bar.max = job.total || 1;
-  bar.value = job.done;
-  if (job.status === "running") {
-    $("#rollout-status").textContent = s("rollout_running", { done: job.done, total: job.total || "…" });
-    A.timer = setTimeout(() => pollRollout(id), 400);
-    return;
-  }
-  $("#btn-rollout").disabled = false;
-  if (job.status === "failed") { $("#rollout-status").textContent = s("rollout_failed", { error: job.error }); return; }
-  $("#rollout-status").textContent = s("rollout_done", { trials: job.trials, ply: job.ply });
-  $("#rollout-table").replaceChildren(headRow(["#", "play", "equity", "ci", "win", "gammon"]),
-    ...job.results.map((r, i) => row([i + 1, r.play, fmt(r.equity), r.ci95.toFixed(3), pct(r.win), pct(r.win_gammon)])));
+  try { job = await api("GET", `/api/study/rollouts/${encodeURIComponent(id)}`); } catch (e) { ui.error.textContent = e.message; ui.button.disabled = false; return; }
+  if (id !== ui.job) return;
+  showRollout(ui, job);
+  if (job.status === "running") ui.timer = setTimeout(() => pollRolloutJob(ui, id), 400);
+  else ui.button.disabled = false;
+}
+function showRollout(ui, job) {
+  ui.bar.max = job.total || 1;
+  ui.bar.value = job.done;
+  const where = job.cluster ? ` ${s("rollout_on_cluster")}` : "";
+  if (job.status === "running" && job.queued) ui.status.textContent = s("rollout_queued");
+  else if (job.status === "running") ui.status.textContent = s("rollout_running", { done: job.done, total: job.total || "…" }) + where;
+  else if (job.status === "failed") ui.status.textContent = s("rollout_failed", { error: job.error });
+  else ui.status.textContent = s("rollout_done", { trials: job.results.length ? job.results[0].trials : job.trials, ply: job.ply }) + where;
+  ui.table.replaceChildren(...rolloutRows(job));
+}
+function rolloutRows(job) {
+  const rows = job.results.length ? job.results : job.candidates.map((play, i) => ({ play, rank_label: job.rank_labels[i] }));
+  const known = rows.filter((r) => r.ci95 !== undefined && r.ci95 !== null);
+  const lo = Math.min(...known.map((r) => r.equity - r.ci95));
+  const hi = Math.max(...known.map((r) => r.equity + r.ci95));
+  const live = job.status !== "done";
+  return [headRow(["#", "play", "equity", "ci", "interval", "trials", "win", "gammon", "ranked_at"]),
+    ...rows.map((r, i) => {
+      const has = r.equity !== undefined;
+      const ci = has && r.ci95 !== null ? `±${r.ci95.toFixed(3)}` : "…";
+      return row([i + 1, r.play || "—", has ? fmt(r.equity) : "…", ci, has ? intervalBar(r, lo, hi) : "", has ? r.trials : 0,
+        has ? pct(r.win) : "…", has ? pct(r.win_gammon) : "…", r.rank_label || ""], { class: live ? "live" : "" });
+    })];
+}
+// one candidate's 95% interval on the common scale [lo, hi] of the job's intervals
+function intervalBar(r, lo, hi) {
+  const W = 120, H = 12;
+  const span = hi > lo ? hi - lo : 1;
+  const x = (v) => Math.max(0, Math.min(W, ((v - lo) / span) * (W - 8) + 4));
+  const low = r.ci95 === null ? r.equity : r.equity - r.ci95, high = r.ci95 === null ? r.equity : r.equity + r.ci95;
+  const el = document.createElementNS(NS, "svg");
+  for (const [k, v] of Object.entries({ class: "ci-bar", width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: "img",
+    "aria-label": s("interval_of", { low: fmt(low), high: fmt(high) }) })) el.setAttribute(k, String(v));
+  const add = (tag, attrs) => { const n = document.createElementNS(NS, tag); for (const [k, v] of Object.entries(attrs)) n.setAttribute(k, String(v)); el.append(n); };
+  add("line", { x1: 0, y1: H / 2, x2: W, y2: H / 2, stroke: "#bbb", "stroke-width": 1 });
+  add("rect", { x: x(low), y: 2, width: Math.max(1, x(high) - x(low)), height: H - 4, fill: "#6a9fd8", rx: 2 });
+  add("line", { x1: x(r.equity), y1: 0, x2: x(r.equity), y2: H, stroke: "#1b3f6b", "stroke-width": 2 });
+  return el;
+}
+const STUDY_ROLLOUT = { get bar() { return $("#rollout-progress"); }, get status() { return $("#rollout-status"); },
+  get table() { return $("#rollout-table"); }, get button() { return $("#btn-rollout"); }, get error() { return $("#analysis-error"); } };
+function startRollout() {
+  startRolloutJob(STUDY_ROLLOUT, { setup: A.setup, top: Number($("#rollout-top").value), trials: Number($("#rollout-trials").value),
+    ply: Number($("#rollout-ply").value), depth: Number($("#depth").value) });
 }
 function startAnalysis() {
   if (A.started) return;
@@ -635,6 +679,33 @@ async function showDecision(i) {
   if (d.grade !== "good") caption += ` — ${d.label[language()] || d.grade} (${fmt(-d.error)})`;
   if (d.equity_label) caption += ` [${d.equity_label}]`;  // the depth and kind of the equities judged
   $("#review-caption").textContent = caption;
+  reviewRolloutPanel(d, doc);
+}
+// Under the caption of a checker-play mistake: roll out the played move against the better play.
+const REVIEW_ROLLOUT = {};
+function reviewRolloutPanel(d, doc) {
+  let box = $("#review-rollout");
+  if (!box) {
+    box = h("div", { id: "review-rollout", class: "review-rollout" });
+    $("#review-caption").after(box);
+  }
+  clearTimeout(REVIEW_ROLLOUT.timer);
+  REVIEW_ROLLOUT.job = null;  // a poll of the previous decision's rollout is dropped
+  if (!(d.kind === "play" && d.grade !== "good" && d.best && d.chosen && d.dice && d.best !== d.chosen)) { box.replaceChildren(); return; }
+  const trials = h("select", { id: "review-rollout-trials", "aria-label": s("trials") },
+    ...[36, 144, 432, 1296].map((n) => h("option", n === 144 ? { selected: "" } : {}, String(n))));
+  Object.assign(REVIEW_ROLLOUT, {
+    button: h("button", { type: "button", id: "btn-review-rollout" }, s("review_rollout")),
+    bar: h("progress", { id: "review-rollout-progress", max: "1", value: "0", hidden: "" }),
+    status: h("p", { id: "review-rollout-status", class: "small" }),
+    table: h("table", { id: "review-rollout-table", class: "plays" }),
+    error: h("p", { class: "error small" }),
+  });
+  const setup = { mine: doc.mine, theirs: doc.theirs, dice: d.dice, cube: doc.cube, owner: doc.owner, match_length: doc.match_length,
+    score: doc.score, crawford: doc.crawford, jacoby: doc.jacoby };
+  REVIEW_ROLLOUT.button.onclick = () => startRolloutJob(REVIEW_ROLLOUT, { setup, plays: [d.best, d.chosen], trials: Number(trials.value), ply: 0, depth: 0 });
+  box.replaceChildren(h("div", { class: "row" }, REVIEW_ROLLOUT.button, " ", trials, " ", h("span", {}, s("trials"))),
+    REVIEW_ROLLOUT.bar, REVIEW_ROLLOUT.status, REVIEW_ROLLOUT.table, REVIEW_ROLLOUT.error);
 }
 
 // ================================================================== start
