@@ -305,3 +305,21 @@ def test_a_cube_error_makes_a_cube_puzzle(client, ann):
     assert second["result"]["loss"] == 0 and second["result"]["original"] == "double"
     assert second["result"]["original_loss"] == cube[0]["error"] > 0.1
     assert second["result"]["equity_label"].startswith("0-ply cubeful match")
+
+
+def test_puzzle_page_texts_exist_in_both_languages():
+    import re
+    from pathlib import Path
+
+    static = Path(__file__).resolve().parents[2] / "src" / "backgammon" / "server" / "static"
+    text = (static / "i18n.js").read_text()
+    key = re.compile(r"^    (\w+):", re.MULTILINE)
+    en = set(key.findall(text[text.index("  en: {") : text.index("  ja: {")]))
+    ja = set(key.findall(text[text.index("  ja: {") :]))
+    html = (static / "puzzles.html").read_text()
+    js = (static / "puzzles.js").read_text()
+    used = set(re.findall(r'data-i18n(?:-label|-placeholder)?="(\w+)"', html)) | set(re.findall(r'\bt\("(\w+)"', js))
+    used |= {f"pz_status_{s}" for s in ("new", "tried", "first_try", "solved", "missed")}
+    used |= {f"pz_kind_{k}" for k in ("play", "cube", "take")}
+    assert len(used) > 30 and used <= en and used <= ja, (used - en, used - ja)
+    assert "innerHTML" not in js and "insertAdjacentHTML" not in js
