@@ -323,3 +323,33 @@ def test_puzzle_page_texts_exist_in_both_languages():
     used |= {f"pz_kind_{k}" for k in ("play", "cube", "take")}
     assert len(used) > 30 and used <= en and used <= ja, (used - en, used - ja)
     assert "innerHTML" not in js and "insertAdjacentHTML" not in js
+
+
+def test_a_take_error_makes_a_take_puzzle(client, ann):
+    """White, about to bear off its last two checkers, doubles in a 3-point match and ann (Black)
+    takes: a take puzzle, seen from ann's side with the cube offered at 2; "pass" is right."""
+    white_wins = Position.from_points({1: 2}, {10: 3, 8: 3, 6: 3, 5: 3, 4: 3}).position_id()
+    client.post("/api/logout")
+    r = client.post(
+        "/api/tables",
+        json={
+            "mode": "human",
+            "name": "Guest",
+            "rules": {"match_length": 3},
+            "start": {"position_id": white_wins, "on_roll": "white"},
+        },
+    )
+    tid, w = r.json()["id"], r.json()["token"]
+    assert client.post("/api/login", json={"username": "ann", "password": "pw-123456"}).status_code == 200
+    b = client.post(f"/api/tables/{tid}/join", json={}).json()["token"]
+    assert client.post(f"/api/tables/{tid}/actions", json={"action": "double"}, headers={"x-seat-token": w}).is_success
+    assert client.post(f"/api/tables/{tid}/actions", json={"action": "take"}, headers={"x-seat-token": b}).is_success
+    _play_out(client, tid, {"white": w, "black": b})
+    mine = [p for p in client.get("/api/puzzles?limit=100").json()["puzzles"] if p["table_id"] == tid]
+    assert [p["kind"] for p in mine] == ["take"], mine
+    puzzle = client.get(f"/api/puzzles/{mine[0]['id']}").json()
+    assert puzzle["choices"] == ["take", "pass"] and puzzle["offered"] == 2 and puzzle["player"] == "Black"
+    assert puzzle["setup"]["mine"] == list(Position.from_position_id(white_wins).theirs)  # ann's own checkers
+    doc = client.post(f"/api/puzzles/{mine[0]['id']}/answer", json={"choice": "pass"}).json()
+    assert doc["correct"] and doc["status"] == "first_try" and doc["result"]["original"] == "take"
+    assert doc["result"]["original_loss"] == mine[0]["error"] > 0.1 and doc["result"]["loss"] == 0
