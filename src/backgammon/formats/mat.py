@@ -813,7 +813,7 @@ def _step_texts(play: Play) -> list[str]:
     high, low = max(play.dice), min(play.dice)
     canonical = play  # a Game's plays come from the generator for the dice as rolled
     if play.dice != (high, low):
-        canonical = next((p for p in legal_plays(play.origin, high, low) if p == play), play)
+        canonical = legal_plays(play.origin, high, low).get(play.position) or play
     theirs = list(play.origin.theirs)
     out = []
     for step in sorted(canonical.steps, key=lambda st: (-st.source, st.destination)):
