@@ -214,13 +214,18 @@ def label(
     ),
     near: float = typer.Option(0.1, "--near", help="equity window of those plays (0: any legal play)"),
     keep: float = typer.Option(0.25, "--keep", help="share of the sampling games' positions labelled (0 < keep <= 1)"),
+    prune: int = typer.Option(
+        12, "--prune", help="replies per roll evaluated at the inner ply of a 2-ply label (0: all of them)"
+    ),
     weights: Path | None = typer.Option(None, "--weights", help="teacher weights (default: the shipped nets)"),
 ) -> None:
     """Label self-play positions of the shipped nets at 1 or 2 plies into resumable shards (see
     training/labels/README.md); a rerun with the same settings skips the shards already written."""
     from backgammon.engine.labels import LabelSettings, write_labels
 
-    settings = LabelSettings(plies=plies, seed=seed, shard_size=shard_size, explore=explore, near=near, keep=keep)
+    settings = LabelSettings(
+        plies=plies, seed=seed, shard_size=shard_size, explore=explore, near=near, keep=keep, prune=prune
+    )
     settings.check()
     if positions < 0 or threads < 1:
         raise InvalidInputError(f"expected --positions >= 0 and --threads >= 1, got {positions!r}, {threads!r}")

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from backgammon.engine._movegen import CONTACT, OVER, phase, successors_ws
+from backgammon.engine._movegen import BEAROFF, CONTACT, MAX_PLAYS, OVER, RACE, new_workspace, phase, successors_ws
 from backgammon.engine._selfplay import (
     choice_scratch,
     choose_near,
@@ -28,7 +28,9 @@ from backgammon.engine._selfplay import (
     roll,
     side_done,
 )
-from backgammon.engine.network import NUM_OUTPUTS, flip_outputs
+from backgammon.engine.encoding import MAX_NONZERO, encode_sparse
+from backgammon.engine.evaluator import bearoff_probs, sanitize, terminal_probs
+from backgammon.engine.network import NUM_OUTPUTS, flip_outputs, forward_sparse32
 
 
 @njit(cache=True, nogil=True)
@@ -259,6 +261,484 @@ def label_parallel(boards, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, targets, thre
     size = (n + threads - 1) // threads
     for t in prange(threads):
         _label_range(boards, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, targets, plies, t * size, min(n, (t + 1) * size))
+
+
+# --- the fast labeller (labels v2): float32 leaves, the bear-off database, 0-ply pruning of the candidates ---
+
+#: Features of the pruning model: per side and point (the bar too) a one-hot of the count (1..15; an empty
+#: point has none), then per side the longest run of made points / 6 and the made home points / 6.
+PRUNE_FEATURES = 2 * 25 * 16 + 4
+
+
+@njit(cache=True, nogil=True)
+def prune_features(board, idx, val) -> int:
+    """The non-zero :data:`PRUNE_FEATURES` of ``board`` into ``idx``/``val`` (54 slots); returns how many."""
+    k = 0
+    for s in range(2):
+        side = board[s]
+        run = 0
+        longest = 0
+        home = 0
+        for i in range(25):
+            if side[i] > 0:  # an empty point is the baseline
+                idx[k] = s * 400 + i * 16 + side[i]
+                val[k] = 1.0
+                k += 1
+            if i < 24:
+                if side[i] >= 2:
+                    run += 1
+                    longest = max(longest, run)
+                    if i < 6:
+                        home += 1
+                else:
+                    run = 0
+        if longest > 0:
+            idx[k] = 800 + 2 * s
+            val[k] = longest / 6.0
+            k += 1
+        if home > 0:
+            idx[k] = 801 + 2 * s
+            val[k] = home / 6.0
+            k += 1
+    return k
+
+
+@njit(cache=True, nogil=True)
+def prune_score(board, pw) -> float:
+    """The pruning model's score of ``board`` (``pw``: one model's :data:`PRUNE_FEATURES` weights): the equity
+    of its side on roll up to a constant of the roll, for ranking the results of one roll cheaply."""
+    s = 0.0
+    for side in range(2):
+        row = board[side]
+        base = side * 400
+        run = 0
+        longest = 0
+        home = 0
+        for i in range(25):
+            if row[i] > 0:
+                s += pw[base + i * 16 + row[i]]
+            if i < 24:
+                if row[i] >= 2:
+                    run += 1
+                    longest = max(longest, run)
+                    if i < 6:
+                        home += 1
+                else:
+                    run = 0
+        s += pw[800 + 2 * side] * (longest / 6.0) + pw[801 + 2 * side] * (home / 6.0)
+    return s
+
+
+@njit(cache=True, nogil=True)
+def leaf_value(b, ph, cw1, cb1, cw2t, cb2, rw1, rb1, rw2t, rb2, dist, first, ways, idx, val, hid, o) -> None:
+    """``o`` = the 0-ply value of ``b`` (phase ``ph``) for its side on roll: exact if the game is over, the
+    bear-off database if both sides are home, else the phase's net in float32 (:func:`forward_sparse32`,
+    weights as :func:`backgammon.engine.labels.fast_arrays` lays them out), sanitised."""
+    if ph == OVER:
+        terminal_probs(b, o)
+    elif ph == BEAROFF:
+        bearoff_probs(b, dist, first, ways, o)
+    else:
+        k = encode_sparse(b, idx, val)
+        if ph == CONTACT:
+            forward_sparse32(idx, val, k, cw1, cb1, cw2t, cb2, hid, o)
+        else:
+            forward_sparse32(idx, val, k, rw1, rb1, rw2t, rb2, hid, o)
+        sanitize(o)
+
+
+@njit(cache=True, nogil=True)
+def choose_pruned(
+    cand, n, keep, cw1, cb1, cw2t, cb2, rw1, rb1, rw2t, rb2, pw, dist, first, ways, idx, val, hid, o, score, phs, best
+) -> int:
+    """The 0-ply play among ``cand[:n]`` (each with the opponent on roll), as ``net_choose`` picks it (the
+    first of lowest equity for the opponent), its five outputs (the opponent's view) into ``best``.
+
+    With ``keep > 0``, of the results in a net's phase (contact, race) only the ``keep`` that the pruning
+    model ``pw`` (``(2, PRUNE_FEATURES)``: contact, race) ranks best are evaluated by the net (gnubg's
+    pruning idea); finished games and bear-offs are always evaluated, exactly. ``score`` (float64) and
+    ``phs`` (int64), ``MAX_PLAYS`` long, are scratch.
+    """
+    for c in range(n):
+        phs[c] = phase(cand[c])
+    if keep > 0 and n > keep:
+        for ph in (CONTACT, RACE):
+            m = 0
+            for c in range(n):
+                if phs[c] == ph:
+                    m += 1
+            if m <= keep:
+                continue
+            for c in range(n):
+                if phs[c] == ph:
+                    score[c] = prune_score(cand[c], pw[ph])
+            for _ in range(keep):  # move the best `keep` out of the phase (marked ph + 4: evaluate them)
+                j = -1
+                lo = np.inf
+                for c in range(n):
+                    if phs[c] == ph and score[c] < lo:
+                        lo = score[c]
+                        j = c
+                phs[j] = ph + 4
+            for c in range(n):  # the rest: skipped (-1)
+                if phs[c] == ph:
+                    phs[c] = -1
+                elif phs[c] == ph + 4:
+                    phs[c] = ph
+    chosen = 0
+    best_eq = np.inf
+    for c in range(n):
+        if phs[c] < 0:
+            continue
+        leaf_value(cand[c], phs[c], cw1, cb1, cw2t, cb2, rw1, rb1, rw2t, rb2, dist, first, ways, idx, val, hid, o)
+        eq = 2.0 * o[0] - 1.0 + o[1] - o[3] + o[2] - o[4]
+        if eq < best_eq:
+            best_eq = eq
+            chosen = c
+            best[:] = o
+    return chosen
+
+
+@njit(cache=True, nogil=True)
+def fast_scratch(cb1, rb1):
+    """Scratch arrays of one thread of the fast labeller."""
+    cand = np.empty((MAX_PLAYS, 2, 25), dtype=np.int8)
+    cand2 = np.empty((MAX_PLAYS, 2, 25), dtype=np.int8)
+    work, table = new_workspace()
+    work2, table2 = new_workspace()
+    idx = np.empty(MAX_NONZERO, dtype=np.int64)
+    val = np.empty(MAX_NONZERO, dtype=np.float32)
+    hid = np.empty(max(cb1.shape[0], rb1.shape[0]), dtype=np.float32)
+    score = np.empty(MAX_PLAYS)
+    phs = np.empty(MAX_PLAYS, dtype=np.int64)
+    return cand, cand2, work, table, work2, table2, idx, val, hid, score, phs
+
+
+@njit(cache=True, nogil=True)
+def one_ply_fast(
+    board,
+    keep,
+    cw1,
+    cb1,
+    cw2t,
+    cb2,
+    rw1,
+    rb1,
+    rw2t,
+    rb2,
+    pw,
+    dist,
+    first,
+    ways,
+    cand,
+    work,
+    table,
+    idx,
+    val,
+    hid,
+    score,
+    phs,
+    out,
+) -> None:
+    """``out`` = the 1-ply value of ``board`` (not over) for its side on roll: per roll the best play by
+    :func:`choose_pruned`, valued by :func:`leaf_value`."""
+    o = np.empty(NUM_OUTPUTS)
+    best = np.empty(NUM_OUTPUTS)
+    acc = np.zeros(NUM_OUTPUTS)
+    for d1 in range(1, 7):
+        for d2 in range(d1, 7):
+            n = successors_ws(board, d1, d2, cand, work, table)
+            choose_pruned(
+                cand,
+                n,
+                keep,
+                cw1,
+                cb1,
+                cw2t,
+                cb2,
+                rw1,
+                rb1,
+                rw2t,
+                rb2,
+                pw,
+                dist,
+                first,
+                ways,
+                idx,
+                val,
+                hid,
+                o,
+                score,
+                phs,
+                best,
+            )
+            w = 1.0 if d1 == d2 else 2.0
+            flip_outputs(best, o)  # the mover's view
+            for j in range(NUM_OUTPUTS):
+                acc[j] += w * o[j]
+    for j in range(NUM_OUTPUTS):
+        out[j] = acc[j] / 36.0
+
+
+@njit(cache=True, nogil=True)
+def two_ply_fast(
+    board, keep, keep_inner, cw1, cb1, cw2t, cb2, rw1, rb1, rw2t, rb2, pw, dist, first, ways, scratch, out
+):
+    """``out`` = the 2-ply value of ``board`` (not over) for its side on roll, the labels of version 2.
+
+    As :func:`two_ply` (per roll the 0-ply best play, valued at 1-ply), but the leaves are valued by
+    :func:`leaf_value` (float32 nets, the bear-off database where both sides are home, exact results),
+    a chosen position with both sides home is valued by the database at once, the same chosen position
+    reached by two rolls is valued once, and the candidates of a roll are pruned to ``keep`` (the top
+    ply) and ``keep_inner`` (the replies) by :func:`choose_pruned` (0 keeps them all).
+    """
+    cand, cand2, work, table, work2, table2, idx, val, hid, score, phs = scratch
+    o = np.empty(NUM_OUTPUTS)
+    best = np.empty(NUM_OUTPUTS)
+    inner = np.empty(NUM_OUTPUTS)
+    chosen = np.empty((21, 2, 25), dtype=np.int8)
+    values = np.empty((21, NUM_OUTPUTS))
+    acc = np.zeros(NUM_OUTPUTS)
+    r = 0
+    for d1 in range(1, 7):
+        for d2 in range(d1, 7):
+            n = successors_ws(board, d1, d2, cand, work, table)
+            c = choose_pruned(
+                cand,
+                n,
+                keep,
+                cw1,
+                cb1,
+                cw2t,
+                cb2,
+                rw1,
+                rb1,
+                rw2t,
+                rb2,
+                pw,
+                dist,
+                first,
+                ways,
+                idx,
+                val,
+                hid,
+                o,
+                score,
+                phs,
+                best,
+            )
+            chosen[r] = cand[c]
+            ph = phs[c]
+            same = -1
+            if ph < BEAROFF:
+                for q in range(r):
+                    if np.array_equal(chosen[q], chosen[r]):
+                        same = q
+                        break
+            if same >= 0:
+                values[r] = values[same]
+            elif ph >= BEAROFF:  # best holds the exact value (the opponent's view)
+                flip_outputs(best, values[r])
+            else:
+                one_ply_fast(
+                    cand[c],
+                    keep_inner,
+                    cw1,
+                    cb1,
+                    cw2t,
+                    cb2,
+                    rw1,
+                    rb1,
+                    rw2t,
+                    rb2,
+                    pw,
+                    dist,
+                    first,
+                    ways,
+                    cand2,
+                    work2,
+                    table2,
+                    idx,
+                    val,
+                    hid,
+                    score,
+                    phs,
+                    inner,
+                )
+                flip_outputs(inner, values[r])
+            w = 1.0 if d1 == d2 else 2.0
+            for j in range(NUM_OUTPUTS):
+                acc[j] += w * values[r, j]
+            r += 1
+    for j in range(NUM_OUTPUTS):
+        out[j] = acc[j] / 36.0
+
+
+@njit(cache=True, nogil=True)
+def _fast_range(
+    boards, plies, keep, keep_inner, cw1, cb1, cw2t, cb2, rw1, rb1, rw2t, rb2, pw, dist, first, ways, targets, lo, hi
+):
+    scratch = fast_scratch(cb1, rb1)
+    cand, _, work, table, _, _, idx, val, hid, score, phs = scratch
+    for i in range(lo, hi):
+        ph = phase(boards[i])
+        if ph >= BEAROFF:
+            leaf_value(
+                boards[i], ph, cw1, cb1, cw2t, cb2, rw1, rb1, rw2t, rb2, dist, first, ways, idx, val, hid, targets[i]
+            )
+        elif plies == 2:
+            two_ply_fast(
+                boards[i],
+                keep,
+                keep_inner,
+                cw1,
+                cb1,
+                cw2t,
+                cb2,
+                rw1,
+                rb1,
+                rw2t,
+                rb2,
+                pw,
+                dist,
+                first,
+                ways,
+                scratch,
+                targets[i],
+            )
+        else:
+            one_ply_fast(
+                boards[i],
+                keep,
+                cw1,
+                cb1,
+                cw2t,
+                cb2,
+                rw1,
+                rb1,
+                rw2t,
+                rb2,
+                pw,
+                dist,
+                first,
+                ways,
+                cand,
+                work,
+                table,
+                idx,
+                val,
+                hid,
+                score,
+                phs,
+                targets[i],
+            )
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def label_fast(
+    boards, plies, keep, keep_inner, cw1, cb1, cw2t, cb2, rw1, rb1, rw2t, rb2, pw, dist, first, ways, targets, threads
+):
+    """``targets[i]`` = the ``plies``-ply value (1 or 2) of ``boards[i]`` by the fast labeller
+    (:func:`two_ply_fast`; at 1 ply :func:`one_ply_fast`; with both sides home or the game over the exact
+    value), over ``threads`` threads (each label is a function of its board alone)."""
+    n = boards.shape[0]
+    size = (n + threads - 1) // threads
+    for t in prange(threads):
+        _fast_range(
+            boards,
+            plies,
+            keep,
+            keep_inner,
+            cw1,
+            cb1,
+            cw2t,
+            cb2,
+            rw1,
+            rb1,
+            rw2t,
+            rb2,
+            pw,
+            dist,
+            first,
+            ways,
+            targets,
+            t * size,
+            min(n, (t + 1) * size),
+        )
+
+
+@njit(cache=True, nogil=True)
+def prune_fit_sums(boards, cw1, cb1, cw2t, cb2, rw1, rb1, rw2t, rb2, dist, first, ways, a, b) -> None:
+    """Accumulate the normal equations of the pruning models: for each board, roll and net phase, the
+    results' :func:`leaf_value` equity (the opponent's view) regressed on their :func:`prune_features`,
+    both less their mean over the group (only the ranking within a roll matters). ``a``:
+    ``(2, F, F)``, ``b``: ``(2, F)`` (F = :data:`PRUNE_FEATURES`), per phase (contact, race)."""
+    cand, _, work, table, _, _, idx, val, hid, _, phs = fast_scratch(cb1, rb1)
+    o = np.empty(NUM_OUTPUTS)
+    fi = np.empty((MAX_PLAYS, 54), dtype=np.int64)
+    fv = np.empty((MAX_PLAYS, 54))
+    fk = np.empty(MAX_PLAYS, dtype=np.int64)
+    eq = np.empty(MAX_PLAYS)
+    mean = np.zeros(PRUNE_FEATURES)
+    used = np.zeros(PRUNE_FEATURES, dtype=np.bool_)
+    nz = np.empty(PRUNE_FEATURES, dtype=np.int64)
+    for i in range(boards.shape[0]):
+        for d1 in range(1, 7):
+            for d2 in range(d1, 7):
+                n = successors_ws(boards[i], d1, d2, cand, work, table)
+                for c in range(n):
+                    phs[c] = phase(cand[c])
+                for ph in (CONTACT, RACE):
+                    m = 0
+                    ybar = 0.0
+                    for c in range(n):
+                        if phs[c] == ph:
+                            m += 1
+                            leaf_value(
+                                cand[c],
+                                ph,
+                                cw1,
+                                cb1,
+                                cw2t,
+                                cb2,
+                                rw1,
+                                rb1,
+                                rw2t,
+                                rb2,
+                                dist,
+                                first,
+                                ways,
+                                idx,
+                                val,
+                                hid,
+                                o,
+                            )
+                            eq[c] = 2.0 * o[0] - 1.0 + o[1] - o[3] + o[2] - o[4]
+                            ybar += eq[c]
+                            fk[c] = prune_features(cand[c], fi[c], fv[c])
+                    if m < 2:
+                        continue
+                    ybar /= m
+                    nnz = 0
+                    for c in range(n):
+                        if phs[c] != ph:
+                            continue
+                        for p in range(fk[c]):
+                            f = fi[c, p]
+                            if not used[f]:
+                                used[f] = True
+                                nz[nnz] = f
+                                nnz += 1
+                            mean[f] += fv[c, p] / m
+                            b[ph, f] += fv[c, p] * (eq[c] - ybar)
+                            for q in range(fk[c]):
+                                a[ph, f, fi[c, q]] += fv[c, p] * fv[c, q]
+                    for p in range(nnz):
+                        for q in range(nnz):
+                            a[ph, nz[p], nz[q]] -= m * mean[nz[p]] * mean[nz[q]]
+                    for p in range(nnz):
+                        mean[nz[p]] = 0.0
+                        used[nz[p]] = False
 
 
 @njit(cache=True, nogil=True, fastmath=True)

@@ -2,10 +2,11 @@
 
 :func:`write_labels` samples positions from 0-ply self-play of the shipped nets
 (:func:`backgammon.engine._distill.sample_positions`, exploring among near-best
-plays), labels them at 1 or 2 plies (:func:`backgammon.engine.refine.label_boards`),
-replaces the labels of positions with both sides home by the exact bear-off
-database's values (the nets' lookahead does not know it), makes the five
-chances consistent and writes them in shards:
+plays), labels them at 1 or 2 plies with the fast labeller (:func:`label_boards_fast`,
+labels version 2: float32 nets, the exact bear-off database wherever both sides are
+home, at the root and at the leaves, and at the inner ply of a 2-ply label only the
+replies that a cheap pruning model fitted to the 0-ply net ranks best, as gnubg
+prunes its candidates), makes the five chances consistent and writes them in shards:
 
 - ``<run>-<index>.npz`` (compressed): ``position_ids`` (``S14``, gnubg Position
   IDs of the side on roll's position), ``targets`` (``float16 (n, 5)``, gnubg's
@@ -39,17 +40,17 @@ from backgammon import __version__
 from backgammon.engine import _distill
 from backgammon.engine._movegen import BEAROFF, CONTACT, RACE, board_of, phase
 from backgammon.engine.bearoff import WAYS, BearoffDatabase
-from backgammon.engine.evaluator import default_weights_path, net_evaluate_batch, sanitize
+from backgammon.engine.evaluator import default_weights_path, sanitize
 from backgammon.engine.network import NetArrays, NetPair, kernel_arrays
-from backgammon.engine.refine import label_boards
 from backgammon.errors import EngineError, InvalidInputError
 from backgammon.position import Position
 
 MANIFEST = "manifest.json"
 FORMAT = 1  # of the shards and manifest
-LABEL_VERSION = 1  # of the labelling (bump when the same settings would give other labels)
+LABEL_VERSION = 2  # of the labelling (bump when the same settings would give other labels); 2: label_boards_fast
 PHASES = {"contact": CONTACT, "race": RACE, "bearoff": BEAROFF}
 _CHUNK = 500  # boards labelled between progress reports
+PRUNE = 12  # replies per roll the pruning model keeps at the inner ply of a 2-ply label, by default
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +63,7 @@ class LabelSettings:
     explore: float = 0.1  # share of the sampling games' moves drawn among near-best plays
     near: float = 0.1  # equity window of those plays (0: any legal play, as refine samples)
     keep: float = 0.25  # share of the games' positions kept (spreads a shard over more games)
+    prune: int = PRUNE  # replies per roll the pruning model keeps at the inner ply of a 2-ply label (0: all)
 
     def check(self) -> None:
         """Raises InvalidInputError for settings outside their ranges."""
@@ -76,6 +78,8 @@ class LabelSettings:
             )
         if self.seed < 0:
             raise InvalidInputError(f"expected a seed >= 0, got {self.seed!r}")
+        if self.prune < 0:
+            raise InvalidInputError(f"expected --prune >= 0 (0: no pruning), got {self.prune!r}")
 
 
 def net_arrays(weights: Path) -> NetArrays:
@@ -109,27 +113,90 @@ def sanitized(targets: np.ndarray) -> np.ndarray:
     return out
 
 
+FastArrays = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+#: The pruning model's training sample: positions sampled as the labels' are, from this seed.
+PRUNER_POSITIONS = 400
+PRUNER_SEED = 20261203
+_PRUNERS: dict[bytes, np.ndarray] = {}
+
+
+def fast_arrays(arrays: NetArrays) -> FastArrays:
+    """The nets' arrays as the fast labeller takes them: float32, each output layer transposed ``(5, h)``."""
+    cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2 = arrays
+
+    def f32(a: np.ndarray) -> np.ndarray:
+        return np.ascontiguousarray(a, dtype=np.float32)
+
+    return f32(cw1), f32(cb1), f32(cw2.T), f32(cb2), f32(rw1), f32(rb1), f32(rw2.T), f32(rb2)
+
+
+def fit_pruner(arrays: NetArrays, positions: int = PRUNER_POSITIONS, seed: int = PRUNER_SEED) -> np.ndarray:
+    """The pruning models (``(2, PRUNE_FEATURES)``: contact, race) of the nets ``arrays``: least squares of the
+    0-ply equity of every result of every roll of ``positions`` sampled positions on cheap board features,
+    within each roll (:func:`backgammon.engine._distill.prune_fit_sums`), rounded to float32. A function of the
+    nets alone (a few seconds; kept per process)."""
+    key = (
+        hashlib.sha256(b"".join(np.ascontiguousarray(a).tobytes() for a in arrays)).digest()
+        + f"{positions},{seed}".encode()
+    )
+    if key in _PRUNERS:
+        return _PRUNERS[key]
+    boards = np.empty((positions, 2, 25), dtype=np.int8)
+    _distill.sample_positions(*arrays, seed, 0, 0.1, boards, 0.25, 0.1)
+    n = _distill.PRUNE_FEATURES
+    a, b = np.zeros((2, n, n)), np.zeros((2, n))
+    db = BearoffDatabase.get()
+    _distill.prune_fit_sums(boards, *fast_arrays(arrays), db.dist, db.first, WAYS, a, b)
+    pw = np.stack([np.linalg.solve(a[p] + 1e-3 * np.eye(n), b[p]) for p in range(2)])
+    pw = pw.astype(np.float32).astype(np.float64)
+    _PRUNERS[key] = pw
+    return pw
+
+
+def label_boards_fast(
+    boards: np.ndarray,
+    arrays: NetArrays,
+    plies: int,
+    threads: int = 1,
+    prune: int = PRUNE,
+    pruner: np.ndarray | None = None,
+) -> np.ndarray:
+    """The ``plies``-ply labels (1 or 2) of ``boards`` (``(n, 5)``) by the fast labeller
+    (:func:`backgammon.engine._distill.label_fast`): the 2-ply value as :mod:`backgammon.engine.search` defines
+    it (the 0-ply best play of each roll, valued at 1-ply), the leaves in float32, the bear-off database where
+    both sides are home (the root, the chosen plays, the leaves), and at the inner ply only the ``prune``
+    replies per roll that the pruning model (``pruner``, default :func:`fit_pruner` of ``arrays``) ranks best
+    (0: all). Each label is a function of its board, so any ``threads`` gives the same labels."""
+    boards = np.ascontiguousarray(boards, dtype=np.int8)
+    targets = np.empty((len(boards), 5))
+    if not len(boards):
+        return targets
+    if pruner is None:
+        pruner = fit_pruner(arrays) if prune > 0 else np.zeros((2, _distill.PRUNE_FEATURES))
+    db = BearoffDatabase.get()
+    _distill.label_fast(
+        boards, plies, 0, prune, *fast_arrays(arrays), pruner, db.dist, db.first, WAYS, targets, max(1, threads)
+    )
+    return targets
+
+
 def label_shard(
     boards: np.ndarray,
     arrays: NetArrays,
     plies: int,
     threads: int = 1,
     progress: Callable[[int], None] | None = None,
+    prune: int = PRUNE,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The sanitised ``plies``-ply labels of ``boards`` and their phases; positions with both sides home get
-    the bear-off database's exact value instead. ``progress`` is told the boards done after each chunk."""
+    """The sanitised ``plies``-ply labels of ``boards`` (:func:`label_boards_fast`; positions with both sides
+    home get the bear-off database's exact value) and their phases. ``progress`` is told the boards done
+    after each chunk."""
     targets = np.empty((len(boards), 5))
     for lo in range(0, len(boards), _CHUNK):
-        targets[lo : lo + _CHUNK] = label_boards(boards[lo : lo + _CHUNK], arrays, plies, threads)
+        targets[lo : lo + _CHUNK] = label_boards_fast(boards[lo : lo + _CHUNK], arrays, plies, threads, prune)
         if progress is not None:
             progress(min(lo + _CHUNK, len(boards)))
     phases = np.array([phase(b) for b in boards], dtype=np.uint8)
-    home = np.flatnonzero(phases == BEAROFF)
-    if len(home):
-        db = BearoffDatabase.get()
-        exact = np.empty((len(home), 5))
-        net_evaluate_batch(np.ascontiguousarray(boards[home]), *arrays, db.dist, db.first, WAYS, True, exact)
-        targets[home] = exact
     return sanitized(targets), phases
 
 
@@ -232,7 +299,7 @@ def write_labels(
             rate = k / max(time.perf_counter() - t0, 1e-9)
             say(f"shard {index + 1}/{n_shards}: {k}/{count} labelled, {rate:.1f} labels/s")
 
-        targets, phases = label_shard(boards, arrays, settings.plies, threads, progress)
+        targets, phases = label_shard(boards, arrays, settings.plies, threads, progress, settings.prune)
         ids = _position_ids(boards)
         _write_atomic(folder / file, lambda p: _save_shard(p, ids, targets, phases))
         seconds = time.perf_counter() - t0
@@ -300,7 +367,11 @@ def load_labels(folder: str | Path) -> tuple[np.ndarray, np.ndarray]:
 
 __all__ = [
     "MANIFEST",
+    "PRUNE",
     "LabelSettings",
+    "fast_arrays",
+    "fit_pruner",
+    "label_boards_fast",
     "label_shard",
     "load_labels",
     "net_arrays",
