@@ -153,8 +153,10 @@ def serve(
     print(
         f"backgammon: serving on http://{host}:{port}/" + (f" ({workers} processes)" if workers > 1 else ""), flush=True
     )
+    # No permessage-deflate on table sockets: a state is a few kB (20 kB with a double's moves),
+    # and compressing every frame took about 4% of the server's CPU under load (benchmarks/web_load.py).
     if workers == 1:
-        uvicorn.run(create_app(config), host=host, port=port, log_level="warning")
+        uvicorn.run(create_app(config), host=host, port=port, log_level="warning", ws_per_message_deflate=False)
         return
     import os
 
@@ -162,7 +164,13 @@ def serve(
 
     os.environ[CONFIG_ENV] = config_to_env(config)  # each worker builds its app from these settings
     uvicorn.run(
-        "backgammon.server.app:app_from_env", factory=True, workers=workers, host=host, port=port, log_level="warning"
+        "backgammon.server.app:app_from_env",
+        factory=True,
+        workers=workers,
+        host=host,
+        port=port,
+        log_level="warning",
+        ws_per_message_deflate=False,  # (see above)
     )
 
 
