@@ -120,9 +120,61 @@ def _reaches(hitter: np.ndarray, blocker: np.ndarray, q: int, d: int, d1: int, d
 
 
 @njit(cache=True, nogil=True)
-def _escapes(own: np.ndarray, opp: np.ndarray, r: int) -> int:
+def _open_mask(blocker: np.ndarray) -> int:
+    """Bit ``t`` (0..23) set where the other side may land or pass: ``blocker`` has fewer than two checkers on
+    the point that is ``t`` in the other side's numbering (its own ``23 - t``)."""
+    m = 0
+    for t in range(24):
+        if blocker[23 - t] < 2:
+            m |= 1 << t
+    return m
+
+
+@njit(cache=True, nogil=True)
+def _reach_masks(src: int, open_points: int, masks: np.ndarray) -> None:
+    """``masks[r]``: the points one checker from the bitmask ``src`` (bit ``q``: index ``q``, 24 = the bar)
+    can travel to with roll ``r`` of the 21, moving one die's count or, through open intermediate points
+    (``open_points``), the sum of both or two to four times a double's: bitwise, as :func:`_reaches` says
+    it for one source and distance (the last landing point is not checked)."""
+    for r in range(21):
+        d1 = _ROLL_D1[r]
+        d2 = _ROLL_D2[r]
+        if d1 != d2:
+            a = src >> d1
+            b = src >> d2
+            masks[r] = a | b | ((a & open_points) >> d2) | ((b & open_points) >> d1)
+        else:
+            cur = src
+            m = 0
+            for _ in range(4):
+                cur >>= d1
+                m |= cur
+                cur &= open_points
+            masks[r] = m
+
+
+@njit(cache=True, nogil=True)
+def _hit_masks(own: np.ndarray, opp: np.ndarray, masks: np.ndarray) -> None:
+    """``masks[r]``: bit ``t`` set when ``opp`` can reach its index ``t`` (own's ``23 - t``) with roll ``r``
+    from one of its checkers (from the bar alone when it has checkers there), intermediate points open in
+    ``own``: ``(masks[r] >> (23 - b)) & 1`` is whether ``opp`` hits own's blot at ``b`` with roll ``r``."""
+    src = 0
+    if opp[24] > 0:
+        src = 1 << 24
+    else:
+        for q in range(24):
+            if opp[q] > 0:
+                src |= 1 << q
+    _reach_masks(src, _open_mask(own), masks)
+
+
+@njit(cache=True, nogil=True)
+def _escapes(own: np.ndarray, opp: np.ndarray, r: int, masks: np.ndarray) -> int:
     """The rolls (of 36) that carry a checker of ``own`` at index ``r`` beyond the farthest of ``opp``'s
-    made points among the 11 points in front of it, landing on an open point (36 when none is made)."""
+    made points among the 11 points in front of it, landing on an open point (36 when none is made);
+    ``masks`` (21 int64) is scratch."""
+    if r < 0:
+        return 36
     far = 0
     for t in range(1, 12):
         i = r - t
@@ -132,24 +184,13 @@ def _escapes(own: np.ndarray, opp: np.ndarray, r: int) -> int:
             far = t
     if far == 0:
         return 36
+    open_points = _open_mask(opp)
+    _reach_masks(1 << r, open_points, masks)
+    beyond = open_points & ((1 << (r - far)) - 1)  # open landing points farther than the blockade
     esc = 0
-    for d1 in range(1, 7):
-        for d2 in range(d1, 7):
-            w = 1 if d1 == d2 else 2
-            ok = False
-            if d1 != d2:
-                for d in (d1, d2, d1 + d2):
-                    if d > far and r - d >= 0 and _reaches(own, opp, r, d, d1, d2) and opp[23 - (r - d)] < 2:
-                        ok = True
-                        break
-            else:
-                for k in range(1, 5):
-                    d = k * d1
-                    if d > far and r - d >= 0 and _reaches(own, opp, r, d, d1, d2) and opp[23 - (r - d)] < 2:
-                        ok = True
-                        break
-            if ok:
-                esc += w
+    for k in range(21):
+        if masks[k] & beyond:
+            esc += 1 if _ROLL_D1[k] == _ROLL_D2[k] else 2
     return esc
 
 
@@ -181,14 +222,18 @@ def _side_features(own: np.ndarray, opp: np.ndarray, out: np.ndarray, reach: np.
     hits = 0
     loss = 0
     best = np.full(21, -1, dtype=np.int64)  # per roll: pips lost by the costliest blot it hits
-    hit = np.empty(21, dtype=np.bool_)
+    masks = np.empty(21, dtype=np.int64)
+    have_masks = False
     any_hit = False
     for b in range(24):
         if own[b] != 1:
             continue
-        _blot_rolls(own, opp, b, hit)
+        if not have_masks:
+            _hit_masks(own, opp, masks)  # what _blot_rolls finds, for every blot at once
+            have_masks = True
+        target = 23 - b
         for r in range(21):
-            if hit[r]:
+            if (masks[r] >> target) & 1:
                 reach[r] += 1
                 if best[r] < 24 - b:
                     best[r] = 24 - b
@@ -202,7 +247,7 @@ def _side_features(own: np.ndarray, opp: np.ndarray, out: np.ndarray, reach: np.
     out[0] = hits / 36.0
     out[1] = loss / (36.0 * 12.0)
     # escape of the rearmost checker
-    out[2] = _escapes(own, opp, back_index(own)) / 36.0
+    out[2] = _escapes(own, opp, back_index(own), masks) / 36.0
     # break contact: pips to bring every checker past opp's rearmost checker
     orear = back_index(opp)
     pips = 0
