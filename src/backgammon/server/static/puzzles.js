@@ -2,9 +2,9 @@
 // player went wrong, and one puzzle at a time, answered by clicking checkers, typing the move or
 // choosing the cube action. The browser runs no rules: the server reads and judges the answer
 // (a first wrong answer gets a second try, then the answer). Text is set as text (dom.js).
-import { renderBoard, pointAt } from "./board.js";
+import { renderBoard, pointAt, pointXY } from "./board.js";
 import { t, setLanguage, defaultLanguage, language, applyTranslations } from "./i18n.js";
-import { h } from "./dom.js";
+import { h, svg } from "./dom.js";
 
 const $ = (sel) => document.querySelector(sel);
 const PAGE = 10;
@@ -122,6 +122,35 @@ function drawPuzzle() {
   const [mine, theirs] = pz.player === "Black" ? [settings.blackColor, settings.whiteColor] : [settings.whiteColor, settings.blackColor];
   renderBoard($("#pz-board"), model, { orientation: settings.orientation, myColor: mine, theirColor: theirs, showPips: true });
 }
+// Move text -> die steps [[from, to]] (25 = bar, 0 = off), to draw a play as arrows.
+function stepsOf(text) {
+  const out = [];
+  for (const raw of String(text || "").trim().split(/\s+/)) {
+    const m = /^(.*?)(?:\((\d)\))?$/.exec(raw);
+    if (!m || !m[1]) continue;
+    const pts = m[1].split("/").map((w) => w.replace("*", "").toLowerCase()).map((w) => (w === "bar" ? 25 : w === "off" ? 0 : Number(w)));
+    if (pts.some((p) => Number.isNaN(p))) continue;
+    for (let k = 0; k < (m[2] ? Number(m[2]) : 1); k++) for (let i = 0; i + 1 < pts.length; i++) out.push([pts[i], pts[i + 1]]);
+  }
+  return out;
+}
+// the best play (green) and the one played in the game (red) on the puzzle's starting position
+function drawAnswer(best, played) {
+  P.play = null;
+  drawPuzzle();
+  const board = $("#pz-board");
+  for (const [text, cls, offset] of [[played, "arrow-played", -9], [best, "arrow-best", 9]]) {
+    const g = svg("g", { class: `arrows ${cls}` });
+    for (const [a, b] of stepsOf(text)) {
+      const p = pointXY(a, settings.orientation, 3), q = pointXY(b, settings.orientation, 3);
+      const dx = q.x - p.x, dy = q.y - p.y, len = Math.hypot(dx, dy) || 1, ux = dx / len, uy = dy / len;
+      const x1 = p.x - uy * offset, y1 = p.y + ux * offset, x2 = q.x - uy * offset - ux * 22, y2 = q.y + ux * offset - uy * 22;
+      g.append(svg("line", { x1, y1, x2, y2, class: `arrow ${cls}` }),
+        svg("polygon", { points: `${x2 + ux * 22},${y2 + uy * 22} ${x2 - uy * 16},${y2 + ux * 16} ${x2 + uy * 16},${y2 - ux * 16}`, class: `arrow ${cls}` }));
+    }
+    board.append(g);
+  }
+}
 function resetPlay() {
   P.play = P.puzzle && P.puzzle.kind === "play" ? newPlay(P.puzzle.setup) : null;
   $("#pz-play").value = "";
@@ -179,6 +208,8 @@ function showResult(doc, earlier = false) {
   if (!earlier && doc.answer) parts.push(h("br"), t("pz_your_loss", { answer: P.puzzle.kind === "play" ? doc.answer : choiceText(doc.answer), loss: num(r.loss) }));
   parts.push(h("br"), t("pz_original_loss", { original: P.puzzle.kind === "play" ? r.original : choiceText(r.original), loss: num(r.original_loss) }));
   if (r.equity_label) parts.push(h("br"), h("span", { class: "small" }, t("pz_depth", { label: r.equity_label })));
+  if (P.puzzle.kind === "play") parts.push(h("br"), h("span", { class: "small" }, t("pz_arrows")));
+  if (P.puzzle.kind === "play") drawAnswer(r.best, r.original);
   box.className = `verdict ${doc.correct ? "right" : "wrong"}`;
   box.replaceChildren(...parts);
   box.hidden = false;
