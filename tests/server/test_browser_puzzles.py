@@ -22,7 +22,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 _ = (browser, server, axe_js)  # fixtures
 
 
-def _page(browser, server, viewport, bypass_csp=True):
+def _page(browser, server, viewport, bypass_csp=True, orientation="bottom-right"):
     context = browser.new_context(
         viewport={"width": viewport[0], "height": viewport[1]}, locale="en-US", bypass_csp=bypass_csp
     )
@@ -31,7 +31,10 @@ def _page(browser, server, viewport, bypass_csp=True):
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.errors = errors  # type: ignore[attr-defined]
     page.goto(server.url + "/puzzles")
-    page.evaluate("s => localStorage.setItem('bg.settings', JSON.stringify(s))", {"lang": "en", "animation": "off"})
+    page.evaluate(
+        "s => localStorage.setItem('bg.settings', JSON.stringify(s))",
+        {"lang": "en", "animation": "off", "orientation": orientation},
+    )
     return page
 
 
@@ -73,8 +76,8 @@ def _race_with_errors(server, page):
     raise AssertionError("the race did not finish")
 
 
-def _logged_in_with_puzzles(browser, server, viewport, username):
-    page = _page(browser, server, viewport)
+def _logged_in_with_puzzles(browser, server, viewport, username, orientation):
+    page = _page(browser, server, viewport, orientation=orientation)
     status, doc = _fetch(page, "POST", "/api/register", {"username": username, "password": "pw-123456"})
     assert status == 200, doc
     for _ in range(5):  # the dice decide how much the wasteful plays cost
@@ -101,7 +104,9 @@ def _click(page, p):
 @pytest.mark.parametrize("kind", ["desktop", "phone"])
 def test_solve_a_puzzle(browser, server, axe_js, kind):
     viewport = DESKTOP if kind == "desktop" else PHONE
-    page, plays = _logged_in_with_puzzles(browser, server, viewport, f"pz{kind}")
+    # the player's own board orientation: home board bottom right (desktop) or bottom left (phone)
+    orientation = "bottom-right" if kind == "desktop" else "bottom-left"
+    page, plays = _logged_in_with_puzzles(browser, server, viewport, f"pz{kind}", orientation)
     page.goto(server.url + "/puzzles")
     page.wait_for_selector("#pz-list li a.pz-open")
     assert "Score: 0 (" in page.locator("#pz-score").inner_text()
@@ -114,6 +119,10 @@ def test_solve_a_puzzle(browser, server, axe_js, kind):
     page.wait_for_selector("#pz-board .checker")
     puzzle = _fetch(page, "GET", f"/api/puzzles/{target['id']}", None)[1]
     assert page.locator("#pz-prompt").inner_text().startswith("You rolled")
+    board = page.locator("#pz-board").bounding_box()
+    ace = page.locator('#pz-board polygon[data-point="1"]').bounding_box()
+    assert (ace["x"] > board["x"] + board["width"] / 2) == (orientation == "bottom-right")
+    assert ace["y"] > board["y"] + board["height"] / 2
     # a wrong answer first (the player's own play in the game): a second try, the answer not shown
     review = server.api("GET", f"/api/study/reviews/{target['table_id']}")
     original = next(
