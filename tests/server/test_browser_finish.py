@@ -297,3 +297,18 @@ def test_dark_theme_on_the_chouette_page(browser, server, axe_js):
     assert luminance(page.evaluate("() => getComputedStyle(document.querySelector('.ch-card')).backgroundColor")) < 0.06
     assert axe_violations(page, axe_js) == []
     page.screenshot(path=str(SHOTS / "dark-chouette-390.png"))
+
+
+def test_a_typed_move_slides_too(browser, server):
+    page = page_with(browser, server, DESKTOP, animation="normal")
+    table = short_table(server)
+    open_table(page, server, table)
+    st = _roll(page, server, table)
+    steps = st["moves"][0]
+    text = " ".join(f"{'bar' if a == 25 else a}/{'off' if b == 0 else b}" for a, b in steps)
+    _watch(page)
+    page.fill("#move-text", text)
+    page.press("#move-text", "Enter")
+    page.wait_for_function("() => window.__slides.some(s => s.side === 'me' && s.running > 0)", timeout=10000)
+    wait_version(server, table["id"], st["version"] + 1)
+    assert page.errors == []

@@ -292,7 +292,10 @@ async function handle(msg) {
   if (msg.type === "state") { S.sent = null; setState(msg.state); }
   else if (msg.type === "event") {
     if (S.state && msg.state.version > S.state.version + 1) send({ type: "resync" });
-    if (S.state && msg.event && msg.event.kind === "move" && msg.event.player !== S.state.you && S.replay === null) {
+    // the other side's moves play out on the board; so do this seat's moves it did not make on the
+    // board (a forced move played by itself, a move typed as text); a move made by clicks is there already
+    const unseen = msg.event && (msg.event.player !== S.state?.you || !S.pending.length);
+    if (S.state && msg.event && msg.event.kind === "move" && unseen && S.replay === null) {
       await animate(msg.event, S.state);
     }
     setState(msg.state);
