@@ -115,3 +115,33 @@ def test_an_ended_session_stays_ended_after_a_restart(tmp_path):
         st = state(client, tid)
         assert st["match"]["over"] and st["match"]["ended_by"] == "white"
         assert st["fair_dice"]["seed"] == seed and st["match"]["score"]["white"] >= 1
+
+
+def test_a_process_that_follows_the_table_sees_the_session_end(tmp_path):
+    """Another process's copy of the table applies the owner's ``end_session`` event (as it arrives
+    on the bus) and is over too, with the seed revealed."""
+    import asyncio
+
+    from backgammon.game import Player
+    from backgammon.server import protocol
+    from backgammon.server.db import database_url_for, open_database
+    from backgammon.server.tables import TableManager
+
+    async def scenario():
+        owner = TableManager(open_database(database_url_for(tmp_path)), dice_seed=3)
+        table, _seat, _token = await owner.create(mode="human", rules_doc={"match_length": 0}, seat="white")
+        await owner.join(table.id, "Bob", None)
+        follower = TableManager(open_database(database_url_for(tmp_path)), dice_seed=3)
+        copy = await follower.get(table.id)
+        assert not copy.is_over
+        await owner.act(table, Player.BLACK, {"action": "end_session"})
+        event = table.actions[-1]
+        await follower._follow(copy, {"v": table.version, "event": event, "at": None})
+        doc = protocol.state_to_wire(copy, None)
+        await owner.close()
+        await follower.close()
+        return copy, doc
+
+    copy, doc = asyncio.run(scenario())
+    assert copy.is_over and copy.ended_by is Player.BLACK and copy.status == "over"
+    assert doc["match"]["ended_by"] == "black" and doc["fair_dice"]["revealed"] and doc["fair_dice"]["seed"]
