@@ -312,3 +312,15 @@ def test_a_typed_move_slides_too(browser, server):
     page.wait_for_function("() => window.__slides.some(s => s.side === 'me' && s.running > 0)", timeout=10000)
     wait_version(server, table["id"], st["version"] + 1)
     assert page.errors == []
+
+
+def test_dark_theme_on_the_puzzles_page(browser, server, axe_js):
+    page = page_with(browser, server, PHONE, bypass_csp=True, theme="dark")
+    page.goto(server.url + "/puzzles")
+    page.wait_for_selector("#pz-message a[href='/']")  # a guest is asked to log in
+    assert page.evaluate("() => document.body.classList.contains('theme-dark')")
+    assert luminance(page.evaluate("() => getComputedStyle(document.body).backgroundColor")) < 0.05
+    assert luminance(page.evaluate("() => getComputedStyle(document.querySelector('header')).backgroundColor")) < 0.05
+    assert axe_violations(page, axe_js) == []
+    page.screenshot(path=str(SHOTS / "dark-puzzles-390.png"))
+    assert page.errors == []
