@@ -782,7 +782,7 @@ def _raw_sequences(
     check_dice(die1, die2)
     if plays is None:
         plays = legal_plays(position, die1, die2)
-    best_len = max((p.dice_used for p in plays), default=0)
+    best_len = plays[0].dice_used if plays else 0  # (every legal play uses as many dice: the rules' maximum)
     allowed = {(p.position.mine, p.position.theirs): p.position for p in plays}  # (tuples hash fast)
     mine = list(position.mine)
     theirs = list(position.theirs)

@@ -544,18 +544,19 @@ def play_from_steps(game: Game, steps: tuple[tuple[int, int], ...]):
     return find_play(game.position, game.dice[0], game.dice[1], steps, plays=game.legal_plays)  # raises
 
 
-def move_tree(game: Game) -> list[list[list[int]]]:
-    """Every legal step sequence of the current roll as ``[[from, to], ...]`` (deduplicated).
+def move_tree(game: Game) -> tuple[tuple[tuple[int, int], ...], ...]:
+    """Every legal step sequence of the current roll as ``((from, to), ...)`` (deduplicated),
+    which JSON writes as ``[[from, to], ...]``.
 
-    The list is cached and shared: treat it as read-only."""
+    Cached and shared, and immutable: encoded as it is, never copied into lists."""
     if game.phase is not GamePhase.MOVE or game.dice is None:
-        return []
+        return ()
     return _wire_tree(game.position, *game.dice)
 
 
 @functools.lru_cache(maxsize=4096)
-def _wire_tree(position: Position, die1: int, die2: int) -> list[list[list[int]]]:
-    return [[list(step) for step in seq] for seq, _after in _step_sequences(position, die1, die2)]
+def _wire_tree(position: Position, die1: int, die2: int) -> tuple[tuple[tuple[int, int], ...], ...]:
+    return tuple(seq for seq, _after in _step_sequences(position, die1, die2))
 
 
 # ------------------------------------------------------------------ state
@@ -607,7 +608,7 @@ def state_to_wire(table: Any, seat: Player | None) -> dict[str, Any]:
     allowed = allowed_for(game, seat) if table.status == "playing" and not table.is_over else []
     if seat is not None and seat is table.ai_seat:
         allowed = []
-    moves = move_tree(game) if "move" in allowed else []
+    moves = move_tree(game) if "move" in allowed else ()
     on_roll = game.on_roll
     return {
         "table": {
