@@ -95,6 +95,25 @@ def test_good_settings_are_kept(client):
     assert client.put("/api/me/settings", json=doc).json()["settings"] == doc
 
 
+def test_every_setting_the_browser_keeps_is_accepted_for_an_account(client):
+    # the browser saves its whole settings object to a new account (and each change after): a key the
+    # server does not know makes the request fail, and the account then keeps none of them
+    import json
+    import re
+
+    app_js = (Path(study.__file__).parent / "static" / "app.js").read_text(encoding="utf-8")
+    body = re.search(r"const DEFAULTS = \{(.*?)\};", app_js, re.S).group(1)
+    defaults = json.loads("{" + re.sub(r"(\w+):", r'"\1":', body).rstrip().rstrip(",") + "}")
+    assert {"sound", "theme", "autoRoll", "autoConfirm"} <= defaults.keys()
+    _register(client, "hilda")
+    changed = {**defaults, "lang": "en", "sound": False, "theme": "dark", "autoRoll": True, "autoConfirm": True}
+    r = client.put("/api/me/settings", json=changed)
+    assert r.status_code == 200, r.text
+    assert client.get("/api/me").json()["settings"] == changed
+    r = client.put("/api/me/settings", json={"theme": "neon"})
+    assert r.status_code == 400 and "invalid setting theme" in r.json()["error"], r.text
+
+
 # --------------------------------------------------------------------- names
 @pytest.mark.parametrize(
     "name, why",

@@ -326,3 +326,42 @@ def test_the_computers_move_animates_step_by_step_with_a_click_each(browser, ser
     assert sounds[:2] == ["dice", "move"]
     assert sounds[2] == "dice" and sounds[3:].count("move") >= 2, sounds
     assert page.errors == []
+
+
+# ------------------------------------------------------------------ auto-roll and auto-confirm
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_auto_roll_and_auto_confirm(browser, server, viewport):
+    # a 1-point match: no cube decision, so the roll plays itself; the complete move confirms itself
+    page = page_with(browser, server, viewport, autoRoll=True, autoConfirm=True)
+    table = short_table(server, length=1)
+    v0 = state(server, table)["version"]
+    open_table(page, server, table)
+    st = wait_version(server, table["id"], v0 + 1)  # rolled with no click
+    assert st["game"]["dice"] and st["game"]["turn"] == "white"
+    steps = state(server, table)["moves"][0]
+    page.wait_for_selector("#act-confirm")
+    for a, b in steps:
+        click_point(page, a)
+        click_point(page, b)
+    st = wait_version(server, table["id"], v0 + 2)  # the move went in with no Confirm
+    assert st["game"]["turn"] == "black" or st["match"]["over"]
+    assert page.errors == []
+
+
+def test_auto_roll_waits_when_the_player_may_double(browser, server):
+    page = page_with(browser, server, autoRoll=True, autoConfirm=True)
+    table = short_table(server, length=3)  # 0-0 in a 3-point match: the cube may be turned
+    v0 = state(server, table)["version"]
+    open_table(page, server, table)
+    page.wait_for_selector("#act-double")
+    page.wait_for_timeout(1500)
+    assert state(server, table)["version"] == v0  # no roll: doubling is the player's decision
+    page.click("#act-roll")
+    wait_version(server, table["id"], v0 + 1)
+    page.wait_for_selector("#act-confirm")
+    steps = state(server, table)["moves"][0]
+    for a, b in steps:
+        click_point(page, a)
+        click_point(page, b)
+    wait_version(server, table["id"], v0 + 2)  # confirmed by itself
+    assert page.errors == []

@@ -471,6 +471,10 @@ class SettingsDoc(BaseModel):
     animation: Literal["off", "fast", "normal", "slow"] = "normal"
     showPips: bool = True
     autoForced: bool = True
+    autoRoll: bool = False
+    autoConfirm: bool = False
+    sound: bool = True
+    theme: Literal["classic", "dark", "high-contrast"] = "classic"
 
 
 def settings_from_wire(doc: object) -> dict[str, Any]:

@@ -9,7 +9,7 @@ import { applyThemeName } from "./theme.js";
 
 const DEFAULTS = {
   orientation: "bottom-right", autoSwitch: false, lang: null, whiteColor: "#f4f1e8", blackColor: "#2b2b2b",
-  animation: "normal", showPips: true, autoForced: true, sound: true, theme: "classic",
+  animation: "normal", showPips: true, autoForced: true, autoRoll: false, autoConfirm: false, sound: true, theme: "classic",
 };
 const SPEED = { off: 0, fast: 120, normal: 320, slow: 700 };
 // Themes: a class on <body> (theme.js; style.css colours the page and the board); some also fix the
@@ -739,14 +739,33 @@ function renderControls() {
   }
 }
 
+// What plays itself, each by its own setting: a forced move (one legal play, or none), the roll
+// when there is no cube decision to make (auto-roll: the cube cannot be turned now), and the
+// confirmation once the play on the board is complete (auto-confirm, from applyPending).
 function maybeAutoPlay() {
   clearTimeout(S.autoTimer);
   const st = S.state;
-  if (!settings.autoForced || !st.allowed.includes("move") || st.plays !== 1 || S.replay !== null) return;
+  if (S.replay !== null || !st.you) return;
   const version = st.version;
+  const later = (ms, fn) => { S.autoTimer = setTimeout(() => { if (S.state.version === version) fn(); }, ms); };
+  const a = st.allowed;
+  if (settings.autoForced && a.includes("move") && st.plays === 1) {
+    later(700, () => { if (S.pending.length === 0) act("move", { steps: S.state.moves[0] }); });
+  } else if (settings.autoRoll && a.includes("roll") && !(a.includes("double") && doublingApplies(st))) {
+    later(400, () => act("roll"));
+  }
+}
+function maybeAutoConfirm() {
+  if (!settings.autoConfirm || S.replay !== null || !S.state.allowed.includes("move")) return;
+  if (!S.pending.length || S.pending.length !== maxSteps()) return;
+  const version = S.state.version;
+  const steps = [...S.pending];
+  clearTimeout(S.autoTimer);
+  // after the last checker's slide, unless the player took it back in the meantime (undo)
   S.autoTimer = setTimeout(() => {
-    if (S.state.version === version && S.pending.length === 0) act("move", { steps: S.state.moves[0] });
-  }, 700);
+    if (S.state.version === version && S.pending.length === steps.length
+        && S.pending.every((st, i) => st[0] === steps[i][0] && st[1] === steps[i][1])) act("move", { steps });
+  }, Math.max(400, slideMs() + 100));
 }
 
 function showHints(msg) {
@@ -770,6 +789,7 @@ function applyPending(steps, fromXY = null) {
   S.pending.push(...steps);
   S.selected = null;
   render();
+  maybeAutoConfirm();
 }
 function refuse() {
   flash(t("illegal_drop"));
