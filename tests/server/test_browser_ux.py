@@ -379,9 +379,20 @@ def test_presence_notice_and_rematch_in_the_browser(browser, server):
     joined = server.api("POST", f"/api/tables/{made['id']}/join", {"name": "Bob"})
     ann, bob = page_at(browser, server, DESKTOP), page_at(browser, server, DESKTOP)
     open_table(ann, server, made)
-    ann.wait_for_function("() => document.querySelector('#status').textContent.includes('is not connected')")
+    # Bob away since before Ann came: the game is adjourned (no countdown); the rule is on the table
+    ann.wait_for_function("() => document.querySelector('#status').textContent.includes('has not come back')")
+    assert "60 s to reconnect" in ann.inner_text("#table-rules")
     open_table(bob, server, joined)
-    ann.wait_for_function("() => !document.querySelector('#status').textContent.includes('not connected')")
+    ann.wait_for_function("() => !document.querySelector('#status').textContent.includes('come back')")
+    # Bob drops: a countdown while he may reconnect; he comes back and the notice goes
+    bob.goto(server.url + "/")
+    ann.wait_for_function("() => /dropped: waiting 0:[0-9]{2}/.test(document.querySelector('#status').textContent)")
+    first = ann.inner_text("#status")
+    ann.screenshot(path=str(SHOTS / "presence-countdown.png"))
+    ann.wait_for_timeout(2200)
+    assert ann.inner_text("#status") != first  # it counts down
+    open_table(bob, server, joined)
+    ann.wait_for_function("() => !document.querySelector('#status').textContent.includes('dropped')")
     # end the match: whoever is to act resigns, the other accepts
     st = server.api("GET", f"/api/tables/{made['id']}")
     tokens = {"white": made["token"], "black": joined["token"]}

@@ -301,7 +301,7 @@ async function handle(msg) {
     setState(msg.state);
   } else if (msg.type === "error") { S.sent = null; flash(msg.message); }
   else if (msg.type === "hint") showHints(msg);
-  else if (msg.type === "presence" && S.state) { S.state.present = msg.present; renderStatus(); }
+  else if (msg.type === "presence" && S.state) { S.state.present = msg.present; notePresence(msg.present); renderStatus(); }
   else if (msg.type === "chat") showChat(msg.lines);
 }
 
@@ -367,6 +367,7 @@ function setState(st) {
     feedback(prev, st);
   }
   S.state = st;
+  notePresence(st.present);
   S.receivedAt = performance.now();
   const gn = st.match.game_number;
   if (S.lastGameNumber !== null && (gn > S.lastGameNumber || (st.match.over && !prev?.match.over)) && (st.match.last_result || st.match.timeout || st.match.ended_by)) {
@@ -600,7 +601,9 @@ function render() {
   if (m.crawford) info += ` · ${t("crawford_game")}`;
   else if (m.post_crawford) info += ` · ${t("post_crawford")}`;
   $("#matchinfo").textContent = info;
-  $("#table-rules").replaceChildren(...rulesTags(st.table.rules).map((x) => h("li", {}, x)));
+  const tags = rulesTags(st.table.rules);
+  if (st.table.mode === "human") tags.push(t("r_disconnect", { s: RECONNECT_GRACE }));
+  $("#table-rules").replaceChildren(...tags.map((x) => h("li", {}, x)));
   renderClocks();
   $("#pos-id").textContent = st.game.position_id;
   $("#xgid-line").hidden = !st.game.xgid;
@@ -665,14 +668,38 @@ function renderStatus() {
   else if (a.includes("accept_resignation")) text = t("your_turn_resign", { who: nameOf(st, st.game.on_roll === st.you ? null : st.game.on_roll) || "", level: t(`resign_${st.game.resignation}`) });
   else if (a.includes("accept_draw")) text = t("your_turn_draw", { who: nameOf(st, st.you === "white" ? "black" : "white") });
   else text = t("waiting_for", { who: turnName });
-  // a person at the table who is not connected: the game waits for them (their clock runs, if any)
+  // a person at the table who is not connected: a countdown while they may reconnect, then the
+  // game is adjourned (it waits for them; their clock runs, if there is one)
   const other = st.you === "white" ? "black" : st.you === "black" ? "white" : null;
   if (other && st.table.mode === "human" && st.table.status === "playing" && !st.match.over
       && st.present && st.present[other] === false) {
-    text = `${t("opponent_away", { who: nameOf(st, other) })} ${text}`;
+    const left = reconnectLeft(other);
+    text = left > 0 ? `${t("opponent_dropped", { who: nameOf(st, other), left: clockText(left) })} ${text}`
+      : `${t("opponent_away", { who: nameOf(st, other) })} ${text}`;
   }
   el.textContent = text;
 }
+
+// Presence seen by this page: when a seat's player dropped (this page's clock), for the countdown.
+// A player who was already away when the page opened gets no countdown: the game is adjourned.
+const RECONNECT_GRACE = 60;
+function notePresence(present) {
+  if (!present) return;
+  S.awaySince = S.awaySince || {};
+  for (const side of ["white", "black"]) {
+    if (present[side]) S.awaySince[side] = null;
+    else if (S.awaySince[side] === undefined) S.awaySince[side] = 0;  // away from the start: no countdown
+    else if (S.awaySince[side] === null) S.awaySince[side] = performance.now();
+  }
+}
+function reconnectLeft(side) {
+  const since = S.awaySince && S.awaySince[side];
+  if (!since) return 0;
+  return Math.max(0, Math.ceil(RECONNECT_GRACE - (performance.now() - since) / 1000));
+}
+setInterval(() => {
+  if (S.state && S.awaySince && Object.values(S.awaySince).some((v) => v)) renderStatus();
+}, 1000);
 
 function button(id, label, onclick, primary = false) {
   const b = document.createElement("button");
