@@ -318,13 +318,16 @@ def test_the_computers_move_animates_step_by_step_with_a_click_each(browser, ser
     press_on_page(page, "r")
     page.wait_for_selector("#act-confirm")
     st = state(server, table)
-    page.fill("#move-text", play_text(st["moves"][0]))
+    ours = st["moves"][0]
+    page.fill("#move-text", play_text(ours))
     page.press("#move-text", "Enter")
     page.wait_for_selector("#act-roll, #result:not([hidden])", timeout=20_000)
     sounds = page.evaluate("() => document.body.dataset.sounds").split(" ")
-    # ours: the dice, the move; the computer's: the dice, then one click per step (two or more)
-    assert sounds[:2] == ["dice", "move"]
-    assert sounds[2] == "dice" and sounds[3:].count("move") >= 2, sounds
+    # ours: the dice, then a move typed as text slides step by step, a click each; the computer's:
+    # the dice, then one click per step (two or more)
+    n = len(ours)
+    assert sounds[: 1 + n] == ["dice"] + ["move"] * n, sounds
+    assert sounds[1 + n] == "dice" and sounds[2 + n :].count("move") >= 2, sounds
     assert page.errors == []
 
 
