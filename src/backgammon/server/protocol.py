@@ -14,9 +14,6 @@
 from __future__ import annotations
 
 import functools
-import json
-import math
-import re
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any, Literal
@@ -24,6 +21,7 @@ from typing import Annotated, Any, Literal
 from fastapi import Query
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from backgammon import safejson
 from backgammon.engine.met import MAX_AWAY
 from backgammon.errors import InvalidInputError
 from backgammon.game import (
@@ -218,51 +216,16 @@ def play_for_position(game: Game, position_id: str) -> Play:
 
 # ---------------------------------------------------------- client input
 def shown(value: object, limit: int = MAX_SHOWN) -> str:
-    """A user's value as quoted in an error message: its ``repr``, cut to ``limit`` characters.
-
-    Never raises (an integer too long for ``repr``, say, is described instead).
-    """
-    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 256:
-        return f"<an integer of {value.bit_length()} bits>"
-    try:
-        text = repr(value)
-    except Exception:  # noqa: BLE001 - whatever it is, it is not worth failing over
-        return f"<a {type(value).__name__}>"
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
-_JSON_BRACKET = re.compile(r"[\[\]{}]")
-
-
-def _json_number(text: str) -> None:
-    if len(text) > MAX_NUMBER_CHARS:
-        raise InvalidInputError(f"a number of {len(text)} characters (at most {MAX_NUMBER_CHARS})")
-
-
-def _json_int(text: str) -> int:
-    _json_number(text)
-    return int(text)
-
-
-def _json_float(text: str) -> float:
-    _json_number(text)
-    value = float(text)
-    if not math.isfinite(value):
-        raise InvalidInputError(f"the number {text} is out of range")
-    return value
-
-
-def _json_constant(name: str) -> None:
-    raise InvalidInputError(f"{name} is not a JSON number")
+    """A user's value as quoted in an error message (:func:`backgammon.safejson.shorten`)."""
+    return safejson.shorten(value, limit)
 
 
 def parse_json_object(raw: bytes | str, what: str = "request", limit: int = MAX_BODY) -> dict[str, Any]:
-    """The one reader of JSON from clients (HTTP bodies and socket messages): a JSON object.
+    """The one reader of JSON from clients (HTTP bodies and socket messages): a JSON object,
+    through :func:`backgammon.safejson.loads` (the project's one decoder of untrusted JSON).
 
-    Refuses, before or while parsing, what would make Python's ``json`` fail unexpectedly or
-    let bad text into the database: more than ``limit`` bytes (characters for ``str``), bytes
-    that are not UTF-8, nesting deeper than :data:`MAX_DEPTH`, number literals longer than
+    Refuses more than ``limit`` bytes (characters for ``str``), bytes that are not UTF-8,
+    nesting deeper than :data:`MAX_DEPTH`, number literals longer than
     :data:`MAX_NUMBER_CHARS` (Python refuses to convert integers past 4,300 digits),
     ``NaN``/``Infinity`` and numbers out of range, lone surrogates (``"\ud800"``) in any
     string or key, and any top level but an object.
@@ -270,37 +233,15 @@ def parse_json_object(raw: bytes | str, what: str = "request", limit: int = MAX_
     Raises:
         InvalidInputError: naming ``what`` and the problem.
     """
-    if len(raw) > limit:
-        unit = "characters" if isinstance(raw, str) else "bytes"
-        raise InvalidInputError(f"invalid {what}: longer than {limit} {unit}")
-    if isinstance(raw, (bytes, bytearray, memoryview)):
-        try:
-            text = bytes(raw).decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise InvalidInputError(f"invalid {what}: not UTF-8 text (byte {exc.start})") from None
-    else:
-        text = raw
-    depth = 0
-    for match in _JSON_BRACKET.finditer(_JSON_STRING.sub("", text)):
-        depth += 1 if match.group() in "[{" else -1
-        if depth > MAX_DEPTH:
-            raise InvalidInputError(f"invalid {what}: JSON nested deeper than {MAX_DEPTH} levels")
-    try:
-        doc = json.loads(text, parse_int=_json_int, parse_float=_json_float, parse_constant=_json_constant)
-    except json.JSONDecodeError as exc:
-        raise InvalidInputError(f"invalid {what}: malformed JSON ({exc.msg} at character {exc.pos})") from None
-    except InvalidInputError as exc:
-        raise InvalidInputError(f"invalid {what}: {exc}") from None
-    except RecursionError:  # pragma: no cover - the depth check comes first
-        raise InvalidInputError(f"invalid {what}: JSON nested too deeply") from None
-    if not isinstance(doc, dict):
-        raise InvalidInputError(f"invalid {what} {shown(doc)}: expected a JSON object")
-    try:
-        json.dumps(doc, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise InvalidInputError(
-            f"invalid {what}: text with a lone surrogate ({exc.object[exc.start]!a}); expected Unicode text"
-        ) from None
+    doc: dict[str, Any] = safejson.loads(
+        raw,
+        what=what,
+        max_length=limit,
+        max_bytes=limit,
+        max_depth=MAX_DEPTH,
+        max_digits=MAX_NUMBER_CHARS,
+        expect_object=True,
+    )
     return doc
 
 
