@@ -354,25 +354,29 @@ function showRollout(ui, job) {
   else if (job.status === "running") ui.status.textContent = s("rollout_running", { done: job.done, total: job.total || "…" }) + where;
   else if (job.status === "failed") ui.status.textContent = s("rollout_failed", { error: job.error });
   else ui.status.textContent = s("rollout_done", { trials: job.results.length ? job.results[0].trials : job.trials, ply: job.ply }) + where;
-  ui.table.replaceChildren(...rolloutRows(job));
+  ui.table.replaceChildren(...rolloutRows(job, ui.rankLabel));
 }
-function rolloutRows(job) {
+// `rankLabel`, if given, replaces the server's ranking label (the review's own depth and kind)
+function rolloutRows(job, rankLabel) {
   const rows = job.results.length ? job.results : job.candidates.map((play, i) => ({ play, rank_label: job.rank_labels[i] }));
   const known = rows.filter((r) => r.ci95 !== undefined && r.ci95 !== null);
   const lo = Math.min(...known.map((r) => r.equity - r.ci95));
   const hi = Math.max(...known.map((r) => r.equity + r.ci95));
   const live = job.status !== "done";
-  return [headRow(["#", "play", "equity", "ci", "interval", "trials", "win", "gammon", "ranked_at"]),
+  // the play, with the depth and kind the ranking gave it on a line of its own (narrow enough for a phone)
+  return [headRow(["#", "play", "equity", "ci", "interval", "trials"]),
     ...rows.map((r, i) => {
       const has = r.equity !== undefined;
       const ci = has && r.ci95 !== null ? `±${r.ci95.toFixed(3)}` : "…";
-      return row([i + 1, r.play || "—", has ? fmt(r.equity) : "…", ci, has ? intervalBar(r, lo, hi) : "", has ? r.trials : 0,
-        has ? pct(r.win) : "…", has ? pct(r.win_gammon) : "…", r.rank_label || ""], { class: live ? "live" : "" });
+      const play = [h("span", { class: "rollout-play" }, r.play || "—"), h("br"),
+        h("span", { class: "small rollout-ranked", title: s("ranked_at") }, rankLabel || r.rank_label || "")];
+      return row([i + 1, play, has ? fmt(r.equity) : "…", ci, has ? intervalBar(r, lo, hi) : "", has ? r.trials : 0],
+        { class: live ? "live" : "", title: has ? `${s("win")} ${pct(r.win)}%, ${s("gammon")} ${pct(r.win_gammon)}%` : "" });
     })];
 }
 // one candidate's 95% interval on the common scale [lo, hi] of the job's intervals
 function intervalBar(r, lo, hi) {
-  const W = 120, H = 12;
+  const W = 96, H = 12;
   const span = hi > lo ? hi - lo : 1;
   const x = (v) => Math.max(0, Math.min(W, ((v - lo) / span) * (W - 8) + 4));
   const low = r.ci95 === null ? r.equity : r.equity - r.ci95, high = r.ci95 === null ? r.equity : r.equity + r.ci95;
@@ -695,6 +699,7 @@ function reviewRolloutPanel(d, doc) {
   const trials = h("select", { id: "review-rollout-trials", "aria-label": s("trials") },
     ...[36, 144, 432, 1296].map((n) => h("option", n === 144 ? { selected: "" } : {}, String(n))));
   Object.assign(REVIEW_ROLLOUT, {
+    rankLabel: d.equity_label,  // the depth and kind at which the review judged the two plays
     button: h("button", { type: "button", id: "btn-review-rollout" }, s("review_rollout")),
     bar: h("progress", { id: "review-rollout-progress", max: "1", value: "0", hidden: "" }),
     status: h("p", { id: "review-rollout-status", class: "small" }),
