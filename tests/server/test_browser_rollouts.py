@@ -99,6 +99,8 @@ def test_study_board_rollout_shows_live_intervals(browser, server, width, height
     width_of = dict(zip(first["plays"], (float(c[3][1:]) for c in first["rows"]), strict=True))
     assert all(float(c[3][1:]) < width_of[p] for p, c in zip(final["plays"], final["rows"], strict=True))
     assert ("Rollout finished" if lang == "en" else "ロールアウト完了") in final["status"]
+    # the ranked plays and the rollout table scroll inside the page on a phone, never widen it
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
     assert page.errors == []
 
 

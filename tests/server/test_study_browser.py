@@ -65,8 +65,12 @@ def test_analysis_from_pasted_xgid(browser, server):
     page.select_option("#rollout-ply", "1")
     page.click("#btn-rollout")
     page.wait_for_selector("#rollout-table tr:nth-child(3)", timeout=180_000)
+    # the rows come at once (the job may first wait for a free worker): wait for the finished status,
+    # which says the trials chose their plays at 1-ply
+    page.wait_for_function(
+        "() => document.querySelector('#rollout-status').textContent.includes('1-ply')", timeout=180_000
+    )
     assert "±" in page.text_content("#rollout-table") or "95" in page.text_content("#rollout-status")
-    assert "1-ply" in page.text_content("#rollout-status")  # the trials chose their plays at 1-ply
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "study-analysis.png"), full_page=True)
     # editing changes the IDs: take one of our checkers off the 24-point

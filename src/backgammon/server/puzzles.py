@@ -128,19 +128,6 @@ def unreviewed_tables(sessions: Any, user_id: int) -> list[str]:
     return [r[0] for r in rows]
 
 
-def store_review(sessions: Any, table_id: str, data: dict[str, Any]) -> None:
-    """Keep a review made here (another request may have stored one meanwhile: it is replaced)."""
-    from backgammon.server.db import Review
-
-    with sessions() as db:
-        row = db.get(Review, table_id)
-        if row is None:
-            db.add(Review(table_id=table_id, report=data))
-        else:
-            row.report = data
-        db.commit()
-
-
 def list_puzzles(sessions: Any, user_id: int, order: str, limit: int, offset: int) -> dict[str, Any]:
     """A page of the user's puzzles (newest tables first, or biggest errors first) and the score."""
     from sqlalchemy import or_, select
@@ -379,7 +366,7 @@ def judge(d: dict[str, Any], setup: Any, doc: dict[str, Any]) -> dict[str, Any]:
 def make_router(state: dict[str, Any], read_body: Any) -> APIRouter:
     """The puzzle page and API. ``state``: the app's state (sessions, manager); ``read_body``: its JSON reader."""
     from backgammon.server.auth import session_user
-    from backgammon.server.study import review_table
+    from backgammon.server.study import review_table, store_review
 
     router = APIRouter()
     review_lock = asyncio.Lock()  # one listing at a time makes the missing reviews

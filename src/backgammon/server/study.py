@@ -777,6 +777,20 @@ def review_table(table: Any, plies: int = 0) -> dict[str, Any]:
     return data
 
 
+def store_review(sessions: Any, table_id: str, data: dict[str, Any]) -> None:
+    """Keep a table's review (one made meanwhile by another request is replaced); the one
+    writer of reviews, for this page and for the puzzles."""
+    from backgammon.server.db import Review
+
+    with sessions() as db:
+        row = db.get(Review, table_id)
+        if row is None:
+            db.add(Review(table_id=table_id, report=data))
+        else:
+            row.report = data
+        db.commit()
+
+
 def review_games(decisions: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per game, the series a chart draws: after each decision, White's winning chance and the
     mover's luck turned to White's side (positive: good for White; null for a cube decision).
@@ -944,16 +958,7 @@ def make_router(state: dict[str, Any], read_body: Any) -> APIRouter:
         table = await state["manager"].get(table_id)
         data = await asyncio.to_thread(review_table, table)
 
-        def write() -> None:
-            with state["sessions"]() as db:
-                row = db.get(Review, table_id)
-                if row is None:
-                    db.add(Review(table_id=table_id, report=data))
-                else:
-                    row.report = data
-                db.commit()
-
-        await asyncio.to_thread(write)
+        await asyncio.to_thread(store_review, state["sessions"], table_id, data)
         return data
 
     return router
