@@ -5,6 +5,7 @@
 import { renderBoard, pointAt, pointXY } from "./board.js";
 import { t, setLanguage, defaultLanguage, language, applyTranslations } from "./i18n.js";
 import { h, svg } from "./dom.js";
+import { newPlay, playText, playClick } from "./clickplay.js";
 
 const $ = (sel) => document.querySelector(sel);
 const PAGE = 10;
@@ -86,24 +87,6 @@ async function showList() {
 }
 
 // ------------------------------------------------------------------- puzzle
-function newPlay(setup) { return { mine: setup.mine.slice(), theirs: setup.theirs.slice(), steps: [], selected: null }; }
-function playText(play) { return play.steps.map((st) => `${st[0] === 25 ? "bar" : st[0]}/${st[1] === 0 ? "off" : st[1]}${st[2] ? "*" : ""}`).join(" "); }
-// one click of click-click moving: pick a checker, then its destination (the server judges legality)
-function playClick(play, p) {
-  if (p === null || p === undefined) return;
-  const has = (q) => (q === 25 ? play.mine[24] : q >= 1 && q <= 24 ? play.mine[q - 1] : 0) > 0;
-  if (play.selected === null) { if (has(p)) play.selected = p; return; }
-  const from = play.selected;
-  play.selected = null;
-  if (p === from || p === 25 || p > from) { if (has(p) && p !== from) play.selected = p; return; }
-  play.mine[from === 25 ? 24 : from - 1]--;
-  let hit = false;
-  if (p >= 1) {
-    play.mine[p - 1]++;
-    if (play.theirs[24 - p] === 1) { play.theirs[24 - p] = 0; play.theirs[24]++; hit = true; }
-  }
-  play.steps.push([from, p, hit]);
-}
 function drawPuzzle() {
   const pz = P.puzzle;
   if (!pz) return;
@@ -152,7 +135,7 @@ function drawAnswer(best, played) {
   }
 }
 function resetPlay() {
-  P.play = P.puzzle && P.puzzle.kind === "play" ? newPlay(P.puzzle.setup) : null;
+  P.play = P.puzzle && P.puzzle.kind === "play" ? newPlay(P.puzzle.setup.mine, P.puzzle.setup.theirs) : null;
   $("#pz-play").value = "";
   drawPuzzle();
 }

@@ -5,6 +5,7 @@ import { renderBoard, pointAt, pointXY } from "./board.js";
 import { MESSAGES, setLanguage, defaultLanguage, language } from "./i18n.js";
 import { STUDY_MESSAGES } from "./study-i18n.js";
 import { h } from "./dom.js";
+import { newPlay, copyPlay, playText, playClick } from "./clickplay.js";
 import { winChart } from "./review-chart.js";
 
 const $ = (sel) => document.querySelector(sel);
@@ -107,25 +108,6 @@ function arrows(svg, text, cls, offset) {
   svg.appendChild(g);
 }
 
-// A play built by clicking: the starting boards, the steps and the boards now.
-function newPlay(mine, theirs) { return { mine: mine.slice(), theirs: theirs.slice(), steps: [], selected: null }; }
-function copyPlay(play) { return { mine: play.mine.slice(), theirs: play.theirs.slice(), steps: play.steps.map((st) => st.slice()), selected: null }; }
-function playText(play) { return play.steps.map((st) => `${st[0] === 25 ? "bar" : st[0]}/${st[1] === 0 ? "off" : st[1]}${st[2] ? "*" : ""}`).join(" "); }
-function playClick(play, p) {
-  if (p === null) return;
-  const has = (q) => (q === 25 ? play.mine[24] : q >= 1 && q <= 24 ? play.mine[q - 1] : 0) > 0;
-  if (play.selected === null) { if (has(p)) play.selected = p; return; }
-  const from = play.selected;
-  play.selected = null;
-  if (p === from || p === 25 || p > from) { if (has(p) && p !== from) play.selected = p; return; }
-  play.mine[from === 25 ? 24 : from - 1]--;
-  let hit = false;
-  if (p >= 1) {
-    play.mine[p - 1]++;
-    if (play.theirs[24 - p] === 1) { play.theirs[24 - p] = 0; play.theirs[24]++; hit = true; }
-  }
-  play.steps.push([from, p, hit]);
-}
 
 // ------------------------------------------------------------------ routing
 function route() {
