@@ -69,3 +69,49 @@ def test_fingerprint_follows_kernel_content_not_times_or_other_files(tmp_path) -
     kernel = clone / "_movegen.py"
     kernel.write_text(kernel.read_text() + "\n# an edit to a kernel\n")
     assert _numba_cache.fingerprint(clone) != base
+
+
+KERNEL = """
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def roots(n):
+    out = np.empty(n)  # an array made in the kernel: numba's runtime must be up
+    for i in range(n):
+        out[i] = np.sqrt(i) / 3.0
+    return out
+"""
+
+LOAD = """
+import sys
+import backgammon.engine
+sys.path.insert(0, sys.argv[1])
+import kernel
+print(repr(kernel.roots(7).tolist()))
+print(sum(kernel.roots.stats.cache_hits.values()), 'numba.np.linalg' in sys.modules)
+"""
+
+
+def test_cached_kernels_load_without_the_registries_and_compute_the_same(tmp_path) -> None:
+    (tmp_path / "kernel.py").write_text(KERNEL)
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    env.pop("BACKGAMMON_NUMBA_REFRESH", None)
+
+    def load(extra: dict[str, str]) -> list[str]:
+        done = subprocess.run(
+            [sys.executable, "-c", LOAD, str(tmp_path)],
+            env={**env, **extra},
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return done.stdout.split("\n")
+
+    compiled = load({})  # a miss: numba compiles (its compiler refreshes the registries itself)
+    assert compiled[1] == "0 True"
+    lean = load({})  # a hit: machine code loaded without refreshing the registries
+    assert lean[1] == "1 False" and lean[0] == compiled[0]
+    full = load({"BACKGAMMON_NUMBA_REFRESH": "1"})  # numba as it comes
+    assert full[1] == "1 True" and full[0] == compiled[0]
