@@ -1,4 +1,4 @@
-"""The ``train`` command (self-play training of the engine's nets).
+"""The training commands: ``train`` (self-play), ``refine``, ``label`` and ``fit`` (nets fitted to label shards).
 
 :func:`register_train` adds it; :mod:`backgammon.cli.engine_cmds` calls that.
 """
@@ -243,7 +243,72 @@ def label(
     print(f"done: {sum(e['count'] for e in entries)} labels in {len(entries)} shards of this run in {out}")
 
 
+def fit(
+    labels: Path = typer.Option(
+        Path("training/labels"), "--labels", help="folder of the label shards and manifest.json (training/labels)"
+    ),
+    out: Path = typer.Option(
+        ..., "--out", help="run folder: checkpoint, train.log, weights.npz and weights.json (resumed if present)"
+    ),
+    epochs: int = typer.Option(20, "--epochs", "-n", help="fit until this many epochs in total"),
+    seed: int = typer.Option(1, "--seed", help="seed of the run (initial weights and each epoch's order)"),
+    init_from: str = typer.Option(
+        "", "--init-from", help="start from this weights file ('shipped': the package's nets; default: random weights)"
+    ),
+    contact_hidden: int = typer.Option(128, "--contact-hidden", help="hidden units of the contact net"),
+    race_hidden: int = typer.Option(64, "--race-hidden", help="hidden units of the race net"),
+    batch: int = typer.Option(256, "--batch", help="positions per Adam step"),
+    alpha: float = typer.Option(0.001, "--alpha", help="Adam's step size (halves at each --alpha-steps epoch)"),
+    alpha_steps: str = typer.Option("10,15", "--alpha-steps", help="epochs at which the step size halves"),
+    holdout: float = typer.Option(0.05, "--holdout", help="share of the positions held out for validation"),
+    average: float = typer.Option(
+        0.0, "--average", help="decay per step of a moving average of the weights (0: none; e.g. 0.999)"
+    ),
+    shards: int = typer.Option(0, "--shards", help="use the manifest's first N shards (0: all listed at the start)"),
+) -> None:
+    """Fit the contact and race nets to the label shards (resumable; prints the error per epoch; the
+    best nets by held-out error go to OUT/weights.npz with their training record in OUT/weights.json)."""
+    from backgammon.engine.fit import WEIGHTS, FitConfig, run
+
+    try:
+        steps = tuple(sorted(int(x) for x in alpha_steps.split(",") if x.strip()))
+    except ValueError:
+        raise InvalidInputError(f"expected --alpha-steps as comma-separated epochs, got {alpha_steps!r}") from None
+    if init_from == "shipped":
+        from backgammon.engine.evaluator import default_weights_path
+
+        init_from = str(default_weights_path())
+    if init_from and not Path(init_from).is_file():
+        raise InvalidInputError(f"--init-from: no such weights file {init_from!r}")
+    if epochs < 0:
+        raise InvalidInputError(f"expected --epochs >= 0, got {epochs!r}")
+    config = FitConfig(
+        labels=str(labels),
+        seed=seed,
+        init_from=init_from,
+        contact_hidden=contact_hidden,
+        race_hidden=race_hidden,
+        batch=batch,
+        alpha=alpha,
+        alpha_steps=steps,
+        holdout=holdout,
+        average=average,
+        shards=shards,
+    )
+    config.check()
+    if not (labels / "manifest.json").is_file():
+        raise InvalidInputError(f"--labels: no manifest.json in {str(labels)!r}")
+    writable_folder(out, "--out")
+    print(f"fitting to the labels in {labels} into {out} ({epochs} epochs, seed {seed})", flush=True)
+    state = run(out, config, epochs, lambda line: print(line, flush=True))
+    print(
+        f"done: {state.epoch} epochs in {state.seconds:.0f} s; best epochs contact {state.best_epoch['contact']}, "
+        f"race {state.best_epoch['race']}; weights in {out / WEIGHTS}"
+    )
+
+
 def register_train(app: typer.Typer) -> None:
     app.command("train")(train)
     app.command("refine")(refine)
     app.command("label")(label)
+    app.command("fit")(fit)

@@ -30,7 +30,7 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -335,18 +335,26 @@ def write_labels(
     return [e for e in read_manifest(folder)["shards"] if e.get("run") == name]
 
 
-def load_labels(folder: str | Path) -> tuple[np.ndarray, np.ndarray]:
-    """Every shard the folder's manifest lists: boards ``int8 (n, 2, 25)`` (side on roll first) and targets
-    ``float32 (n, 5)``, in manifest order.
+def load_labels(folder: str | Path, files: Sequence[str] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Every shard the folder's manifest lists (or only those named in ``files``, in that order): boards
+    ``int8 (n, 2, 25)`` (side on roll first) and targets ``float32 (n, 5)``, in manifest order.
 
     Raises:
-        EngineError: if the manifest or a shard it lists is missing or damaged.
+        EngineError: if the manifest or a shard it lists is missing or damaged, or ``files`` names a shard
+            the manifest does not list.
     """
     folder = Path(folder)
     if not (folder / MANIFEST).is_file():
         raise EngineError(f"no label manifest in {str(folder)!r}")
+    entries = read_manifest(folder)["shards"]
+    if files is not None:
+        by_file = {str(e.get("file")): e for e in entries}
+        missing = [f for f in files if f not in by_file]
+        if missing:
+            raise EngineError(f"the label manifest in {str(folder)!r} does not list {missing[0]!r}")
+        entries = [by_file[f] for f in files]
     boards, targets = [], []
-    for entry in read_manifest(folder)["shards"]:
+    for entry in entries:
         path = folder / str(entry.get("file"))
         try:
             with np.load(path, allow_pickle=False) as z:

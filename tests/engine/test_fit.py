@@ -1,0 +1,138 @@
+"""backgammon fit: nets fitted to label shards (runs, learns, reproducible, resumable, loads as weights)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from backgammon.cli import main
+from backgammon.engine import _distill
+from backgammon.engine._movegen import BEAROFF, CONTACT, OVER, RACE, phase
+from backgammon.engine.evaluator import NetEvaluator, default_weights_path
+from backgammon.engine.fit import WEIGHTS, FitConfig, FitState, held_out, run, split
+from backgammon.engine.labels import MANIFEST, load_labels, net_arrays
+from backgammon.engine.network import NetPair
+from backgammon.engine.train import CHECKPOINT, LOG
+from backgammon.errors import EngineError, InvalidInputError
+from backgammon.position import Position
+
+SHARD = 200
+
+
+@pytest.fixture(scope="module")
+def labels(tmp_path_factory) -> str:
+    """A toy label folder: 600 self-play positions in three shards, labelled with the shipped nets' own
+    0-ply values (a target a small net can learn)."""
+    folder = tmp_path_factory.mktemp("labels")
+    arrays = net_arrays(default_weights_path())
+    boards = np.empty((3 * SHARD, 2, 25), dtype=np.int8)
+    _distill.sample_positions(*arrays, 11, 0, 0.1, boards, 0.5)
+    targets = NetEvaluator.default().evaluate_boards(boards)
+    entries = []
+    for i in range(3):
+        rows = slice(i * SHARD, (i + 1) * SHARD)
+        ids = np.array([Position(tuple(b[0].tolist()), tuple(b[1].tolist())).position_id() for b in boards[rows]])
+        name = f"toy-{i:05d}.npz"
+        np.savez_compressed(
+            folder / name,
+            position_ids=ids.astype("S14"),
+            targets=targets[rows].astype(np.float16),
+            phase=np.array([phase(b) for b in boards[rows]], dtype=np.uint8),
+        )
+        entries.append({"file": name, "count": SHARD, "sha256": f"toy{i}"})
+    (folder / MANIFEST).write_text(json.dumps({"format": 1, "shards": entries}))
+    return str(folder)
+
+
+def small(labels: str, **kw) -> FitConfig:
+    settings = {"seed": 3, "contact_hidden": 8, "race_hidden": 4, "batch": 32, "alpha": 0.01, "holdout": 0.2}
+    return FitConfig(labels=labels, **{**settings, **kw})
+
+
+def test_load_labels_takes_the_shards_named(labels) -> None:
+    boards, targets = load_labels(labels)
+    b1, t1 = load_labels(labels, ["toy-00002.npz", "toy-00000.npz"])
+    assert np.array_equal(b1, np.concatenate([boards[400:], boards[:200]]))
+    assert np.array_equal(t1, np.concatenate([targets[400:], targets[:200]]))
+    with pytest.raises(EngineError, match="does not list"):
+        load_labels(labels, ["nope.npz"])
+
+
+def test_split_by_phase_and_holdout_by_position(labels) -> None:
+    boards, targets = load_labels(labels)
+    data, counts = split(boards, targets, 0.2)
+    phases = np.array([phase(b) for b in boards])
+    assert counts["contact_train"] + counts["contact_holdout"] == np.sum(phases == CONTACT) > 0
+    assert counts["race_train"] + counts["race_holdout"] == np.sum(phases == RACE) > 0
+    assert counts["not_used"] == np.sum((phases == BEAROFF) | (phases == OVER)) > 0  # the database answers those
+    assert data["contact"].x.shape == (counts["contact_train"], 232) and data["contact"].x.dtype == np.float32
+    # the held-out share is about right, and a position is held out whatever else is in the data
+    ho = held_out(boards, 0.2)
+    assert 0.1 < ho.mean() < 0.3
+    assert np.array_equal(held_out(boards[::-1], 0.2), ho[::-1])
+
+
+def test_fit_learns_and_writes_weights(labels, tmp_path) -> None:
+    state = run(tmp_path, small(labels), 6)
+    first, last = state.history[0], state.history[-1]
+    assert [h["epoch"] for h in state.history] == list(range(7))  # epoch 0: the starting nets
+    assert last["contact_holdout"] < 0.5 * first["contact_holdout"]  # learnable targets: the error falls
+    assert state.history[-1]["contact_train"] < state.history[1]["contact_train"]
+    lines = [json.loads(s) for s in (tmp_path / LOG).read_text().splitlines()]
+    assert [ln["epoch"] for ln in lines] == list(range(7))
+    # a normal weights file with its training record beside it, usable as an evaluator
+    nets = NetPair.load(tmp_path / WEIGHTS)
+    assert nets.contact.hidden == 8 and nets.race.hidden == 4
+    record = json.loads((tmp_path / "weights.json").read_text())
+    assert record["labels"]["shards"] == 3 and record["epochs"] == 6 and "backgammon fit" in record["method"]
+    assert record["best_epoch"]["contact"] == state.best_epoch["contact"] > 0
+    probs = NetEvaluator(tmp_path / WEIGHTS).evaluate(Position.initial())
+    assert 0.3 < probs.win < 0.7
+
+
+def test_same_seed_same_weights_and_resume_is_exact(labels, tmp_path) -> None:
+    cfg = small(labels, average=0.9, shards=2)
+    a = run(tmp_path / "a", cfg, 2)
+    b = run(tmp_path / "b", cfg, 1)
+    assert b.epoch == 1
+    b = run(tmp_path / "b", cfg, 2)  # resumes from the checkpoint after epoch 1
+    c = FitState.load(tmp_path / "b" / CHECKPOINT)
+    assert a.files == c.files == ["toy-00000.npz", "toy-00001.npz"]
+    for name in ("contact", "race"):
+        for x, y, z in zip(a.opts[name].avg, b.opts[name].avg, c.opts[name].avg):
+            assert np.array_equal(x, y) and np.array_equal(x, z)
+    assert (tmp_path / "a" / WEIGHTS).read_bytes() != b""
+    assert NetPair.load(tmp_path / "a" / WEIGHTS).contact.w1.tobytes() == (
+        NetPair.load(tmp_path / "b" / WEIGHTS).contact.w1.tobytes()
+    )
+    other = run(tmp_path / "c", small(labels, average=0.9, shards=2, seed=4), 1)
+    assert not np.array_equal(other.opts["contact"].p[0], b.opts["contact"].p[0])
+    with pytest.raises(EngineError, match="config"):
+        run(tmp_path / "a", small(labels, shards=2), 3)
+
+
+def test_warm_start_begins_at_the_shipped_nets(labels, tmp_path) -> None:
+    cfg = FitConfig(labels=labels, init_from=str(default_weights_path()), alpha=1e-4, batch=64, holdout=0.2)
+    state = run(tmp_path, cfg, 0)
+    shipped = NetPair.load(default_weights_path())
+    assert np.array_equal(NetPair.load(tmp_path / WEIGHTS).contact.w1, shipped.contact.w1)
+    # the shipped nets' own 0-ply values are the targets: they fit them up to float16 rounding
+    assert state.history[0]["contact_holdout"] < 1e-6
+    assert state.init_record["meta"]["encoding_version"] == shipped.meta["encoding_version"]
+
+
+def test_cli_fit(labels, tmp_path, capsys) -> None:
+    out = tmp_path / "run"
+    args = ["fit", "--labels", labels, "--out", str(out), "--epochs", "1", "--contact-hidden", "8"]
+    main([*args, "--race-hidden", "4", "--seed", "2"])
+    text = capsys.readouterr().out
+    assert "600 labels from 3 shards" in text and "epoch 1/1: " in text and "held out" in text
+    assert NetPair.load(out / WEIGHTS).contact.hidden == 8
+    for bad in (["--epochs", "-1"], ["--holdout", "1.5"], ["--init-from", str(tmp_path / "none.npz")]):
+        with pytest.raises(SystemExit) as exc:
+            main([*args, *bad])
+        assert exc.value.code == 2
+    with pytest.raises(InvalidInputError):
+        run(tmp_path / "x", small(labels, holdout=0.0), 1)
