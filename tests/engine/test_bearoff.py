@@ -73,3 +73,16 @@ def test_a_fresh_build_equals_the_cached_tables(db: BearoffDatabase) -> None:
     fresh = BearoffDatabase()
     assert np.array_equal(fresh.dist, db.dist) and np.array_equal(fresh.first, db.first)
     assert fresh.rolls_distribution((1, 0, 0, 0, 0, 0))[1] == 1.0
+
+
+def test_the_disk_cache_is_written_read_and_rebuilt_when_damaged(tmp_path, monkeypatch, db: BearoffDatabase) -> None:
+    monkeypatch.setenv("BACKGAMMON_CACHE", str(tmp_path))
+    path = BearoffDatabase.cache_path()
+    built = BearoffDatabase._load_or_build()  # nothing there: built, then written
+    assert path.exists() and np.array_equal(built.dist, db.dist) and np.array_equal(built.first, db.first)
+    loaded = BearoffDatabase._load_or_build()  # read back: the very same values, as float64
+    assert loaded.dist.dtype == np.float64 and np.array_equal(loaded.dist, db.dist)
+    assert np.array_equal(loaded.first, db.first)
+    path.write_bytes(b"not an array")
+    rebuilt = BearoffDatabase._load_or_build()
+    assert np.array_equal(rebuilt.dist, db.dist) and np.load(path).shape == (2, N_POSITIONS, 40)
