@@ -120,7 +120,7 @@ def test_two_ply_shard_holds_the_two_ply_labels(tmp_path, arrays) -> None:
     rows = np.array([phase(b) != BEAROFF for b in boards])
     assert rows.any() and entries[0]["teacher"].endswith("labels-v2")
     assert np.allclose(targets[rows], ref[rows], atol=2e-3)  # float16 storage, clipping
-    assert np.allclose(targets[rows], label_boards(boards, arrays, 2)[rows], atol=0.03)  # v1, within pruning's error
+    assert np.array_equal(label_boards(boards, arrays, 2), ref)  # refinement labels with the same labeller
     assert not np.allclose(targets[rows], label_boards(boards, arrays, 1)[rows], atol=1e-4)
 
 
@@ -133,7 +133,7 @@ def test_bearoff_positions_get_the_exact_database_values(arrays) -> None:
     labels, phases = label_shard(board, arrays, 1)
     assert phases.tolist() == [BEAROFF]
     assert np.allclose(labels[0], exact, atol=1e-12)
-    assert not np.allclose(label_boards(board, arrays, 1)[0], exact, atol=1e-4)  # the nets' own value differs
+    assert np.allclose(label_boards(board, arrays, 1)[0], exact, atol=1e-12)  # refinement's labels too
 
 
 def test_sanitized_makes_chances_consistent() -> None:

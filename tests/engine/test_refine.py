@@ -4,14 +4,15 @@ import numpy as np
 import pytest
 
 from backgammon import Position
-from backgammon.engine import _distill, encoding
+from backgammon.engine import _distill
+from backgammon.engine._movegen import BEAROFF, phase
 from backgammon.engine.evaluator import NetEvaluator, default_weights_path
+from backgammon.engine.labels import label_boards_fast, net_arrays
 from backgammon.engine.network import Net, NetPair
-from backgammon.engine.refine import RefineConfig, RefineState, run
+from backgammon.engine.refine import RefineConfig, RefineState, label_boards, run
 from backgammon.engine.search import evaluate_boards_ply
 from backgammon.engine.train import BEST, CHECKPOINT, LOG
 from backgammon.errors import EngineError, InvalidInputError
-from backgammon.position import Phase
 
 
 @pytest.fixture()
@@ -28,68 +29,28 @@ def _cfg(path, **kw) -> RefineConfig:
     )
 
 
-def _one_ply(position: Position, state: RefineState) -> np.ndarray:
-    """1-ply by hand: legal plays from the rules core, raw net outputs, best play by equity per roll."""
-    total = np.zeros(5)
-    for d1 in range(1, 7):
-        for d2 in range(d1, 7):
-            best, best_eq = None, -9.0
-            for play in position.legal_plays(d1, d2):
-                after = play.position  # the opponent on roll
-                if after.is_game_over():
-                    lost = after.mine
-                    gammon = sum(lost) == 15
-                    bg = gammon and sum(lost[18:]) > 0
-                    mine = np.array([1.0, gammon, bg, 0.0, 0.0])
-                else:
-                    net = state.contact if after.phase() is Phase.CONTACT else state.race
-                    o = net.forward(encoding.encode(after)[None])[0]
-                    mine = np.array([1 - o[0], o[3], o[4], o[1], o[2]])
-                eq = 2 * mine[0] - 1 + mine[1] + mine[2] - mine[3] - mine[4]
-                if after.is_game_over():
-                    eq += 10
-                if eq > best_eq:
-                    best, best_eq = mine, eq
-            total += best * (1 if d1 == d2 else 2) / 36
-    return total
-
-
-@pytest.mark.slow  # one of the slowest tests: not in the fast tier
-def test_labels_are_the_one_ply_values(small_weights) -> None:
-    state = RefineState.fresh(_cfg(small_weights))
-    boards = np.empty((6, 2, 25), dtype=np.int8)
-    _distill.sample_positions(*state.arrays(), 3, 0, 0.3, boards)
-    targets = np.empty((6, 5))
-    _distill.label(boards, *state.arrays(), targets)
-    for board, target in zip(boards, targets):
-        position = Position(tuple(int(x) for x in board[0]), tuple(int(x) for x in board[1]))
-        assert np.allclose(target, _one_ply(position, state), atol=1e-6)
-    split = np.empty((6, 5))
-    _distill.label_parallel(boards, *state.arrays(), split, 4)
-    assert np.array_equal(split, targets)
-
-
-@pytest.mark.slow  # one of the slowest tests: not in the fast tier
-def test_two_ply_labels_are_the_search_values() -> None:
-    """The numba 2-ply labels equal the search module's 2-ply (numpy, batched), on the same raw nets.
-
-    The shipped nets, not random ones: the evaluator makes the chances consistent
-    (gammons no more than wins), which a random net's outputs are not.
-    """
-    state = RefineState.fresh(RefineConfig(init_from=str(default_weights_path())))
+def test_labels_are_the_label_shards_labels() -> None:
+    """Refinement labels with the labeller of the label shards (labels v2): at 1 ply exactly the search's
+    1-ply values (the bear-off database at the leaves, float32 nets), for any thread count."""
+    arrays = net_arrays(default_weights_path())
     boards = np.empty((40, 2, 25), dtype=np.int8)
-    _distill.sample_positions(*state.arrays(), 4, 0, 0.3, boards)
-    boards = boards[::5]
-    targets = np.empty((len(boards), 5))
-    _distill.label(boards, *state.arrays(), targets, 2)
-    reference = evaluate_boards_ply(boards, NetEvaluator(state.net_pair(), bearoff=False), 2)
-    assert np.allclose(targets, reference, atol=1e-5)  # the evaluator also clips gammons to wins (tiny here)
-    one = np.empty_like(targets)
-    _distill.label(boards, *state.arrays(), one, 1)
-    assert not np.allclose(one, targets, atol=1e-3)  # a different, deeper value
-    split = np.empty_like(targets)
-    _distill.label_parallel(boards, *state.arrays(), split, 3, 2)
-    assert np.array_equal(split, targets)
+    _distill.sample_positions(*arrays, 4, 0, 0.3, boards)
+    boards = boards[[phase(b) < BEAROFF for b in boards]]  # the root of a bear-off is the database's value
+    one = label_boards(boards, arrays, 1)
+    assert np.abs(one - evaluate_boards_ply(boards, NetEvaluator.default(), 1)).max() < 1e-5
+    assert np.array_equal(one, label_boards(boards, arrays, 1, threads=3))
+    assert np.array_equal(one, label_boards_fast(boards, arrays, 1, prune=0))
+
+
+@pytest.mark.slow  # fits the pruning model of the shipped nets (a few seconds)
+def test_two_ply_labels_are_the_pruned_labels_of_the_shards() -> None:
+    arrays = net_arrays(default_weights_path())
+    boards = np.empty((40, 2, 25), dtype=np.int8)
+    _distill.sample_positions(*arrays, 4, 0, 0.3, boards)
+    few = boards[::8]
+    two = label_boards(few, arrays, 2)
+    assert np.array_equal(two, label_boards_fast(few, arrays, 2))  # pruned to labels.PRUNE replies
+    assert not np.allclose(two, label_boards(few, arrays, 1), atol=1e-3)  # a different, deeper value
 
 
 def test_two_ply_refinement_runs_and_records_its_depth(tmp_path, small_weights) -> None:

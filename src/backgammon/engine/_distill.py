@@ -1,11 +1,12 @@
-"""Numba kernels for refining the nets on 1-ply targets (private).
+"""Numba kernels for labelled positions (private): sampling, the labeller, refinement's fit.
 
 Self-play TD moves each position's evaluation towards the value after one
-sampled roll. Refinement instead labels positions with their *1-ply* value
-(the average, over all 21 rolls, of the value after the best play of each
-roll) and fits the nets to those labels: a target without the dice's noise,
-one ply deeper than the nets themselves. :mod:`backgammon.engine.train` drives
-it (``backgammon train --refine``).
+sampled roll. Refinement (:mod:`backgammon.engine.refine`) and the label shards
+(:mod:`backgammon.engine.labels`) instead label positions with their 1- or 2-ply
+value (the average, over all 21 rolls, of the value after the best play of each
+roll, searched one ply deeper at 2 plies): a target without the dice's noise,
+deeper than the nets themselves. The one labeller is :func:`label_fast` (labels
+version 2).
 
 Weights are passed as in :mod:`backgammon.engine._selfplay`:
 ``cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2``.
@@ -169,98 +170,6 @@ def lambda_returns(v1, v0, random_move, last, lam, out) -> None:
             flip_outputs(v0[i + 1], b)
             for j in range(NUM_OUTPUTS):
                 out[i, j] = v1[i, j] + lam * (a[j] - b[j])
-
-
-@njit(cache=True, nogil=True)
-def one_ply(board, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, o, best, work, table, out) -> None:
-    """``out`` = the 1-ply value of ``board`` for its side on roll (best play per roll at 0-ply)."""
-    for j in range(NUM_OUTPUTS):
-        out[j] = 0.0
-    for d1 in range(1, 7):
-        for d2 in range(d1, 7):
-            w = (1.0 if d1 == d2 else 2.0) / 36.0
-            choose_net(board, d1, d2, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, o, best, work, table)
-            for j in range(NUM_OUTPUTS):
-                out[j] += w * best[j]
-
-
-@njit(cache=True, nogil=True)
-def two_ply(
-    board, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, o, best, work, table, cand2, work2, inner, out
-) -> None:
-    """``out`` = the 2-ply value of ``board`` for its side on roll, as :mod:`backgammon.engine.search` defines it.
-
-    For each of the 21 rolls the best play is chosen at 0-ply and its result
-    valued at 1-ply (the opponent's 21 replies, each best at 0-ply); a play
-    that bears off the last checker counts its exact result. ``cand2`` and
-    ``work2`` are a second candidate array and move-generator workspace for the
-    replies; ``inner`` (5 floats) receives each reply's 1-ply value (``best`` is overwritten).
-    """
-    for j in range(NUM_OUTPUTS):
-        out[j] = 0.0
-    for d1 in range(1, 7):
-        for d2 in range(d1, 7):
-            w = (1.0 if d1 == d2 else 2.0) / 36.0
-            c = choose_net(
-                board, d1, d2, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, o, best, work, table
-            )
-            if not side_done(cand[c, 1]):  # else best holds the finished game's result
-                one_ply(
-                    cand[c], cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand2, idx, val, hid, o, best, work2, table, inner
-                )
-                flip_outputs(inner, best)  # the reply's 1-ply value, from the mover's view
-            for j in range(NUM_OUTPUTS):
-                out[j] += w * best[j]
-
-
-@njit(cache=True, nogil=True)
-def _label_range(boards, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, targets, plies, lo, hi) -> None:
-    cand, idx, val, hid, o, best, work, table = choice_scratch(cb1, rb1)
-    cand2, _, _, _, inner, _, work2, _ = choice_scratch(cb1, rb1)
-    for i in range(lo, hi):
-        if plies == 2:
-            two_ply(
-                boards[i],
-                cw1,
-                cb1,
-                cw2,
-                cb2,
-                rw1,
-                rb1,
-                rw2,
-                rb2,
-                cand,
-                idx,
-                val,
-                hid,
-                o,
-                best,
-                work,
-                table,
-                cand2,
-                work2,
-                inner,
-                targets[i],
-            )
-        else:
-            one_ply(
-                boards[i], cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, cand, idx, val, hid, o, best, work, table, targets[i]
-            )
-
-
-@njit(cache=True, nogil=True)
-def label(boards, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, targets, plies=1) -> None:
-    """``targets[i]`` = the ``plies``-ply value (1 or 2) of ``boards[i]``."""
-    _label_range(boards, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, targets, plies, 0, boards.shape[0])
-
-
-@njit(cache=True, nogil=True, parallel=True)
-def label_parallel(boards, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, targets, threads, plies=1) -> None:
-    """:func:`label` split over ``threads`` threads (same labels: each is a function of its board alone)."""
-    n = boards.shape[0]
-    size = (n + threads - 1) // threads
-    for t in prange(threads):
-        _label_range(boards, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, targets, plies, t * size, min(n, (t + 1) * size))
 
 
 # --- the fast labeller (labels v2): float32 leaves, the bear-off database, 0-ply pruning of the candidates ---
@@ -486,8 +395,8 @@ def two_ply_fast(
 ):
     """``out`` = the 2-ply value of ``board`` (not over) for its side on roll, the labels of version 2.
 
-    As :func:`two_ply` (per roll the 0-ply best play, valued at 1-ply), but the leaves are valued by
-    :func:`leaf_value` (float32 nets, the bear-off database where both sides are home, exact results),
+    As :mod:`backgammon.engine.search` defines it (per roll the 0-ply best play, valued at 1-ply), with the
+    leaves valued by :func:`leaf_value` (float32 nets, the bear-off database where both sides are home, exact results),
     a chosen position with both sides home is valued by the database at once, the same chosen position
     reached by two rolls is valued once, and the candidates of a roll are pruned to ``keep`` (the top
     ply) and ``keep_inner`` (the replies) by :func:`choose_pruned` (0 keeps them all).
@@ -763,12 +672,8 @@ def fit(boards, targets, order, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, alpha, s
 
 __all__ = [
     "fit",
-    "label",
-    "label_parallel",
     "lambda_returns",
     "mover_won_result",
-    "one_ply",
     "sample_games",
     "sample_positions",
-    "two_ply",
 ]

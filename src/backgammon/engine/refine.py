@@ -5,8 +5,10 @@ moves random, to see positions the nets would avoid), labels their positions
 with the nets' own 1-ply value (the average over the 21 rolls of the value
 after each roll's best play) or, with ``label_ply=2``, their 2-ply value (each
 roll's best play valued at 1-ply, as :mod:`backgammon.engine.search` does),
-and fits both nets to the labels of the last few iterations by stochastic
-gradient steps. With ``lam`` above 0 the sample is whole games and each
+by the labeller of the label shards (:func:`backgammon.engine.labels.label_boards_fast`:
+the bear-off database where both sides are home, the inner ply of a 2-ply label
+pruned), and fits both nets to the labels of the last few iterations by
+stochastic gradient steps. With ``lam`` above 0 the sample is whole games and each
 position's target is a lambda-return built on the labels: the 1-ply value plus
 the later positions' differences between their 1-ply and 0-ply values, which
 the game's own course brings back (:func:`_distill.lambda_returns`), so the
@@ -35,8 +37,9 @@ from pathlib import Path
 import numpy as np
 
 from backgammon.engine import _distill, encoding
-from backgammon.engine.bearoff import WAYS
+from backgammon.engine.bearoff import WAYS, BearoffDatabase
 from backgammon.engine.evaluator import net_evaluate_batch
+from backgammon.engine.labels import PRUNE, fit_pruner, label_boards_fast
 from backgammon.engine.network import Net, NetArrays, NetPair, arrays_of, kernel_arrays, nets_of, read_npz, write_npz
 from backgammon.engine.train import (
     BEST,
@@ -50,8 +53,6 @@ from backgammon.engine.train import (
     warm_start,
 )
 from backgammon.errors import EngineError, InvalidInputError
-
-_NO_DB = np.zeros((1, 1))  # no bear-off database: the labels and their 0-ply values are the nets' own
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,35 +159,36 @@ class RefineState:
         return NetPair(self.contact.copy(), self.race.copy(), meta)
 
 
-def _label_chunk(shared: tuple[NetArrays, int], boards: np.ndarray) -> np.ndarray:
-    """The labels of a chunk of boards (a cluster task): ``shared`` is the eight net arrays and the depth."""
-    arrays, plies = shared
-    targets = np.empty((len(boards), 5))
-    _distill.label(boards, *arrays, targets, plies)
-    return targets
+def _label_chunk(shared: tuple[NetArrays, int, int, np.ndarray], boards: np.ndarray) -> np.ndarray:
+    """The labels of a chunk of boards (a cluster task): ``shared`` is the eight net arrays, the depth, the
+    replies kept at the inner ply and the pruning model."""
+    arrays, plies, prune, pruner = shared
+    return label_boards_fast(boards, arrays, plies, prune=prune, pruner=pruner)
 
 
 def label_boards(
     boards: np.ndarray, arrays: NetArrays, plies: int, threads: int = 1, cluster: str | None = None
 ) -> np.ndarray:
-    """The ``plies``-ply labels of ``boards`` (``(n, 5)``), over ``threads`` threads here or, given a
-    Ray address, as tasks on that cluster (chunks of boards, four per CPU of the cluster). Each label
-    is a function of its board and the nets alone, so every way gives the same labels.
+    """The ``plies``-ply labels of ``boards`` (``(n, 5)``) by the labeller of the label shards
+    (:func:`backgammon.engine.labels.label_boards_fast`, labels version 2: the bear-off database where both
+    sides are home, and at 2 plies the inner ply pruned to :data:`~backgammon.engine.labels.PRUNE` replies),
+    over ``threads`` threads here or, given a Ray address, as tasks on that cluster (chunks of boards, four
+    per CPU of the cluster). Each label is a function of its board and the nets alone, so every way gives
+    the same labels.
 
     Raises:
         EngineError: if a cluster is asked for and Ray is missing or the cluster cannot be reached.
     """
+    prune = PRUNE if plies == 2 else 0  # a 1-ply label has no inner ply to prune
+    pruner = fit_pruner(arrays) if prune and len(boards) else np.zeros((2, _distill.PRUNE_FEATURES))
     if cluster is not None and len(boards):
         from backgammon.engine._cluster import cluster_cpus, run_tasks
 
         parts = max(1, min(len(boards), 4 * cluster_cpus(cluster, "refinement labels")))
         chunks = np.array_split(boards, parts)
-        return np.concatenate(list(run_tasks(_label_chunk, (arrays, plies), chunks, cluster, "refinement labels")))
-    if threads <= 1:
-        return _label_chunk((arrays, plies), boards)
-    targets = np.empty((len(boards), 5))
-    _distill.label_parallel(boards, *arrays, targets, threads, plies)
-    return targets
+        shared = (arrays, plies, prune, pruner)
+        return np.concatenate(list(run_tasks(_label_chunk, shared, chunks, cluster, "refinement labels")))
+    return label_boards_fast(boards, arrays, plies, threads, prune, pruner)
 
 
 def iterate(state: RefineState, threads: int = 1, cluster: str | None = None) -> dict:
@@ -207,7 +209,8 @@ def iterate(state: RefineState, threads: int = 1, cluster: str | None = None) ->
     targets = label_boards(boards, state.arrays(), cfg.label_ply, threads, cluster)
     if cfg.lam > 0:
         v0 = np.empty_like(targets)
-        net_evaluate_batch(boards, *state.arrays(), _NO_DB, _NO_DB, WAYS, False, v0)
+        db = BearoffDatabase.get()  # the labels' own 0-ply values: the database where both sides are home
+        net_evaluate_batch(boards, *state.arrays(), db.dist, db.first, WAYS, True, v0)
         returns = np.empty_like(targets)
         _distill.lambda_returns(targets, v0, random_move, last, cfg.lam, returns)
         targets = returns
