@@ -12,11 +12,17 @@ exists), and the first two also cold (an empty ``NUMBA_CACHE_DIR``: every kernel
 is compiled, as on the first start after an edit of a kernel module; one run each unless
 ``--cold-repeats`` says more, since each takes a minute or more).
 
+The warm rows also have Python's bytecode cache warm, as any installed copy has: the children
+write and read their ``.pyc`` files under a temporary ``PYTHONPYCACHEPREFIX`` (the checkout is left
+alone), even where ``PYTHONDONTWRITEBYTECODE`` is set; ``--as-environment`` runs them with the
+environment as it is instead (with ``PYTHONDONTWRITEBYTECODE=1`` every start compiles the
+package's own modules again, about a tenth of a second).
+
 CPU time (user + system of the child) is the robust figure on a shared machine; wall time is
 shown too. The child's CPU time comes from ``/proc/<pid>/stat`` at the moment of its first answer
 for the engine, and from ``getrusage(RUSAGE_CHILDREN)`` for the commands that exit.
 
-    python benchmarks/startup.py [--repeats 7] [--cold-repeats 1] [--skip-cold]
+    python benchmarks/startup.py [--repeats 7] [--cold-repeats 1] [--skip-cold] [--as-environment]
 """
 
 from __future__ import annotations
@@ -98,9 +104,12 @@ def _row(name: str, runs: list[tuple[float, float]]) -> str:
     return f"| {name:<44} | {len(runs):>2} | {spread(cpus):>22} | {spread(walls):>22} |"
 
 
-def measure(repeats: int, cold_repeats: int) -> list[str]:
+def measure(repeats: int, cold_repeats: int, pycache: str | None) -> list[str]:
     env = dict(os.environ)
     env.pop("BACKGAMMON_EVALUATOR", None)
+    if pycache:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = pycache
     hint = [*_backgammon(), "hint", POSITION, DICE]
     rows = []
     # warm: one unmeasured start of each first, so that the cache of the kernels they need exists
@@ -128,12 +137,24 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=7, help="runs per warm row (default 7)")
     parser.add_argument("--cold-repeats", type=int, default=1, help="runs per cold row (default 1)")
     parser.add_argument("--skip-cold", action="store_true", help="leave out the cold-cache rows")
+    parser.add_argument(
+        "--as-environment", action="store_true", help="no bytecode cache of our own: Python's settings as they are"
+    )
     args = parser.parse_args()
     if args.repeats < 1 or args.cold_repeats < 1:
         parser.error("--repeats and --cold-repeats must be at least 1")
-    rows = measure(args.repeats, 0 if args.skip_cold else args.cold_repeats)
+    with tempfile.TemporaryDirectory(prefix="bg-pycache-") as pycache:
+        rows = measure(
+            args.repeats, 0 if args.skip_cold else args.cold_repeats, None if args.as_environment else pycache
+        )
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"startup of a fresh process; {os.cpu_count()} CPUs, load average {load:.1f} at the end")
+    if args.as_environment:
+        bytecode = (
+            "bytecode cache off" if os.environ.get("PYTHONDONTWRITEBYTECODE") else "bytecode cache as Python keeps it"
+        )
+    else:
+        bytecode = "bytecode cache warm"
+    print(f"startup of a fresh process; {os.cpu_count()} CPUs, load average {load:.1f} at the end; {bytecode}")
     print(f"| {'command':<44} | {'N':>2} | {'CPU s median (range)':>22} | {'wall s median (range)':>22} |")
     print(f"|{'-' * 46}|{'-' * 4}|{'-' * 24}|{'-' * 24}|")
     for row in rows:
