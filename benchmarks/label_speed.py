@@ -1,16 +1,16 @@
-"""2-ply label speed: the labeller of labels v1 beside the fast one (labels v2), on the same positions.
+"""2-ply label speed: the labeller (labels v2) with and without pruning, on the same positions.
 
 The positions are sampled as ``backgammon label`` samples them (0-ply self-play of the shipped nets,
 near-best exploration) from ``--seed``. Rows: labels/s by wall clock and by CPU time (all threads'
 CPU time, so "per core"), and CPU milliseconds per label, for each labeller at 1 and 2 threads. The
 CPU columns are the ones to trust on a loaded machine (other processes stretch the wall clock).
+(The labeller of labels v1, float64 nets without the bear-off database at the leaves, is gone from
+the tree; the README keeps its last figures.)
 
-Then the agreement of the labels, against the v1 labels as ``backgammon label`` wrote them (2-ply
-by the float64 nets without the bear-off database at the leaves; the database's value where both
-sides are home at the root; sanitised): the mean absolute difference of the cubeless equity and of
-each output, for v2 without pruning (the float32 nets and the database at the leaves) and with it.
-Last, how often the pruned choice of a reply differs from the unpruned one (every roll of every
-position, the choice both ways by the 0-ply net) and the mean equity it loses.
+Then the agreement of the pruned labels with the unpruned ones: the mean absolute difference of the
+cubeless equity and of each output. Last, how often the pruned choice of a reply differs from the
+unpruned one (every roll of every position, the choice both ways by the 0-ply net) and the mean
+equity it loses.
 
     python benchmarks/label_speed.py [--positions 200] [--seed 20261203] [--prune 12]
 """
@@ -26,23 +26,10 @@ from rich.console import Console
 from rich.table import Table
 
 from backgammon.engine import _distill
-from backgammon.engine._movegen import BEAROFF, phase, successors_ws
+from backgammon.engine._movegen import successors_ws
 from backgammon.engine.bearoff import WAYS, BearoffDatabase
-from backgammon.engine.evaluator import default_weights_path, net_evaluate_batch
+from backgammon.engine.evaluator import default_weights_path
 from backgammon.engine.labels import fast_arrays, fit_pruner, label_boards_fast, net_arrays, sanitized
-from backgammon.engine.refine import label_boards
-
-
-def old_labels(boards: np.ndarray, arrays: tuple, threads: int) -> np.ndarray:
-    """The labels as ``backgammon label`` wrote them with labels v1."""
-    targets = label_boards(boards, arrays, 2, threads)
-    home = np.flatnonzero([phase(b) == BEAROFF for b in boards])
-    if len(home):
-        db = BearoffDatabase.get()
-        exact = np.empty((len(home), 5))
-        net_evaluate_batch(np.ascontiguousarray(boards[home]), *arrays, db.dist, db.first, WAYS, True, exact)
-        targets[home] = exact
-    return sanitized(targets)
 
 
 def timed(fn) -> tuple[np.ndarray, float, float]:
@@ -100,8 +87,7 @@ def main() -> None:
     pruner = fit_pruner(arrays)
     fit_s = time.process_time() - t0
     # compile / warm up every path on two boards
-    old_labels(boards[:2], arrays, 1)
-    old_labels(boards[:2], arrays, 2)
+    label_boards_fast(boards[:2], arrays, 2, 1, 0)
     label_boards_fast(boards[:2], arrays, 2, 2, args.prune, pruner)
 
     speed = Table(title=f"2-ply labels of {args.positions} positions (seed {args.seed})")
@@ -109,7 +95,6 @@ def main() -> None:
         speed.add_column(col, justify="right" if col != "labeller" else "left")
     results: dict[str, np.ndarray] = {}
     runs = [
-        ("v1 (current)", lambda t: old_labels(boards, arrays, t)),
         ("v2, no pruning", lambda t: sanitized(label_boards_fast(boards, arrays, 2, t, 0))),
         (f"v2, prune {args.prune}", lambda t: sanitized(label_boards_fast(boards, arrays, 2, t, args.prune, pruner))),
     ]
@@ -126,14 +111,9 @@ def main() -> None:
     agree = Table(title="agreement: mean |difference| of the labels")
     for col in ("labels", "against", "equity", "max |Δ equity|", "win", "win g", "win bg", "lose g", "lose bg"):
         agree.add_column(col, justify="right" if col not in ("labels", "against") else "left")
-    old = results["v1 (current)"]
     exact = results["v2, no pruning"]
     pruned = results[f"v2, prune {args.prune}"]
-    for name, new, ref, ref_name in (
-        ("v2, no pruning", exact, old, "v1"),
-        (f"v2, prune {args.prune}", pruned, old, "v1"),
-        (f"v2, prune {args.prune}", pruned, exact, "v2, no pruning"),
-    ):
+    for name, new, ref, ref_name in ((f"v2, prune {args.prune}", pruned, exact, "v2, no pruning"),):
         d = np.abs(equity(new) - equity(ref))
         each = np.abs(new - ref).mean(axis=0)
         agree.add_row(name, ref_name, f"{d.mean():.5f}", f"{d.max():.4f}", *(f"{x:.5f}" for x in each))
