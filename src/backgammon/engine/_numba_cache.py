@@ -8,6 +8,14 @@ numba (plus the Python version and platform): an edit to a kernel starts a
 fresh cache, while edits elsewhere and fresh checkouts of the same code reuse
 it. Set ``NUMBA_CACHE_DIR`` yourself to choose another place.
 
+Inside that directory numba would still file each kernel under a hash of its
+source file's *absolute folder*, so a clone in another folder (or an install in
+another environment) compiled every kernel again, about 40 s of CPU. The engine's
+kernels are filed by content instead (:class:`ContentLocator`): the folder of a
+kernel module is named by the hash of its engine, its path in the engine and its
+own content, and its stamp is the hash of its content, so the same sources load
+the same machine code wherever they lie and whatever their modification times.
+
 :func:`configure` must run before numba is first imported; importing
 :mod:`backgammon.engine` does it, and every module that imports numba lives
 in that package. (``import backgammon`` itself loads no numba.)
@@ -34,6 +42,8 @@ from types import ModuleType
 from typing import Any
 
 ENGINE = Path(__file__).resolve().parent
+_ROOTS: list[Path] = [ENGINE]  # the trees whose kernels are filed by content (ContentLocator)
+_ROOT_KEYS: dict[Path, str] = {}  # each root's fingerprint, computed once a process
 _IMPORTS_NUMBA = re.compile(rb"^\s*(?:import numba|from numba[ .])", re.MULTILINE)
 
 
@@ -50,6 +60,90 @@ def fingerprint(root: Path = ENGINE) -> str:
         digest.update(f"{path.relative_to(root).as_posix()}:{len(data)}\n".encode())
         digest.update(data)
     return digest.hexdigest()[:16]
+
+
+def file_by_content(root: Path) -> None:
+    """File the kernels of the modules under ``root`` by content too (:class:`ContentLocator`).
+
+    A module under ``root`` that jits a function for another module's kernels to call must
+    itself load numba (see :func:`kernel_modules`), so that editing it starts a fresh cache.
+    """
+    root = Path(root).resolve()
+    if root not in _ROOTS:
+        _ROOTS.append(root)
+
+
+def _root_key(root: Path) -> str:
+    key = _ROOT_KEYS.get(root)
+    if key is None:
+        key = _ROOT_KEYS[root] = fingerprint(root)
+    return key
+
+
+class ContentLocator:
+    """Files the compiled kernels of a module under a content root by content, not by path.
+
+    One of numba's cache locators (``numba.core.caching.CacheImpl._locator_classes``), tried
+    before numba's own for functions whose source file lies under :data:`ENGINE` (or a root given
+    to :func:`file_by_content`), when numba has a cache directory (``NUMBA_CACHE_DIR``, which
+    :func:`configure` sets). The kernels go in ``<cache directory>/<folder>_<key>``, the key a
+    hash of the root's :func:`fingerprint` (every kernel module's content), the module's path in
+    the root and its content: an edit to the module or to a jitted callee in another kernel module
+    gives a fresh folder, a copy elsewhere the same one. The stamp numba checks is the hash of the
+    module's content (numba's own is that or, before numba 0.61, its modification time and size).
+    Functions elsewhere are left to numba's locators.
+    """
+
+    def __init__(self, path: Path, root: Path, lineno: int, cache_dir: str) -> None:
+        data = path.read_bytes()
+        self._stamp = hashlib.sha256(data).hexdigest()
+        digest = hashlib.sha256(f"{_root_key(root)}|{path.relative_to(root).as_posix()}|".encode())
+        digest.update(data)
+        self._cache_path = os.path.join(cache_dir, f"{path.parent.name}_{digest.hexdigest()[:24]}")
+        self._lineno = lineno
+
+    @classmethod
+    def from_function(cls, py_func: Any, py_file: str) -> ContentLocator | None:
+        """A locator for ``py_func`` of ``py_file``, or None to leave it to numba's locators."""
+        cache_dir = getattr(sys.modules.get("numba.core.config"), "CACHE_DIR", "")
+        if not cache_dir:
+            return None
+        try:
+            path = Path(py_file).resolve()
+            root = next((root for root in _ROOTS if root in path.parents), None)
+            if root is None:
+                return None
+            self = cls(path, root, py_func.__code__.co_firstlineno, cache_dir)
+            self.ensure_cache_path()
+        except (OSError, ValueError):
+            return None  # unreadable source or unusable folder: numba's locators decide
+        return self
+
+    def ensure_cache_path(self) -> None:
+        import tempfile  # loaded with numba's caching anyway; not at every import of the engine
+
+        os.makedirs(self._cache_path, exist_ok=True)
+        tempfile.TemporaryFile(dir=self._cache_path).close()  # writable, as numba's locators check
+
+    def get_cache_path(self) -> str:
+        return self._cache_path
+
+    def get_source_stamp(self) -> str:
+        return self._stamp
+
+    def get_disambiguator(self) -> str:
+        return str(self._lineno)
+
+
+def file_kernels_by_content(caching: ModuleType) -> bool:
+    """Put :class:`ContentLocator` first among the locators of ``caching`` (``numba.core.caching``); whether it is."""
+    impl = getattr(caching, "CacheImpl", None)
+    locators = getattr(impl, "_locator_classes", None)
+    if not isinstance(locators, list):
+        return False
+    if ContentLocator not in locators:
+        locators.insert(0, ContentLocator)
+    return True
 
 
 def _load_overload(self: Any, sig: Any, target_context: Any) -> Any:
@@ -86,8 +180,15 @@ def lean_cache_loads(caching: ModuleType) -> bool:
     return True
 
 
+def _patch(caching: ModuleType) -> None:
+    """What this module changes in ``numba.core.caching``."""
+    file_kernels_by_content(caching)
+    if not os.environ.get("BACKGAMMON_NUMBA_REFRESH"):
+        lean_cache_loads(caching)  # else numba refreshes its registries as it comes (to compare)
+
+
 class _PatchOnLoad(importlib.abc.Loader):
-    """Loads ``numba.core.caching`` with its own loader, then applies :func:`lean_cache_loads`."""
+    """Loads ``numba.core.caching`` with its own loader, then applies :func:`_patch`."""
 
     def __init__(self, loader: Any) -> None:
         self.loader = loader
@@ -97,7 +198,7 @@ class _PatchOnLoad(importlib.abc.Loader):
 
     def exec_module(self, module: ModuleType) -> None:
         self.loader.exec_module(module)
-        lean_cache_loads(module)
+        _patch(module)
 
 
 class _CachingFinder(importlib.abc.MetaPathFinder):
@@ -112,12 +213,10 @@ class _CachingFinder(importlib.abc.MetaPathFinder):
         return spec
 
 
-def _lean_loads_when_numba_loads() -> None:
-    if os.environ.get("BACKGAMMON_NUMBA_REFRESH"):
-        return  # numba exactly as it comes (to compare, or if a numba release breaks the shortcut)
+def _patch_when_numba_loads() -> None:
     caching = sys.modules.get("numba.core.caching")
     if caching is not None:
-        lean_cache_loads(caching)
+        _patch(caching)
     elif not any(isinstance(finder, _CachingFinder) for finder in sys.meta_path):
         sys.meta_path.insert(0, _CachingFinder())
 
@@ -125,14 +224,16 @@ def _lean_loads_when_numba_loads() -> None:
 def configure() -> None:
     """Point ``NUMBA_CACHE_DIR`` at the cache directory of these kernels, unless it is set or unusable.
 
-    Also arranges lean loads of cached kernels (:func:`lean_cache_loads`) once numba loads.
+    Also arranges, once numba loads, that the engine's kernels are filed by content
+    (:class:`ContentLocator`) and that cached kernels load lean (:func:`lean_cache_loads`, unless
+    ``BACKGAMMON_NUMBA_REFRESH`` is set).
     """
-    _lean_loads_when_numba_loads()
+    _patch_when_numba_loads()
     if "NUMBA_CACHE_DIR" in os.environ:
         return
     try:
         base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-        where = base / "backgammon" / "numba" / fingerprint()
+        where = base / "backgammon" / "numba" / _root_key(ENGINE)
         where.mkdir(parents=True, exist_ok=True)
     except OSError:
         return  # no usable cache directory: numba's own default applies
