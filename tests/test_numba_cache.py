@@ -115,3 +115,94 @@ def test_cached_kernels_load_without_the_registries_and_compute_the_same(tmp_pat
     assert lean[1] == "1 False" and lean[0] == compiled[0]
     full = load({"BACKGAMMON_NUMBA_REFRESH": "1"})  # numba as it comes
     assert full[1] == "1 True" and full[0] == compiled[0]
+
+
+HELPER = """
+from numba import njit
+
+
+@njit(cache=True)
+def factor():
+    return 3.0
+"""
+
+CALLER = """
+import numpy as np
+from numba import njit
+
+from helper import factor
+
+
+@njit(cache=True)
+def scaled(n):
+    out = np.empty(n)
+    for i in range(n):
+        out[i] = np.sqrt(i) / factor()  # a jitted callee in another file, inlined into this kernel
+    return out
+"""
+
+LOAD_BY_CONTENT = """
+import sys
+from pathlib import Path
+
+from backgammon.engine import _numba_cache
+
+_numba_cache.file_by_content(Path(sys.argv[1]))
+sys.path.insert(0, sys.argv[1])
+import kernel
+
+print(repr(kernel.scaled(7).tolist()))
+stats = kernel.scaled.stats
+locator = type(kernel.scaled._cache._impl.locator).__name__
+print(sum(stats.cache_hits.values()), sum(stats.cache_misses.values()), locator)
+"""
+
+
+def test_kernels_are_filed_by_content_not_by_path_or_time(tmp_path) -> None:
+    """A copy of the same kernels elsewhere, with new modification times, loads them; an edit to a callee does not."""
+    first = tmp_path / "checkout"
+    first.mkdir()
+    (first / "helper.py").write_text(HELPER)
+    (first / "kernel.py").write_text(CALLER)
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    env.pop("BACKGAMMON_NUMBA_REFRESH", None)
+
+    def load(root: Path, **extra: str) -> tuple[str, str]:
+        done = subprocess.run(
+            [sys.executable, "-c", LOAD_BY_CONTENT, str(root)],
+            env={**env, **extra},
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        values, counts = done.stdout.split("\n")[:2]
+        return values, counts
+
+    values, counts = load(first)
+    assert counts == "0 1 ContentLocator"  # compiled
+    assert load(first) == (values, "1 0 ContentLocator")  # loaded
+
+    clone = tmp_path / "elsewhere" / "clone"
+    shutil.copytree(first, clone, ignore=shutil.ignore_patterns("__pycache__"))
+    for path in clone.glob("*.py"):
+        os.utime(path, (2_000_000_000, 2_000_000_000))
+    assert load(clone) == (values, "1 0 ContentLocator")  # another folder, other times: loaded, not compiled
+    assert load(clone, BACKGAMMON_NUMBA_REFRESH="1") == (values, "1 0 ContentLocator")
+
+    helper = clone / "helper.py"
+    helper.write_text(helper.read_text().replace("return 3.0", "return 4.0"))
+    edited, counts = load(clone)  # kernel.py unchanged, its callee edited: compiled again
+    assert counts == "0 1 ContentLocator" and edited != values
+    assert load(clone) == (edited, "1 0 ContentLocator")
+    assert load(first) == (values, "1 0 ContentLocator")  # the original still loads its own
+
+
+def test_the_engines_kernels_are_filed_by_content(tmp_path) -> None:
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    show = (
+        "from backgammon.engine import _movegen as m; c = m.new_workspace._cache;"
+        " print(type(c._impl.locator).__name__, c.cache_path)"
+    )
+    name, path = _run(env, show).split(" ", 1)
+    assert name == "ContentLocator"
+    assert Path(path).parent == tmp_path / "cache" and Path(path).name.startswith("_movegen-")

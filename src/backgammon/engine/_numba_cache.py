@@ -86,11 +86,11 @@ class ContentLocator:
     One of numba's cache locators (``numba.core.caching.CacheImpl._locator_classes``), tried
     before numba's own for functions whose source file lies under :data:`ENGINE` (or a root given
     to :func:`file_by_content`), when numba has a cache directory (``NUMBA_CACHE_DIR``, which
-    :func:`configure` sets). The kernels go in ``<cache directory>/<folder>_<key>``, the key a
+    :func:`configure` sets). The kernels go in ``<cache directory>/<module>-<key>``, the key a
     hash of the root's :func:`fingerprint` (every kernel module's content), the module's path in
     the root and its content: an edit to the module or to a jitted callee in another kernel module
     gives a fresh folder, a copy elsewhere the same one. The stamp numba checks is the hash of the
-    module's content (numba's own is that or, before numba 0.61, its modification time and size).
+    module's content (numba's own is that from numba 0.68 on, its modification time and size before).
     Functions elsewhere are left to numba's locators.
     """
 
@@ -99,7 +99,7 @@ class ContentLocator:
         self._stamp = hashlib.sha256(data).hexdigest()
         digest = hashlib.sha256(f"{_root_key(root)}|{path.relative_to(root).as_posix()}|".encode())
         digest.update(data)
-        self._cache_path = os.path.join(cache_dir, f"{path.parent.name}_{digest.hexdigest()[:24]}")
+        self._cache_path = os.path.join(cache_dir, f"{path.stem}-{digest.hexdigest()[:24]}")
         self._lineno = lineno
 
     @classmethod
