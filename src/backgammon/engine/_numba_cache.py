@@ -39,7 +39,7 @@ import re
 import sys
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, ClassVar
 
 ENGINE = Path(__file__).resolve().parent
 _ROOTS: list[Path] = [ENGINE]  # the trees whose kernels are filed by content (ContentLocator)
@@ -94,13 +94,25 @@ class ContentLocator:
     Functions elsewhere are left to numba's locators.
     """
 
+    _keys: ClassVar[dict[tuple[Path, int, int], tuple[str, str]]] = {}  # (path, mtime, size): (stamp, folder)
+    _checked: ClassVar[set[str]] = set()  # folders found writable in this process
+
     def __init__(self, path: Path, root: Path, lineno: int, cache_dir: str) -> None:
-        data = path.read_bytes()
-        self._stamp = hashlib.sha256(data).hexdigest()
-        digest = hashlib.sha256(f"{_root_key(root)}|{path.relative_to(root).as_posix()}|".encode())
-        digest.update(data)
-        self._cache_path = os.path.join(cache_dir, f"{path.stem}-{digest.hexdigest()[:24]}")
+        self._stamp, folder = self._key(path, root)
+        self._cache_path = os.path.join(cache_dir, folder)
         self._lineno = lineno
+
+    @classmethod
+    def _key(cls, path: Path, root: Path) -> tuple[str, str]:
+        """The stamp and folder name of ``path``: read and hashed once a process, again if it changes."""
+        st = path.stat()
+        memo = (path, st.st_mtime_ns, st.st_size)
+        if memo not in cls._keys:
+            data = path.read_bytes()
+            digest = hashlib.sha256(f"{_root_key(root)}|{path.relative_to(root).as_posix()}|".encode())
+            digest.update(data)
+            cls._keys[memo] = hashlib.sha256(data).hexdigest(), f"{path.stem}-{digest.hexdigest()[:24]}"
+        return cls._keys[memo]
 
     @classmethod
     def from_function(cls, py_func: Any, py_file: str) -> ContentLocator | None:
@@ -114,7 +126,9 @@ class ContentLocator:
             if root is None:
                 return None
             self = cls(path, root, py_func.__code__.co_firstlineno, cache_dir)
-            self.ensure_cache_path()
+            if self._cache_path not in cls._checked:  # (saving a kernel checks again)
+                self.ensure_cache_path()
+                cls._checked.add(self._cache_path)
         except (OSError, ValueError):
             return None  # unreadable source or unusable folder: numba's locators decide
         return self
