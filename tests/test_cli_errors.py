@@ -82,6 +82,15 @@ BAD: dict[str, list[list[str]]] = {
         ["--out", "{tmp}/l", "--weights", "{missing}"],
         ["--out", "{tmp}/l", "--weights", "{file}"],
     ],
+    "fit": [
+        ["--out", "{tmp}/f", "--epochs", "-1"],
+        ["--out", "{tmp}/f", "--holdout", "1.5"],
+        ["--out", "{tmp}/f", "--alpha-steps", "x"],
+        ["--out", "{tmp}/f", "--init-from", "{missing}"],
+        ["--out", "{tmp}/f", "--init-from", "{file}"],
+        ["--labels", "{tmp}", "--out", "{tmp}/f"],
+        ["--labels", "{file}", "--out", "{tmp}/f"],
+    ],
     "serve": [
         ["--port", "0"],
         ["--bot-delay", "-1"],

@@ -280,6 +280,12 @@ def fit(
         init_from = str(default_weights_path())
     if init_from and not Path(init_from).is_file():
         raise InvalidInputError(f"--init-from: no such weights file {init_from!r}")
+    if init_from and contact_hidden > 0 and race_hidden > 0:  # not weights (or too big): refused before the run
+        import numpy as np
+
+        from backgammon.engine.train import warm_start
+
+        warm_start(init_from, contact_hidden, race_hidden, np.random.default_rng(0))
     if epochs < 0:
         raise InvalidInputError(f"expected --epochs >= 0, got {epochs!r}")
     config = FitConfig(
