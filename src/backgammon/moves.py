@@ -25,7 +25,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import overload
+from typing import TypeVar, overload
 
 from backgammon.dice import check_dice
 from backgammon.errors import IllegalPlayError, InvalidInputError
@@ -157,6 +157,7 @@ def _point_text(point: int) -> str:
 # A raw step inside the generator: (source index, destination index, hit)
 # with indices 0..23 for points 1..24, 24 for the bar and -1 for off.
 _RawStep = tuple[int, int, bool]
+_T = TypeVar("_T")
 
 
 def _can_step(mine: list[int], theirs: list[int], src: int, die: int) -> int:
@@ -717,9 +718,9 @@ def find_play(
     steps = _check_path(query)
     if not steps and len(plays) == 1 and not plays[0].steps:
         return plays[0]
-    for seq, after in all_step_sequences(position, dice[0], dice[1], plays):
-        if tuple((s.source, s.destination) for s in seq) == steps:
-            return next(play for play in plays if play.position == after)
+    after = step_graph(position, dice[0], dice[1], plays).follow(steps)
+    if after is not None:
+        return next(play for play in plays if play.position is after)
     text = " ".join(f"{a}/{b}" for a, b in steps) or "(no move)"
     raise IllegalPlayError(f"illegal move {text!r} for {dice[0]}-{dice[1]}: expected a complete legal play")
 
@@ -751,7 +752,7 @@ def all_step_sequences(
     Raises:
         InvalidInputError: if a die is not an integer 1..6.
     """
-    return [(tuple(map(_to_step, raw)), after) for raw, after in _raw_sequences(position, die1, die2, plays)]
+    return _sequences(position, die1, die2, plays, _to_step)
 
 
 def step_pairs(
@@ -766,19 +767,192 @@ def step_pairs(
     Raises:
         InvalidInputError: if a die is not an integer 1..6.
     """
-    pair = _to_pair
     found: dict[tuple[tuple[int, int], ...], Position] = {}
-    for raw, after in _raw_sequences(position, die1, die2, plays):
-        found.setdefault(tuple(map(pair, raw)), after)
+    for seq, after in _sequences(position, die1, die2, plays, _to_pair):
+        found.setdefault(seq, after)
     return list(found.items())
 
 
-def _raw_sequences(
-    position: Position, die1: int, die2: int, plays: Sequence[Play] | None
-) -> list[tuple[tuple[_RawStep, ...], Position]]:
+@dataclass(frozen=True, slots=True, eq=False)
+class StepGraph:
+    """The legal step sequences of a roll as a graph: what a user interface needs to offer the
+    steps one click at a time, without listing every order of every play.
+
+    ``nodes[0]`` is the start; each node is a tuple of edges ``(from, to, child)``: a step in the
+    mover's point numbers (25 = bar, 0 = off) and the index of the node it leads to. Every path
+    from the start has ``length`` steps and ends on a node without edges, a complete legal play
+    (``ends[node]`` is its resulting position, seen from the opponent as ``Play.position``); each
+    node's edges lead only to nodes from which a complete play can still be reached. Paths that
+    reach the same intermediate board with the same dice left share their node, so a double's
+    thousands of orders of the same steps are a few hundred nodes. The step sequences it holds are
+    exactly :func:`step_pairs`' (each once, though not necessarily in that order).
+
+    >>> from backgammon.position import Position
+    >>> graph = step_graph(Position.initial(), 3, 1)
+    >>> graph.length, len(graph.nodes[0]) > 0
+    (2, True)
+    >>> str(graph.follow([(8, 5), (6, 5)]).position_id())
+    '0HPwATDgc/ABMA'
+    """
+
+    length: int
+    nodes: tuple[tuple[tuple[int, int, int], ...], ...]
+    ends: dict[int, Position]
+
+    def follow(self, steps: Sequence[tuple[int, int]]) -> Position | None:
+        """The position a complete step sequence gives, or None when it is not a legal play's."""
+        if len(steps) != self.length:
+            return None
+        node = 0
+        for step in steps:
+            for src, dst, child in self.nodes[node]:
+                if src == step[0] and dst == step[1]:
+                    node = child
+                    break
+            else:
+                return None
+        return self.ends.get(node)
+
+    def sequences(self) -> Iterator[tuple[tuple[int, int], ...]]:
+        """Every step sequence the graph holds (depth first, edges in order)."""
+
+        def walk(node: int, prefix: tuple[tuple[int, int], ...]) -> Iterator[tuple[tuple[int, int], ...]]:
+            edges = self.nodes[node]
+            if not edges:
+                yield prefix
+            for src, dst, child in edges:
+                yield from walk(child, (*prefix, (src, dst)))
+
+        return walk(0, ())
+
+
+def step_graph(position: Position, die1: int, die2: int, plays: Sequence[Play] | None = None) -> StepGraph:
+    """The legal step sequences of a roll as a :class:`StepGraph`.
+
+    Edges are in the order of the dice as rolled, then of the sources from the back (the bar
+    first); a step that two dice make alike (bearing off the same checker with either die) is one
+    edge, to a node that joins both continuations. ``plays`` may pass in ``legal_plays(...)``.
+
+    Raises:
+        InvalidInputError: if a die is not an integer 1..6.
+    """
+    check_dice(die1, die2)
+    if plays is None:
+        plays = legal_plays(position, die1, die2)
+    length = plays[0].dice_used if plays else 0
+    if length == 0:  # no die can be played: the empty play
+        return StepGraph(0, ((),), {0: plays[0].position} if plays else {})
+    ends = {int.from_bytes(bytes(p.position.mine) + bytes(p.position.theirs), "little"): p.position for p in plays}
+    mine = list(position.mine)
+    theirs = list(position.theirs)
+    rolled = (die1,) * 4 if die1 == die2 else (die1, die2)
+    memo: dict[tuple[int, tuple[int, ...]], int] = {}  # (board key, dice left) -> node, -1 when dead
+    leaves: dict[int, int] = {}  # resulting board key -> its node
+    joined: dict[tuple[int, ...], int] = {}
+    edges_of: list[tuple[tuple[int, int, int], ...]] = []
+    end_of: dict[int, Position] = {}
+
+    def node(key: int, left: tuple[int, ...], depth: int) -> int:
+        if depth == length:
+            index = leaves.get(key, -2)
+            if index == -2:
+                after = ends.get(key)
+                if after is None:
+                    index = -1
+                else:
+                    index = len(edges_of)
+                    edges_of.append(())
+                    end_of[index] = after
+                leaves[key] = index
+            return index
+        index = memo.get((key, left), -2)
+        if index != -2:
+            return index
+        edges: list[tuple[int, int, int]] = []
+        labels: set[tuple[int, int]] = set()
+        twice = False
+        sources = (BAR,) if mine[BAR] else [src for src in range(23, -1, -1) if mine[src]]
+        for i, die in enumerate(left):
+            if die in left[:i]:
+                continue
+            rest = left[:i] + left[i + 1 :]
+            for src in sources:
+                if not mine[src]:
+                    continue
+                dst = _can_step(mine, theirs, src, die)
+                if dst == -2:
+                    continue
+                hit = _apply(mine, theirs, src, dst)
+                key2 = key - _MINE[src] + (_MINE[dst] + (_HIT[dst] if hit else 0) if dst >= 0 else 0)
+                child = node(key2, rest, depth + 1)
+                _undo(mine, theirs, src, dst, hit)
+                if child >= 0:
+                    label = _to_pair((src, dst, hit))
+                    twice = twice or label in labels
+                    labels.add(label)
+                    edges.append((label[0], label[1], child))
+        if twice:  # the same step by either die: one edge, to a node joining both continuations
+            edges = _joined_edges(edges, join)
+        if edges:
+            index = len(edges_of)
+            edges_of.append(tuple(edges))
+        else:
+            index = -1
+        memo[(key, left)] = index
+        return index
+
+    def join(children: list[int]) -> int:
+        ids = tuple(sorted(set(children)))
+        if len(ids) == 1:
+            return ids[0]
+        index = joined.get(ids)
+        if index is None:
+            index = joined[ids] = len(edges_of)
+            edges_of.append(())
+            edges_of[index] = tuple(_joined_edges([e for i in ids for e in edges_of[i]], join))
+        return index
+
+    rolled_left = tuple(rolled) if die1 == die2 else (die1, die2)
+    start = node(_key_of(mine, theirs), rolled_left, 0)
+    # number the nodes depth first from the start (index 0), edges in order
+    number: dict[int, int] = {}
+    stack = [start]
+    while stack:
+        at = stack.pop()
+        if at in number:
+            continue
+        number[at] = len(number)
+        stack.extend(child for _src, _dst, child in reversed(edges_of[at]))
+    nodes: list[tuple[tuple[int, int, int], ...]] = [()] * len(number)
+    for old, new in number.items():
+        nodes[new] = tuple((src, dst, number[child]) for src, dst, child in edges_of[old])
+    return StepGraph(length, tuple(nodes), {number[old]: after for old, after in end_of.items() if old in number})
+
+
+def _joined_edges(edges: list[tuple[int, int, int]], join: Callable[[list[int]], int]) -> list[tuple[int, int, int]]:
+    """Edges with each step once, in first-seen order; a step's several children joined by ``join``."""
+    children: dict[tuple[int, int], list[int]] = {}
+    for src, dst, child in edges:
+        children.setdefault((src, dst), []).append(child)
+    return [(src, dst, join(kids)) for (src, dst), kids in children.items()]
+
+
+def _sequences(
+    position: Position,
+    die1: int,
+    die2: int,
+    plays: Sequence[Play] | None,
+    convert: Callable[[_RawStep], _T],
+) -> list[tuple[tuple[_T, ...], Position]]:
     """The search behind :func:`all_step_sequences` and :func:`step_pairs`: every order of
     steps using as many dice as the roll allows that ends on a legal play's position (that
-    play's own :class:`Position` object), steps raw."""
+    play's own :class:`Position` object), each step as ``convert`` makes it from the raw step.
+
+    Depth first, sources from the back, in the order of the dice (both orders for a
+    non-double); the sequences that continue from an intermediate board are found once per
+    distinct board and depth and shared by every path that reaches it (a double's orders of
+    the same steps meet on the same boards), so the work grows with the distinct boards, not
+    with the number of sequences."""
     check_dice(die1, die2)
     if plays is None:
         plays = legal_plays(position, die1, die2)
@@ -786,30 +960,37 @@ def _raw_sequences(
     allowed = {(p.position.mine, p.position.theirs): p.position for p in plays}  # (tuples hash fast)
     mine = list(position.mine)
     theirs = list(position.theirs)
-    out: list[tuple[tuple[_RawStep, ...], Position]] = []
-    steps: list[_RawStep] = []
+    out: list[tuple[tuple[_T, ...], Position]] = []
     orders = [(die1,) * 4] if die1 == die2 else [(die1, die2), (die2, die1)]
 
-    def rec(dice: tuple[int, ...], depth: int) -> None:
-        if depth == best_len:
-            after = allowed.get((tuple(theirs), tuple(mine)))  # the side to move changes
-            if after is not None:
-                out.append((tuple(steps), after))
-            return
-        die = dice[depth]
-        sources = (BAR,) if mine[BAR] else [src for src in range(23, -1, -1) if mine[src]]
-        for src in sources:  # (each child restores the board, so the occupied points stay the same)
-            dst = _can_step(mine, theirs, src, die)
-            if dst == -2:
-                continue
-            hit = _apply(mine, theirs, src, dst)
-            steps.append((src, dst, hit))
-            rec(dice, depth + 1)
-            steps.pop()
-            _undo(mine, theirs, src, dst, hit)
+    for dice in orders:
+        memo: dict[tuple[tuple[int, ...], tuple[int, ...], int], list[tuple[tuple[_T, ...], Position]]] = {}
 
-    for order in orders:
-        rec(order, 0)
+        def suffixes(depth: int) -> list[tuple[tuple[_T, ...], Position]]:
+            if depth == best_len:
+                after = allowed.get((tuple(theirs), tuple(mine)))  # the side to move changes
+                return [((), after)] if after is not None else []
+            key = (tuple(mine), tuple(theirs), depth)
+            known = memo.get(key)
+            if known is not None:
+                return known
+            found: list[tuple[tuple[_T, ...], Position]] = []
+            die = dice[depth]
+            sources = (BAR,) if mine[BAR] else [src for src in range(23, -1, -1) if mine[src]]
+            for src in sources:  # (each child restores the board, so the occupied points stay the same)
+                dst = _can_step(mine, theirs, src, die)
+                if dst == -2:
+                    continue
+                hit = _apply(mine, theirs, src, dst)
+                later = suffixes(depth + 1)
+                if later:
+                    first = (convert((src, dst, hit)),)
+                    found.extend([(first + rest, after) for rest, after in later])
+                _undo(mine, theirs, src, dst, hit)
+            memo[key] = found
+            return found
+
+        out.extend(suffixes(0))
     return out
 
 

@@ -207,6 +207,20 @@ def test_reference_agrees_on_opening_rolls() -> None:
     assert all(counts[d] == len(Position.initial().legal_plays(*d)) for d in counts)
 
 
+@SETTINGS
+@given(any_position, dice_st)
+def test_step_graph_holds_every_step_sequence_once(position: Position, dice) -> None:
+    """The web's move graph (``moves.step_graph``) against the plain list of step sequences."""
+    from backgammon.moves import step_graph, step_pairs
+
+    graph = step_graph(position, *dice)
+    pairs = dict(step_pairs(position, *dice))
+    sequences = list(graph.sequences())
+    assert len(sequences) == len(set(sequences)) and set(sequences) == set(pairs)
+    assert all(graph.follow(seq) == pairs[seq] for seq in sequences)
+    assert all(len({(a, b) for a, b, _ in edges}) == len(edges) for edges in graph.nodes)
+
+
 @pytest.mark.slow  # ~1.5 s per example (find_play by text regenerates the plays): not in the fast tier
 @SETTINGS
 @given(any_position, dice_st)

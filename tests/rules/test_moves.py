@@ -323,3 +323,46 @@ def test_step_pairs_are_the_step_sequences_as_point_pairs_each_once(pos) -> None
         pairs = step_pairs(p, *dice)
         assert pairs == list(expected.items())
         assert {after for _, after in pairs} == {play.position for play in p.legal_plays(*dice)}
+
+
+def _check_graph(p: Position, dice: tuple[int, int]) -> None:
+    """The graph holds exactly step_pairs' sequences, each node's steps once, every path complete."""
+    from backgammon.moves import step_graph, step_pairs
+
+    graph = step_graph(p, *dice)
+    pairs = dict(step_pairs(p, *dice))
+    sequences = list(graph.sequences())
+    assert len(sequences) == len(set(sequences)) and set(sequences) == set(pairs)
+    for seq in sequences:
+        assert len(seq) == graph.length and graph.follow(seq) == pairs[seq]
+    for edges in graph.nodes:
+        labels = [(src, dst) for src, dst, _child in edges]
+        assert len(labels) == len(set(labels))  # a click always names one edge
+    assert set(graph.ends.values()) == {play.position for play in p.legal_plays(*dice)}
+
+
+def test_step_graph_edge_cases(pos) -> None:
+    from backgammon.moves import step_graph
+
+    for p, dice in [
+        (Position.initial(), (2, 2)),
+        (Position.initial(), (6, 5)),
+        (pos("x bar:1 6:5; o 4:1 13:5"), (4, 1)),
+        (pos("x 1:2 2:1; o 6:2"), (6, 5)),  # bearing off: 6 and 5 both take a checker off
+        (pos("x 3:1 2:1; o 6:2"), (6, 5)),  # 3/off by either die, then 2/off by the other: one edge
+        (pos("x 6:1 5:1; o 6:2"), (5, 3)),
+    ]:
+        _check_graph(p, dice)
+    graph = step_graph(pos("x 3:1 2:1; o 6:2"), 6, 5)
+    assert [(a, b) for a, b, _ in graph.nodes[0]] == [(3, 0)] and graph.length == 2
+    # doubles: the orders of the same steps share their nodes
+    doubles = step_graph(Position.initial(), 1, 1)
+    assert len(doubles.nodes) < len(list(doubles.sequences()))
+    # the empty play (shut out), and steps that are not a legal play's
+    closed = Position.from_points({25: 1}, {1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2})
+    empty = step_graph(closed, 6, 6)
+    assert empty.length == 0 and empty.nodes == ((),) and list(empty.sequences()) == [()]
+    assert empty.follow(()) == closed.legal_plays(6, 6)[0].position
+    start = step_graph(Position.initial(), 3, 1)
+    assert start.follow([(8, 5)]) is None and start.follow([(8, 5), (6, 4)]) is None
+    assert start.follow([(6, 5), (8, 5)]) == start.follow([(8, 5), (6, 5)]) is not None
