@@ -12,7 +12,8 @@ the server's process. It plays K games at once, each a human table: one client c
 it (``POST /api/tables``, mode human, money session by default), the other joins
 (``POST /api/tables/{id}/join``), and both connect to ``/ws/tables/{id}`` (the seat token in the first, hello, message).
 Each client plays its seat from the state messages it receives: it rolls when it may
-(it never doubles), and moves the first legal step sequence the server lists. An
+(it never doubles), and moves the first legal step sequence of the server's move graph (the
+first edge from each node). An
 action's round trip runs from sending it (``{"type": "action", ..., "version": N}``) to
 receiving, on the sender's socket, the broadcast whose state is past version N. When
 a match ends, the game starts a new table, so K stays constant.
@@ -372,7 +373,7 @@ class LeanState:
 
 _VERSION = re.compile(r'"version":\s*(\d+)')
 _ALLOWED = re.compile(r'"allowed":\s*\[([^\]]*)\]')
-_MOVES = re.compile(r'"moves":\s*\[')
+_GRAPH = re.compile(r'"move_graph":\s*')
 _MATCH = re.compile(r'"match":\s*\{')
 _OVER = re.compile(r'"over":\s*(true|false)')
 _DECODER = json.JSONDecoder()
@@ -381,10 +382,10 @@ _DECODER = json.JSONDecoder()
 def read_state(text: str) -> LeanState | None:
     """The :class:`LeanState` of a ``state`` or ``event`` message (None for other messages),
     read without decoding the whole message: the server writes the state's ``version``,
-    ``match``, ``allowed`` and ``moves`` as top-level keys of ``"state"`` (after the event, whose
-    payload has none of these keys), and JSON text cannot contain an unescaped ``"key":`` inside a
-    string, so the first match after ``"state":`` is the field. Only the first of the ``moves``
-    is decoded."""
+    ``match``, ``allowed`` and ``move_graph`` as top-level keys of ``"state"`` (after the event,
+    whose payload has none of these keys), and JSON text cannot contain an unescaped ``"key":``
+    inside a string, so the first match after ``"state":`` is the field. Of the state, only the
+    move graph is decoded (its first path is the move played)."""
     start = text.find('"state":')
     if start < 0:
         return None
@@ -397,13 +398,14 @@ def read_state(text: str) -> LeanState | None:
     kinds = tuple(part.strip().strip('"') for part in allowed.group(1).split(",") if part.strip())
     first_move = None
     if "move" in kinds:
-        moves = _MOVES.search(text, allowed.end())
-        if moves is None:
-            raise ValueError(f"unexpected state message (no moves): {text[:200]!r}")
-        at = moves.end()
-        while text[at] in " \n":
-            at += 1
-        first_move = [] if text[at] == "]" else _DECODER.raw_decode(text, at)[0]
+        graph = _GRAPH.search(text, allowed.end())
+        if graph is None:
+            raise ValueError(f"unexpected state message (no move graph): {text[:200]!r}")
+        nodes = _DECODER.raw_decode(text, graph.end())[0]["nodes"]
+        first_move, node = [], 0
+        while nodes[node]:  # the first edge of each node, to a complete play
+            src, dst, node = nodes[node][0]
+            first_move.append([src, dst])
     return LeanState(int(version.group(1)), kinds, first_move, over.group(1) == "true")
 
 

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import httpx
 
+from ._wire import moves_of
+
 BACKGAMMON = str(Path(sys.executable).with_name("backgammon"))
 
 
@@ -134,7 +136,7 @@ def next_action(state: dict) -> dict | None:
     if "roll" in allowed:
         return {"action": "roll"}
     if "move" in allowed:
-        return {"action": "move", "steps": state["moves"][0] if state["moves"] else []}
+        return {"action": "move", "steps": moves_of(state)[0] if moves_of(state) else []}
     for kind in ("take", "accept_resignation", "reject_draw"):
         if kind in allowed:
             return {"action": kind}

@@ -6,6 +6,7 @@ import time
 
 from backgammon.position import Position
 
+from ._wire import moves_of
 from .conftest import make_client
 
 # white to roll, bears off both checkers with any roll; black has borne off 5 (no gammon)
@@ -176,10 +177,10 @@ def test_illegal_and_malformed_moves(client):
     assert state(client, tid)["version"] == version
     # a stale version is refused
     st = state(client, tid, token)
-    r = act(client, tid, token, action="move", steps=st["moves"][0], version=version - 1)
+    r = act(client, tid, token, action="move", steps=moves_of(st)[0], version=version - 1)
     assert r.status_code == 409 and "stale" in r.json()["error"]
     # and the real move goes through
-    r = act(client, tid, token, action="move", steps=st["moves"][0], version=version)
+    r = act(client, tid, token, action="move", steps=moves_of(st)[0], version=version)
     assert r.status_code == 200 and r.json()["version"] == version + 1
 
 
@@ -207,7 +208,7 @@ def test_double_take_crawford_and_rating(client):
     assert "double" not in st["allowed"]  # black owns the cube
     assert act(client, tid, w, action="roll").status_code == 200
     st = state(client, tid, w)
-    assert act(client, tid, w, action="move", steps=st["moves"][0]).status_code == 200
+    assert act(client, tid, w, action="move", steps=moves_of(st)[0]).status_code == 200
     st = state(client, tid, w)
     assert st["match"]["score"] == {"white": 2, "black": 0}
     assert st["match"]["last_result"]["points"] == 2
@@ -244,8 +245,8 @@ def test_ai_game_to_the_end_and_history(client):
     assert st["table"]["ai_seat"] == "black" and st["allowed"][0] == "roll"
     assert act(client, tid, tok, action="roll").status_code == 200
     st = state(client, tid, tok)
-    assert st["plays"] >= 1 and st["moves"]
-    assert act(client, tid, tok, action="move", steps=st["moves"][0]).status_code == 200
+    assert st["plays"] >= 1 and moves_of(st)
+    assert act(client, tid, tok, action="move", steps=moves_of(st)[0]).status_code == 200
     st = state(client, tid, tok)
     assert st["match"]["over"] and st["match"]["winner"] == "white" and st["allowed"] == []
     assert act(client, tid, tok, action="roll").status_code == 409
@@ -287,7 +288,7 @@ def test_restart_resumes_tables(tmp_path):
         tokens = {"white": w, "black": b}
         st = state(c, tid, w)
         tok = tokens[st["game"]["turn"]]
-        assert act(c, tid, tok, action="move", steps=state(c, tid, tok)["moves"][0]).status_code == 200
+        assert act(c, tid, tok, action="move", steps=moves_of(state(c, tid, tok))[0]).status_code == 200
         before = state(c, tid)
     with make_client(tmp_path) as c:
         after = state(c, tid)
@@ -305,7 +306,7 @@ def test_export_mat(client):
         tok = tokens[state(client, tid)["game"]["turn"]]
         if "roll" in state(client, tid, tok)["allowed"]:
             assert act(client, tid, tok, action="roll").status_code == 200
-        assert act(client, tid, tok, action="move", steps=state(client, tid, tok)["moves"][0]).status_code == 200
+        assert act(client, tid, tok, action="move", steps=moves_of(state(client, tid, tok))[0]).status_code == 200
     r = client.get(f"/api/tables/{tid}/export.mat")
     try:
         from backgammon.formats.mat import read_mat, replay
@@ -388,7 +389,7 @@ def test_match_id_in_state_and_history(client):
     assert m.dice is not None and sorted(m.dice) == sorted(st["game"]["dice"]) and m.cube_value == 1
     tokens = {"white": w, "black": b}
     mover = st["game"]["turn"]
-    act(client, tid, tokens[mover], action="move", steps=state(client, tid, tokens[mover])["moves"][0])
+    act(client, tid, tokens[mover], action="move", steps=moves_of(state(client, tid, tokens[mover]))[0])
     other = "black" if mover == "white" else "white"
     act(client, tid, tokens[other], action="double")
     m = MatchState.from_match_id(state(client, tid)["game"]["match_id"])
@@ -412,7 +413,7 @@ def test_no_double_is_offered_or_taken_in_a_one_point_match(client):
             assert refused.status_code == 409 and "1-point" in refused.json()["error"]
             assert act(client, tid, tokens[seat], action="roll").status_code == 200
         else:
-            assert act(client, tid, tokens[seat], action="move", steps=mine["moves"][0]).status_code == 200
+            assert act(client, tid, tokens[seat], action="move", steps=moves_of(mine)[0]).status_code == 200
 
 
 def test_rematch_with_the_same_settings(client):
@@ -461,7 +462,7 @@ def test_rematch_against_the_computer(client):
         if "roll" in st["allowed"]:
             act(client, tid, tok, action="roll")
         elif "move" in st["allowed"]:
-            act(client, tid, tok, action="move", steps=st["moves"][0])
+            act(client, tid, tok, action="move", steps=moves_of(st)[0])
     assert state(client, tid)["match"]["over"]
     again = client.post(f"/api/tables/{tid}/rematch", headers={"x-seat-token": tok})
     assert again.status_code == 200, again.text

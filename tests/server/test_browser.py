@@ -22,6 +22,8 @@ import pytest
 
 from backgammon.position import Position
 
+from ._wire import moves_of
+
 pytestmark = pytest.mark.browser
 
 CHROMIUM = "/usr/bin/chromium"
@@ -179,7 +181,7 @@ def drag(page, a: int, b: int) -> None:
 def play_turn_in_ui(page, server, table_id: str, token: str, use_drag: bool = False) -> None:
     """Play the first legal sequence the server offers by clicking (or dragging) checkers, then confirm."""
     st = server.api("GET", f"/api/tables/{table_id}", token=token)
-    steps = st["moves"][0]
+    steps = moves_of(st)[0]
     for a, b in steps:
         if use_drag:
             drag(page, a, b)
@@ -262,8 +264,8 @@ def test_illegal_drop_is_refused(browser, server):
         page.click("#act-roll")
     page.wait_for_selector("#act-confirm")
     st = server.api("GET", f"/api/tables/{tid}", token=tok)
-    source = st["moves"][0][0][0]
-    reachable = {seq[0][1] for seq in st["moves"] if seq[0][0] == source}
+    source = moves_of(st)[0][0][0]
+    reachable = {seq[0][1] for seq in moves_of(st) if seq[0][0] == source}
     # a point behind the checker (moving backwards), or any point it cannot reach
     candidates = [p for p in range(1, 25) if p not in reachable and p != source]
     bad = next((p for p in candidates if p > source), candidates[0])
@@ -277,7 +279,7 @@ def test_illegal_drop_is_refused(browser, server):
     # the server state did not change either
     assert server.api("GET", f"/api/tables/{tid}")["version"] == st["version"]
     # a legal click-move then undo restores the board
-    a, b = st["moves"][0][0]
+    a, b = moves_of(st)[0][0]
     click_point(page, a)
     assert page.locator("#board .target").count() >= 1
     click_point(page, b)

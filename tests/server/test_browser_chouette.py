@@ -8,6 +8,7 @@ from backgammon.position import Position
 
 pytest.importorskip("playwright.sync_api")  # before importing test_browser, which needs it
 
+from ._wire import moves_of
 from .test_browser import SHOTS, browser, server
 
 pytestmark = pytest.mark.browser
@@ -86,7 +87,7 @@ def _play_out(server, tid, tokens, limit=3000):
         mine = server.api("GET", f"/api/tables/{tid}", token=tokens[turn])
         allowed = mine["allowed"]
         if "move" in allowed:
-            doc = {"action": "move", "steps": mine["moves"][0] if mine["moves"] else []}
+            doc = {"action": "move", "steps": moves_of(mine)[0] if moves_of(mine) else []}
         elif "roll" in allowed:
             doc = {"action": "roll"}
         elif "take" in allowed:

@@ -14,6 +14,7 @@ import pytest
 
 pytest.importorskip("playwright.sync_api")  # before importing test_browser, which needs it
 
+from ._wire import moves_of
 from .test_browser import SHORT, SHOTS, browser, center, click_point, open_table, point_selector, server, wait_version
 from .test_browser_play import page_with, short_table, state
 from .test_browser_ux import DESKTOP, PHONE, axe_js, axe_violations, open_page, tables
@@ -50,7 +51,7 @@ def test_money_session_ends_reveals_the_seed_and_opens_its_review(browser, serve
     table = money_table(server)
     open_table(page, server, table)
     st = _roll(page, server, table)  # a turn each first, so that the review has decisions to grade
-    for a, b in st["moves"][0]:
+    for a, b in moves_of(st)[0]:
         click_point(page, a)
         click_point(page, b)
     page.click("#act-confirm")
@@ -200,7 +201,7 @@ def test_click_click_and_drop_slide_the_checker(browser, server, viewport):
     open_table(page, server, table)
     st = _roll(page, server, table)
     _watch(page)
-    (a, b), *_ = st["moves"][0]
+    (a, b), *_ = moves_of(st)[0]
     click_point(page, a)
     click_point(page, b)
     page.wait_for_function("() => window.__slides.length > 0")
@@ -209,9 +210,9 @@ def test_click_click_and_drop_slide_the_checker(browser, server, viewport):
     assert first["side"] == "me" and first["tag"] in ("circle", "rect") and first["running"] >= 1, first
     assert first["keyframe"].startswith("translate("), first
     _settled(page)  # and then the checker stands on its point
-    if len(st["moves"][0]) > 1:  # the next step by drag and drop glides from where it was let go
+    if len(moves_of(st)[0]) > 1:  # the next step by drag and drop glides from where it was let go
         count = len(_slides(page))
-        c, d = st["moves"][0][1]
+        c, d = moves_of(st)[0][1]
         x0, y0 = center(page, point_selector(c))
         x1, y1 = center(page, point_selector(d))
         page.mouse.move(x0, y0)
@@ -230,7 +231,7 @@ def test_the_computers_checkers_slide(browser, server):
     table = short_table(server)
     open_table(page, server, table)
     st = _roll(page, server, table)
-    for a, b in st["moves"][0]:
+    for a, b in moves_of(st)[0]:
         click_point(page, a)
         click_point(page, b)
     _watch(page)
@@ -248,7 +249,7 @@ def test_nothing_slides_under_reduced_motion_or_with_animation_off(browser, serv
         table = short_table(server)
         open_table(page, server, table)
         st = _roll(page, server, table)
-        (a, b), *_ = st["moves"][0]
+        (a, b), *_ = moves_of(st)[0]
         _watch(page)
         click_point(page, a)
         click_point(page, b)
@@ -304,7 +305,7 @@ def test_a_typed_move_slides_too(browser, server):
     table = short_table(server)
     open_table(page, server, table)
     st = _roll(page, server, table)
-    steps = st["moves"][0]
+    steps = moves_of(st)[0]
     text = " ".join(f"{'bar' if a == 25 else a}/{'off' if b == 0 else b}" for a, b in steps)
     _watch(page)
     page.fill("#move-text", text)

@@ -15,6 +15,7 @@ import pytest
 
 pytest.importorskip("playwright.sync_api")  # before importing test_browser, which needs it
 
+from ._wire import moves_of
 from .test_browser import SHORT, SHOTS, browser, click_point, open_table, server, wait_version
 from .test_browser_ux import DESKTOP, PHONE, axe_js, axe_violations
 
@@ -80,7 +81,7 @@ def test_keyboard_roll_undo_and_confirm(browser, server, viewport):
     page.wait_for_selector("#act-confirm")
     st = wait_version(server, table["id"], v0 + 1)
     assert st["game"]["dice"]
-    steps = state(server, table)["moves"][0]
+    steps = moves_of(state(server, table))[0]
     a, b = steps[0]
     click_point(page, a)
     click_point(page, b)
@@ -126,7 +127,7 @@ def test_a_typed_move_is_played_and_a_wrong_one_refused_with_the_message(browser
     page.wait_for_function("m => document.querySelector('#flash').textContent.includes(m)", arg=message)
     assert state(server, table)["version"] == st["version"]
     # the right text is played
-    page.fill("#move-text", play_text(st["moves"][0]))
+    page.fill("#move-text", play_text(moves_of(st)[0]))
     page.click("#move-form button")
     after = wait_version(server, table["id"], st["version"] + 1)
     assert after["game"]["board"] != st["game"]["board"]
@@ -144,7 +145,7 @@ def test_keys_are_ignored_while_typing_in_the_chat_box(browser, server):
     page = page_with(browser, server)
     open_table(page, server, mover)
     page.wait_for_selector("#act-undo")
-    steps = state(server, mover)["moves"][0]
+    steps = moves_of(state(server, mover))[0]
     click_point(page, steps[0][0])
     click_point(page, steps[0][1])
     page.wait_for_selector("#act-undo:not([disabled])")
@@ -237,7 +238,7 @@ def test_sound_plays_on_roll_and_mute_persists(browser, server):
     page.click("#btn-settings")
     assert not page.is_checked("#form-settings [name=sound]")
     page.click("#form-settings button.primary")
-    steps = state(server, table)["moves"][0]
+    steps = moves_of(state(server, table))[0]
     for a, b in steps:
         click_point(page, a)
         click_point(page, b)
@@ -318,7 +319,7 @@ def test_the_computers_move_animates_step_by_step_with_a_click_each(browser, ser
     press_on_page(page, "r")
     page.wait_for_selector("#act-confirm")
     st = state(server, table)
-    ours = st["moves"][0]
+    ours = moves_of(st)[0]
     page.fill("#move-text", play_text(ours))
     page.press("#move-text", "Enter")
     page.wait_for_selector("#act-roll, #result:not([hidden])", timeout=20_000)
@@ -341,7 +342,7 @@ def test_auto_roll_and_auto_confirm(browser, server, viewport):
     open_table(page, server, table)
     st = wait_version(server, table["id"], v0 + 1)  # rolled with no click
     assert st["game"]["dice"] and st["game"]["turn"] == "white"
-    steps = state(server, table)["moves"][0]
+    steps = moves_of(state(server, table))[0]
     page.wait_for_selector("#act-confirm")
     for a, b in steps:
         click_point(page, a)
@@ -362,7 +363,7 @@ def test_auto_roll_waits_when_the_player_may_double(browser, server):
     page.click("#act-roll")
     wait_version(server, table["id"], v0 + 1)
     page.wait_for_selector("#act-confirm")
-    steps = state(server, table)["moves"][0]
+    steps = moves_of(state(server, table))[0]
     for a, b in steps:
         click_point(page, a)
         click_point(page, b)

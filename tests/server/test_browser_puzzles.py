@@ -14,6 +14,7 @@ pytest.importorskip("playwright.sync_api")  # before importing test_browser, whi
 from backgammon.moves import find_play
 from backgammon.position import Position
 
+from ._wire import moves_of
 from .test_browser import SHOTS, browser, center, server, shot
 from .test_browser_ux import DESKTOP, PHONE, axe_js, axe_violations
 from .test_study_browser import RACE
@@ -69,7 +70,7 @@ def _race_with_errors(server, page):
         tok = tokens[st["game"]["turn"]]
         st = server.api("GET", f"/api/tables/{tid}", token=tok)
         if "move" in st["allowed"]:
-            steps = min(st["moves"], key=lambda seq: sum(1 for s in seq if s[1] == 0))
+            steps = min(moves_of(st), key=lambda seq: sum(1 for s in seq if s[1] == 0))
             server.api("POST", f"/api/tables/{tid}/actions", {"action": "move", "steps": steps}, tok)
         else:
             server.api("POST", f"/api/tables/{tid}/actions", {"action": st["allowed"][0]}, tok)
@@ -203,7 +204,7 @@ def test_cube_puzzle_is_answered_with_buttons(browser, server):
             break
         tok = {"white": table["token"], "black": black}[st["game"]["turn"]]
         st = server.api("GET", f"/api/tables/{tid}", token=tok)
-        body = {"action": "move", "steps": st["moves"][0]} if "move" in st["allowed"] else {"action": st["allowed"][0]}
+        body = {"action": "move", "steps": moves_of(st)[0]} if "move" in st["allowed"] else {"action": st["allowed"][0]}
         server.api("POST", f"/api/tables/{tid}/actions", body, tok)
     page.goto(server.url + "/puzzles")
     page.wait_for_selector("#pz-list li a.pz-open")

@@ -10,6 +10,7 @@ import pytest
 
 pytest.importorskip("playwright.sync_api")  # before importing test_browser, which needs it
 
+from ._wire import moves_of
 from .test_browser import SHOTS, browser, server, shot
 from .test_study_browser import _finished_race
 
@@ -33,7 +34,7 @@ def _played_match(server, length=3):
         st = server.api("GET", f"/api/tables/{tid}", token=tokens[turn])
         allowed = st["allowed"]
         if "move" in allowed:
-            body = {"action": "move", "steps": st["moves"][0] if st["moves"] else []}
+            body = {"action": "move", "steps": moves_of(st)[0] if moves_of(st) else []}
         elif "take" in allowed:
             body = {"action": "take"}
         elif "double" in allowed and turn == "white" and not doubled:

@@ -20,6 +20,7 @@ from backgammon.position import Position
 
 pytest.importorskip("playwright.sync_api")  # before importing test_browser, which needs it
 
+from ._wire import moves_of
 from .test_browser import SHOTS, browser, click_point, open_table, server
 from .test_study_browser import _finished_race
 
@@ -278,8 +279,8 @@ def test_a_stale_illegal_move_message_clears_on_the_next_state(browser, server):
     page.click("#act-roll")
     page.wait_for_selector("#act-confirm")
     st = server.api("GET", f"/api/tables/{tb['id']}", token=tb["token"])
-    source = st["moves"][0][0][0]
-    reachable = {seq[0][1] for seq in st["moves"] if seq[0][0] == source}
+    source = moves_of(st)[0][0][0]
+    reachable = {seq[0][1] for seq in moves_of(st) if seq[0][0] == source}
     bad = next(p for p in range(24, 0, -1) if p not in reachable and p != source)
     click_point(page, source)
     click_point(page, bad)
@@ -290,7 +291,7 @@ def test_a_stale_illegal_move_message_clears_on_the_next_state(browser, server):
         new MutationObserver(() => window.flashAtStatus.push(document.querySelector('#flash').textContent))
           .observe(document.querySelector('#status'), {childList: true, characterData: true, subtree: true}); }"""
     )
-    body = {"action": "move", "steps": st["moves"][0], "version": st["version"]}
+    body = {"action": "move", "steps": moves_of(st)[0], "version": st["version"]}
     server.api("POST", f"/api/tables/{tb['id']}/actions", body, token=tb["token"])
     page.wait_for_function("() => window.flashAtStatus.length > 0")
     assert page.evaluate("window.flashAtStatus[0]") == ""

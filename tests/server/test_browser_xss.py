@@ -14,6 +14,7 @@ import pytest
 
 pytest.importorskip("playwright.sync_api")  # before importing test_browser, which needs it
 
+from ._wire import moves_of
 from .test_browser import LATE, SHORT, browser, new_page, open_table, server, wait_version
 
 pytestmark = pytest.mark.browser
@@ -169,7 +170,9 @@ def test_hostile_opponent_in_history_review_and_dice_stats(browser, server):
     for side in (mover, other):  # a roll and a move each, then the first resigns
         server.api("POST", f"/api/tables/{tid}/actions", {"action": "roll"}, seat_tokens[side])
         st = server.api("GET", f"/api/tables/{tid}", token=seat_tokens[side])
-        server.api("POST", f"/api/tables/{tid}/actions", {"action": "move", "steps": st["moves"][0]}, seat_tokens[side])
+        server.api(
+            "POST", f"/api/tables/{tid}/actions", {"action": "move", "steps": moves_of(st)[0]}, seat_tokens[side]
+        )
     server.api("POST", f"/api/tables/{tid}/actions", {"action": "resign", "level": "single"}, seat_tokens[mover])
     server.api("POST", f"/api/tables/{tid}/actions", {"action": "accept_resignation"}, seat_tokens[other])
     assert wait_version(server, tid, 0)["match"]["over"]

@@ -7,6 +7,7 @@ test command, scripts/test.sh, starts one).
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import subprocess
 import sys
@@ -22,7 +23,10 @@ from backgammon.server.bus import (
     LocalLeases,
     PostgresBus,
     PostgresLeases,
+    _batches,
+    _unpack,
     bus_for,
+    encode,
     lock_key,
     psycopg_url,
 )
@@ -67,6 +71,28 @@ def test_local_bus_delivers_after_publish_returns_and_isolates_failures():
     asyncio.run(main())
 
 
+def test_publish_many_keeps_order_packs_payloads_and_leaves_out_only_an_oversized_message(caplog):
+    async def main():
+        bus = LocalBus()
+        got = []
+        bus.subscribe("room:a", got.append)
+        bus.subscribe("room:b", got.append)
+        items = [("room:a" if i % 2 else "room:b", {"version": i, "pad": "y" * 300}) for i in range(60)]
+        items.insert(7, ("room:a", {"blob": "x" * MAX_PAYLOAD}))  # too large alone: left out, logged
+        await bus.publish_many(items)
+        await _wait_for(lambda: len(got) == 60)
+        assert [m["version"] for m in got] == list(range(60))
+
+    asyncio.run(main())
+    assert "left out" in caplog.text
+    texts = [encode("t", {"i": i, "pad": "z" * 500}) for i in range(40)]
+    payloads = _batches([("t", {"i": i, "pad": "z" * 500}) for i in range(40)], "tag")
+    assert 1 < len(payloads) < 40 and all(len(p.encode()) <= MAX_PAYLOAD for p in payloads)
+    assert len(set(payloads)) == len(payloads)  # distinct, so that PostgreSQL drops none of one transaction
+    assert [m for p in payloads for _t, m in _unpack(p)] == [json.loads(t)["m"] for t in texts]
+    assert _unpack("{not json") == [] and _unpack('{"b": [{"t": 1, "m": {}}]}') == []
+
+
 def test_local_leases_and_urls():
     async def main():
         leases = LocalLeases()
@@ -96,6 +122,10 @@ def test_postgres_bus_between_two_processes_survives_a_lost_connection():
             await a.publish("room:x", {"version": i})
         await _wait_for(lambda: len(got_b) == 20 and len(got_a) == 20)
         assert [m["version"] for m in got_b] == list(range(20))  # one sender: in order
+        await a.publish_many([("room:x", {"version": 100 + i, "pad": "p" * 900}) for i in range(30)])
+        await _wait_for(lambda: len(got_b) == 50 and len(got_a) == 50)
+        assert [m["version"] for m in got_b[20:]] == list(range(100, 130))  # several payloads, one statement
+        del got_a[:], got_b[:]
 
         # Kill b's listening connection from the server side: b connects again and says so.
         import psycopg

@@ -7,6 +7,7 @@ from fastapi.testclient import TestClient
 from backgammon.fairdice import parse_rolls, verify
 from backgammon.server.app import ServerConfig, create_app
 
+from ._wire import moves_of
 from .conftest import make_client
 
 
@@ -51,7 +52,7 @@ def to_move(client, tid, tokens):
         if "move" not in mine["allowed"]:
             return mine
         assert (
-            act(client, tid, tokens[name], action="move", steps=mine["moves"][0] if mine["moves"] else []).status_code
+            act(client, tid, tokens[name], action="move", steps=moves_of(mine)[0] if moves_of(mine) else []).status_code
             == 200
         )
     raise AssertionError("no roll turn reached")
@@ -84,7 +85,7 @@ def test_bad_input_and_out_of_turn_change_nothing(client):
     assert r.status_code in (400, 422)
     assert act(client, tid, tokens[mover], action="roll").status_code == 409
     assert act(client, tid, tokens[mover], action="consent").status_code == 409
-    r = act(client, tid, tokens[mover], action="move", steps=st(client, tid, tokens[mover])["moves"][0], version=0)
+    r = act(client, tid, tokens[mover], action="move", steps=moves_of(st(client, tid, tokens[mover]))[0], version=0)
     assert r.status_code == 409 and "stale" in r.json()["error"]
     assert client.post("/api/chouette/nope/actions", json={"action": "roll"}).status_code == 404
     assert client.post("/api/chouette", json={"name": "X", "seats": [{}, {}]}).status_code == 400
@@ -131,7 +132,7 @@ def test_team_double_needs_everyone_and_suggestions(client):
     assert act(client, tid, tokens["Bob"], action="roll").status_code == 200
     cat = st(client, tid, tokens["Cat"])
     assert "suggest" in cat["allowed"] and "move" not in cat["allowed"]
-    steps = cat["moves"][0] if cat["moves"] else []
+    steps = moves_of(cat)[0] if moves_of(cat) else []
     assert act(client, tid, tokens["Cat"], action="suggest", steps=steps).status_code == 200
     assert act(client, tid, tokens["Bob"], action="suggest", steps=steps).status_code == 409  # the captain moves
     assert act(client, tid, tokens["Ann"], action="suggest", steps=steps).status_code == 409  # the box has no say
@@ -140,7 +141,8 @@ def test_team_double_needs_everyone_and_suggestions(client):
     assert st(client, tid)["suggestions"] == []  # nor do spectators
     bob = st(client, tid, tokens["Bob"])
     assert (
-        act(client, tid, tokens["Bob"], action="move", steps=bob["moves"][0] if bob["moves"] else []).status_code == 200
+        act(client, tid, tokens["Bob"], action="move", steps=moves_of(bob)[0] if moves_of(bob) else []).status_code
+        == 200
     )
     assert st(client, tid, tokens["Cat"])["suggestions"] == []  # cleared once the captain has moved
 
@@ -159,7 +161,7 @@ def test_bots_play_and_restart_replays(tmp_path):
             if s["games"]:
                 break
             if "move" in s["allowed"]:
-                act(client, tid, tok, action="move", steps=s["moves"][0] if s["moves"] else [])
+                act(client, tid, tok, action="move", steps=moves_of(s)[0] if moves_of(s) else [])
             elif "roll" in s["allowed"]:
                 act(client, tid, tok, action="roll")
             elif "take" in s["allowed"]:
@@ -269,7 +271,7 @@ def test_restart_mid_game_keeps_the_committed_dice(tmp_path):
     with make_client(tmp_path, test_hooks=True) as client:  # restart between the roll and the move
         s = st(client, tid, tokens["Ann"])
         assert s["game"]["dice"] == rolled and s["fair_dice"]["commitment"] == commitment
-        assert act(client, tid, tokens["Ann"], action="move", steps=s["moves"][0]).status_code == 200
+        assert act(client, tid, tokens["Ann"], action="move", steps=moves_of(s)[0]).status_code == 200
         s = st(client, tid, tokens["Ann"])
     shown = s["revealed_dice"][0]
     assert shown["commitment"] == commitment and shown["rolls"] == "".join(map(str, rolled))
@@ -294,11 +296,11 @@ def test_chouette_over_its_websocket(client):
         name = mine["to_act"][0]
         if name == "Ann":
             doc = {"type": "action", "version": mine["version"]}
-            doc |= {"action": "move", "steps": mine["moves"][0]} if "move" in mine["allowed"] else {"action": "roll"}
+            doc |= {"action": "move", "steps": moves_of(mine)[0]} if "move" in mine["allowed"] else {"action": "roll"}
             ann.send_json(doc)
         else:  # someone else acts over REST: both sockets are told
             s = st(client, tid, tokens[name])
-            doc = {"action": "move", "steps": s["moves"][0]} if "move" in s["allowed"] else {"action": "roll"}
+            doc = {"action": "move", "steps": moves_of(s)[0]} if "move" in s["allowed"] else {"action": "roll"}
             assert act(client, tid, tokens[name], **doc).status_code == 200
         after_ann, after_watcher = ann.receive_json()["state"], watcher.receive_json()["state"]
         assert after_ann["version"] == after_watcher["version"] > mine["version"]

@@ -17,6 +17,7 @@ from sqlalchemy import select
 from backgammon.server import agents, chouette_tables
 from backgammon.server.db import Action, database_url_for, open_database
 
+from ._wire import moves_of
 from .conftest import make_client
 
 # what the chouette page offers: the quick player and the two fastest engine levels (0-ply)
@@ -58,7 +59,7 @@ def play_person(client, tid, token, *, games, seconds, until=None):
         kind = next((k for k in ("consent", "take", "roll") if k in allowed), "move")
         doc["action"] = kind
         if kind == "move":
-            doc["steps"] = s["moves"][0] if s["moves"] else []
+            doc["steps"] = moves_of(s)[0] if moves_of(s) else []
         r = client.post(f"/api/chouette/{tid}/actions", json=doc, headers=headers)
         assert r.status_code == 200 or "stale action" in r.json()["error"], r.text
 

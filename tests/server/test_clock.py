@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+from ._wire import moves_of
 from .conftest import make_client
 from .test_api import act, state
 
@@ -39,7 +40,7 @@ def test_clock_runs_for_the_side_to_act(client):
     st = state(client, tid)
     other = "black" if mover == "white" else "white"
     assert st["clock"]["remaining"][mover] < 60 and st["clock"]["remaining"][other] == 60
-    moves = state(client, tid, tokens[mover])["moves"]
+    moves = moves_of(state(client, tid, tokens[mover]))
     assert act(client, tid, tokens[mover], action="move", steps=moves[0]).status_code == 200
     st = state(client, tid)
     assert st["clock"]["running"] == other

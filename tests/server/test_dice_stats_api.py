@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ._wire import moves_of
 from .test_api import human_table, state
 from .test_fair_dice import _play_some
 
@@ -45,7 +46,7 @@ def test_dice_stats_count_chouette_rolls(client):
             client.post(f"/api/chouette/{tid}/actions", json={"action": "roll"}, headers={"x-seat-token": tok})
             rolled += 1
         elif "move" in s["allowed"]:
-            steps = s["moves"][0] if s["moves"] else []
+            steps = moves_of(s)[0] if moves_of(s) else []
             client.post(
                 f"/api/chouette/{tid}/actions", json={"action": "move", "steps": steps}, headers={"x-seat-token": tok}
             )

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from backgammon.fairdice import derive_rolls
 
+from ._wire import moves_of
 from .conftest import make_client
 
 BACKGAMMON = str(Path(sys.executable).with_name("backgammon"))  # the installed command
@@ -35,7 +36,7 @@ def test_commitment_shown_before_and_seed_revealed_after(client):
     assert act(client, tid, tok, action="roll").status_code == 200
     st = state(client, tid, tok)
     assert st["fair_dice"]["seed"] is None  # not over yet: still secret
-    assert act(client, tid, tok, action="move", steps=st["moves"][0]).status_code == 200
+    assert act(client, tid, tok, action="move", steps=moves_of(st)[0]).status_code == 200
     st = state(client, tid, tok)
     assert st["match"]["over"]
     fair = st["fair_dice"]
@@ -60,7 +61,7 @@ def _play_some(client, tid, tokens, actions):
         mine = state(client, tid, tokens[turn])
         allowed = mine["allowed"]
         if "move" in allowed:
-            r = act(client, tid, tokens[turn], action="move", steps=mine["moves"][0] if mine["moves"] else [])
+            r = act(client, tid, tokens[turn], action="move", steps=moves_of(mine)[0] if moves_of(mine) else [])
         elif "roll" in allowed:
             r = act(client, tid, tokens[turn], action="roll")
         elif "take" in allowed:
@@ -102,3 +103,21 @@ def test_restart_keeps_seed_and_roll_sequence_and_cli_verifies(tmp_path):
     bad[i] = " ".join(first)
     done = subprocess.run([BACKGAMMON, *bad[1:]], check=False, capture_output=True, text=True)
     assert done.returncode == 1
+
+
+def test_draw_count_reads_each_action_once_and_starts_again_for_another_list():
+    from backgammon.server.fair import DrawCount, dice_doc, draws_of
+
+    actions = [{"kind": "opening_roll", "dice": [3, 1]}, {"kind": "move", "steps": [[8, 5]]}]
+    count = DrawCount()
+    assert count(actions) == 1
+    actions += [{"kind": "roll", "dice": [6, 6]}, {"kind": "double"}, {"kind": "roll", "dice": [2, 1]}]
+    assert count(actions) == 3 == len(draws_of(actions))
+    other = [{"kind": "roll", "dice": [4, 4]}]
+    assert count(other) == 1  # another list (a table read again): counted afresh
+    config = {"seed": "00" * 32, "commitment": "c"}
+    assert (
+        dice_doc("t", config, actions, False, DrawCount())["draws"]
+        == dice_doc("t", config, actions, False)["draws"]
+        == 3
+    )

@@ -12,6 +12,7 @@ import pytest
 from backgammon.errors import InvalidInputError
 from backgammon.server import protocol
 
+from ._wire import moves_of
 from .conftest import table_socket
 from .test_api import human_table, state
 
@@ -113,7 +114,7 @@ def test_seeded_random_messages_then_a_legal_move(client):
                 doc = {"type": "action", "action": rng.choice(["move", "roll", "take", 7, None]), "steps": [[25, 99]]}
                 ws.send_text(json.dumps(doc))
             _error_then_state(ws, version)
-        ws.send_json({"type": "action", "action": "move", "steps": first["moves"][0], "version": version})
+        ws.send_json({"type": "action", "action": "move", "steps": moves_of(first)[0], "version": version})
         event = ws.receive_json()
         assert event["type"] == "event" and event["state"]["version"] == version + 1
 

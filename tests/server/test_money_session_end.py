@@ -9,6 +9,7 @@ import time
 
 from backgammon.fairdice import derive_rolls
 
+from ._wire import moves_of
 from .conftest import make_client
 from .test_api import LATE, act, human_table, state
 
@@ -26,7 +27,7 @@ def _money_vs_computer(client) -> tuple[str, str]:
 def _win_first_game(client, tid, tok) -> dict:
     assert act(client, tid, tok, action="roll").status_code == 200
     st = state(client, tid, tok)
-    assert act(client, tid, tok, action="move", steps=st["moves"][0]).status_code == 200
+    assert act(client, tid, tok, action="move", steps=moves_of(st)[0]).status_code == 200
     st = state(client, tid, tok)
     assert st["match"]["score"]["white"] >= 1 and st["match"]["game_number"] == 2  # the next game began
     return st
@@ -75,7 +76,7 @@ def test_ended_money_session_is_reviewed_like_a_match(client):
         if "roll" in st["allowed"]:
             act(client, tid, tok, action="roll")
         elif "move" in st["allowed"]:
-            act(client, tid, tok, action="move", steps=st["moves"][0])
+            act(client, tid, tok, action="move", steps=moves_of(st)[0])
         elif "take" in st["allowed"]:
             act(client, tid, tok, action="take")
         else:

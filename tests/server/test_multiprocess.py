@@ -18,6 +18,7 @@ import httpx
 import pytest
 
 from ._servers import Client, Redis, Server, new_table, play
+from ._wire import moves_of
 
 URL = os.environ.get("BACKGAMMON_TEST_DATABASE_URL")
 pytestmark = [
@@ -164,7 +165,7 @@ def test_a_chouette_across_two_processes(tmp_path, fresh_database):
             kind = next((k for k in ("consent", "take", "roll") if k in allowed), allowed[0])
             doc = {"action": kind, "version": mine["version"]}
             if kind == "move":
-                doc["steps"] = mine["moves"][0] if mine["moves"] else []
+                doc["steps"] = moves_of(mine)[0] if moves_of(mine) else []
             r = httpx.post(
                 f"{server.http}/api/chouette/{table}/actions", json=doc, headers={"x-seat-token": token}, timeout=30
             )

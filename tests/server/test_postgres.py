@@ -10,6 +10,7 @@ import os
 
 import pytest
 
+from ._wire import moves_of
 from .conftest import make_client
 from .test_api import act, human_table, state
 
@@ -41,7 +42,7 @@ def test_postgres_migrate_play_restart(tmp_path, fresh_database):
         tokens = {"white": w, "black": b}
         st = state(client, tid)
         tok = tokens[st["game"]["turn"]]
-        assert act(client, tid, tok, action="move", steps=state(client, tid, tok)["moves"][0]).status_code == 200
+        assert act(client, tid, tok, action="move", steps=moves_of(state(client, tid, tok))[0]).status_code == 200
         before = state(client, tid)
     with make_client(tmp_path, database_url=URL) as client:  # migrations run again: a no-op
         after = state(client, tid)

@@ -8,6 +8,8 @@ import pytest
 
 from backgammon.position import Position
 
+from ._wire import moves_of
+
 # black (the logged-in player) wastes checkers in a short bear-off race: errors at 0-ply
 RACE = Position.from_points({6: 2, 5: 2, 4: 2, 3: 2}, {6: 4, 5: 4, 4: 3}).position_id()
 
@@ -31,7 +33,7 @@ def _play_out(client, tid, tokens):
         tok = tokens[st["game"]["turn"]]
         st = client.get(f"/api/tables/{tid}", headers={"x-seat-token": tok}).json()
         if "move" in st["allowed"]:
-            doc = {"action": "move", "steps": _min_bearoff(st["moves"])}
+            doc = {"action": "move", "steps": _min_bearoff(moves_of(st))}
         else:
             doc = {"action": st["allowed"][0]}
         r = client.post(f"/api/tables/{tid}/actions", json=doc, headers={"x-seat-token": tok})

@@ -6,6 +6,7 @@ Engine work at 0-ply (the review's default depth).
 
 from __future__ import annotations
 
+from ._wire import moves_of
 from .test_study_api import finished_game
 
 
@@ -26,7 +27,7 @@ def _play_match(client, length=3):
         st = client.get(f"/api/tables/{tid}", headers={"x-seat-token": tokens[turn]}).json()
         allowed = st["allowed"]
         if "move" in allowed:
-            body = {"action": "move", "steps": st["moves"][0] if st["moves"] else []}
+            body = {"action": "move", "steps": moves_of(st)[0] if moves_of(st) else []}
         elif "take" in allowed:
             body = {"action": "take"}
         elif "double" in allowed and turn == "white" and not doubled:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ._wire import moves_of
 from .conftest import receive, table_socket
 from .test_api import human_table, state
 
@@ -18,10 +19,10 @@ def test_socket_events_errors_and_resync(client):
         table_socket(client, tid) as ws_s,
     ):
         first = receive(ws_m)
-        assert first["type"] == "state" and first["state"]["you"] == mover and first["state"]["moves"]
+        assert first["type"] == "state" and first["state"]["you"] == mover and moves_of(first["state"])
         assert receive(ws_o)["state"]["you"] == other
         spect = receive(ws_s)["state"]
-        assert spect["you"] is None and spect["moves"] == [] and spect["allowed"] == []
+        assert spect["you"] is None and moves_of(spect) == [] and spect["allowed"] == []
         version = first["state"]["version"]
 
         # malformed JSON: an error, then the full state again
@@ -48,7 +49,7 @@ def test_socket_events_errors_and_resync(client):
         assert receive(ws_m)["state"]["version"] == version
 
         # a legal move reaches everyone as a versioned event
-        steps = first["state"]["moves"][0]
+        steps = moves_of(first["state"])[0]
         ws_m.send_json({"type": "action", "action": "move", "steps": steps, "version": version})
         for ws, seat in ((ws_m, mover), (ws_o, other), (ws_s, None)):
             ev = receive(ws)

@@ -15,6 +15,8 @@ from backgammon.formats.xgid import Xgid
 from backgammon.lessons import get_lesson
 from backgammon.position import Position
 
+from ._wire import moves_of
+
 OPENING_52 = "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:0:10"
 INITIAL = list(Position.initial().mine)
 # white to move in a short bear-off race: there are plays that waste a checker
@@ -358,7 +360,7 @@ def finished_game(client):
         if "move" in st["allowed"]:
             r = client.post(
                 f"/api/tables/{tid}/actions",
-                json={"action": "move", "steps": _min_bearoff(st["moves"])},
+                json={"action": "move", "steps": _min_bearoff(moves_of(st))},
                 headers={"x-seat-token": tok},
             )
         else:
@@ -442,7 +444,7 @@ def test_review_of_a_game_against_the_computer_listed_for_the_user(client):
     client.post(f"/api/tables/{tid}/actions", json={"action": "roll"}, headers={"x-seat-token": tok})
     st = client.get(f"/api/tables/{tid}", headers={"x-seat-token": tok}).json()
     client.post(
-        f"/api/tables/{tid}/actions", json={"action": "move", "steps": st["moves"][0]}, headers={"x-seat-token": tok}
+        f"/api/tables/{tid}/actions", json={"action": "move", "steps": moves_of(st)[0]}, headers={"x-seat-token": tok}
     )
     assert client.get(f"/api/tables/{tid}").json()["match"]["over"]
     doc = client.post(f"/api/study/reviews/{tid}").json()

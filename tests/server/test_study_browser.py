@@ -15,6 +15,7 @@ from backgammon.position import Position
 
 pytest.importorskip("playwright.sync_api")  # before importing test_browser, which needs it
 
+from ._wire import moves_of
 from .test_browser import SHOTS, browser, server
 
 pytestmark = pytest.mark.browser
@@ -178,7 +179,7 @@ def _finished_race(server):
         tok = tokens[st["game"]["turn"]]
         st = server.api("GET", f"/api/tables/{tid}", token=tok)
         if "move" in st["allowed"]:
-            steps = min(st["moves"], key=lambda seq: sum(1 for s in seq if s[1] == 0))
+            steps = min(moves_of(st), key=lambda seq: sum(1 for s in seq if s[1] == 0))
             _post(server, f"/api/tables/{tid}/actions", {"action": "move", "steps": steps}, tok)
         else:
             _post(server, f"/api/tables/{tid}/actions", {"action": st["allowed"][0]}, tok)

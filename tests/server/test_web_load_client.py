@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from ._wire import moves_of
 from .conftest import table_socket
 from .test_api import human_table
 
@@ -30,7 +31,7 @@ def web_load():
 
 def _expected(doc: dict):
     state = doc["state"]
-    first = state["moves"][0] if "move" in state["allowed"] else None
+    first = moves_of(state)[0] if "move" in state["allowed"] else None
     return state["version"], tuple(state["allowed"]), first, state["match"]["over"]
 
 
@@ -133,7 +134,10 @@ def test_lean_socket_frames(web_load):
         assert first == 0x81 and body == b"x" * 300
         # a state split over reads, then in two fragments, then a ping: all read, the ping answered
         state = {"type": "state", "state": {"table": {}, "version": 7, "match": {"score": {}, "over": False}}}
-        state["state"] |= {"allowed": ["move"], "moves": [[[24, 21], [13, 12]], [[13, 9]]]}
+        state["state"] |= {
+            "allowed": ["move"],
+            "move_graph": {"length": 2, "nodes": [[[24, 21, 1], [13, 9, 2]], [[13, 12, 2]], []]},
+        }
         text = json.dumps(state).encode()
         frame = _server_frame(0x1, text)
         seat.data_received(frame[:1])

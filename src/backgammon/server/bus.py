@@ -12,7 +12,9 @@ implementation (SQLite, a single process) and one on PostgreSQL:
   subscriber that needs every message (a room's followers) detects a gap by the version
   numbers in the messages and reloads from the database, which stays the source of truth.
   After the listening connection is lost and made again, every ``on_reconnect`` callback
-  runs, because messages may have been missed meanwhile.
+  runs, because messages may have been missed meanwhile. ``publish_many`` sends several
+  messages in order in as few notifications as fit (one round trip to the server), which is
+  how the rooms' network sends everything that queued up while the last batch was on its way.
 - :class:`LocalLeases` / :class:`PostgresLeases`: ``acquire(room)`` makes this process the
   room's owner if no live process is. PostgreSQL keeps the ownership as session-level
   advisory locks on one connection per process, so a process that dies (even ``kill -9``)
@@ -56,6 +58,8 @@ class Bus(Protocol):
 
     async def publish(self, topic: str, message: dict[str, Any]) -> None: ...
 
+    async def publish_many(self, items: list[tuple[str, dict[str, Any]]]) -> None: ...
+
     def subscribe(self, topic: str, callback: Callback) -> Callable[[], None]: ...
 
     def on_reconnect(self, callback: Callable[[], None]) -> None: ...
@@ -63,13 +67,65 @@ class Bus(Protocol):
     async def close(self) -> None: ...
 
 
-def _encode(topic: str, message: dict[str, Any]) -> str:
+def encode(topic: str, message: dict[str, Any]) -> str:
+    """One message as ``{"t": topic, "m": message}``.
+
+    Raises:
+        InvalidInputError: when it is longer than :data:`MAX_PAYLOAD` bytes."""
     text = json.dumps({"t": topic, "m": message}, separators=(",", ":"))
     if len(text.encode()) > MAX_PAYLOAD:
         raise InvalidInputError(
             f"bus message for {topic!r} too large: {len(text.encode())} bytes (at most {MAX_PAYLOAD})"
         )
     return text
+
+
+def _batches(items: list[tuple[str, dict[str, Any]]], tag: str) -> list[str]:
+    """Messages in order, packed into payloads of at most :data:`MAX_PAYLOAD` bytes: a payload is one
+    message, or ``{"n": tag, "b": [message, ...]}`` (``tag`` differs between payloads, since
+    PostgreSQL drops a notification that repeats another of the same transaction).
+
+    A message too large to send (see :func:`encode`) is logged and left out: the others still go."""
+    texts = []
+    for topic, message in items:
+        try:
+            texts.append(encode(topic, message))
+        except InvalidInputError as exc:
+            log.warning("bus message left out: %s", exc)
+    payloads: list[str] = []
+    group: list[str] = []
+    size = 0
+    for text in texts:
+        if group and size + len(text.encode()) + 1 > MAX_PAYLOAD - 40 - len(tag):
+            payloads.append(_pack(group, f"{tag}.{len(payloads)}"))
+            group, size = [], 0
+        group.append(text)
+        size += len(text.encode()) + 1
+    if group:
+        payloads.append(_pack(group, f"{tag}.{len(payloads)}"))
+    return payloads
+
+
+def _pack(texts: list[str], tag: str) -> str:
+    if len(texts) == 1:
+        return texts[0]
+    return '{"n":' + json.dumps(tag) + ',"b":[' + ",".join(texts) + "]}"
+
+
+def _unpack(payload: str | bytes) -> list[tuple[str, dict[str, Any]]]:
+    """The messages of one payload (see :func:`_batches`); a malformed one is logged and dropped."""
+    try:
+        doc = json.loads(payload)
+        docs = doc["b"] if "b" in doc else [doc]
+        out = []
+        for one in docs:
+            topic, message = one["t"], one["m"]
+            if isinstance(topic, str) and isinstance(message, dict):
+                out.append((topic, message))
+        return out
+    except (ValueError, KeyError, TypeError):
+        log.warning("ignored a malformed bus message")
+        return []
 
 
 class _Subscribers:
@@ -109,9 +165,14 @@ class LocalBus:
         return None
 
     async def publish(self, topic: str, message: dict[str, Any]) -> None:
-        _encode(topic, message)  # the same size limit as PostgreSQL, so tests catch it here too
-        copy = json.loads(json.dumps(message))
-        asyncio.get_running_loop().call_soon(self._subs.deliver, topic, copy)
+        encode(topic, message)  # raises for a message too large
+        await self.publish_many([(topic, message)])
+
+    async def publish_many(self, items: list[tuple[str, dict[str, Any]]]) -> None:
+        loop = asyncio.get_running_loop()
+        for payload in _batches(items, "local"):  # the same size limit and packing as PostgreSQL
+            for topic, message in _unpack(payload):
+                loop.call_soon(self._subs.deliver, topic, message)
 
     def subscribe(self, topic: str, callback: Callback) -> Callable[[], None]:
         return self._subs.add(topic, callback)
@@ -150,6 +211,8 @@ class PostgresBus:
         self._listener: asyncio.Task | None = None
         self._ready = asyncio.Event()
         self._closed = False
+        self._tag = uuid.uuid4().hex[:8]
+        self._sent = 0
 
     async def start(self) -> None:
         """Connect both connections; returns once this process is listening."""
@@ -174,13 +237,8 @@ class PostgresBus:
                             callback()
                     first = False
                     async for note in conn.notifies():
-                        try:
-                            doc = json.loads(note.payload)
-                            topic, message = doc["t"], doc["m"]
-                        except (ValueError, KeyError, TypeError):
-                            log.warning("ignored a malformed bus message")
-                            continue
-                        self._subs.deliver(topic, message)
+                        for topic, message in _unpack(note.payload):
+                            self._subs.deliver(topic, message)
             except asyncio.CancelledError:
                 raise
             except Exception:
@@ -190,15 +248,25 @@ class PostgresBus:
                 await asyncio.sleep(self.retry)
 
     async def publish(self, topic: str, message: dict[str, Any]) -> None:
+        encode(topic, message)  # raises for a message too large
+        await self.publish_many([(topic, message)])
+
+    async def publish_many(self, items: list[tuple[str, dict[str, Any]]]) -> None:
+        """Every payload in one statement: one round trip and one transaction, delivered in order."""
         import psycopg
 
-        payload = _encode(topic, message)
+        self._sent += 1
+        payloads = _batches(items, f"{self._tag}.{self._sent}")
+        if not payloads:
+            return
+        query = "SELECT " + ", ".join(["pg_notify(%s, %s)"] * len(payloads))
+        params = [value for payload in payloads for value in (CHANNEL, payload)]
         async with self._send_lock:
             try:
-                await _started(self._send).execute("SELECT pg_notify(%s, %s)", (CHANNEL, payload))
+                await _started(self._send).execute(query, params)
             except psycopg.OperationalError:
                 self._send = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
-                await self._send.execute("SELECT pg_notify(%s, %s)", (CHANNEL, payload))
+                await self._send.execute(query, params)
 
     def subscribe(self, topic: str, callback: Callback) -> Callable[[], None]:
         return self._subs.add(topic, callback)
@@ -260,13 +328,8 @@ class RedisBus:
                 async for note in pubsub.listen():
                     if note.get("type") != "message":
                         continue
-                    try:
-                        doc = json.loads(note["data"])
-                        topic, message = doc["t"], doc["m"]
-                    except (ValueError, KeyError, TypeError):
-                        log.warning("ignored a malformed bus message")
-                        continue
-                    self._subs.deliver(topic, message)
+                    for topic, message in _unpack(note["data"]):
+                        self._subs.deliver(topic, message)
             except asyncio.CancelledError:
                 raise
             except Exception:
@@ -276,7 +339,18 @@ class RedisBus:
                 await asyncio.sleep(self.retry)
 
     async def publish(self, topic: str, message: dict[str, Any]) -> None:
-        await self._redis.publish(CHANNEL, _encode(topic, message))
+        encode(topic, message)  # raises for a message too large
+        await self.publish_many([(topic, message)])
+
+    async def publish_many(self, items: list[tuple[str, dict[str, Any]]]) -> None:
+        payloads = _batches(items, "redis")
+        if len(payloads) == 1:
+            await self._redis.publish(CHANNEL, payloads[0])
+            return
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for payload in payloads:
+                pipe.publish(CHANNEL, payload)
+            await pipe.execute()
 
     def subscribe(self, topic: str, callback: Callback) -> Callable[[], None]:
         return self._subs.add(topic, callback)

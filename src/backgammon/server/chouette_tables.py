@@ -705,8 +705,8 @@ def state_to_wire(table: ChouetteRuntime, you: str | None) -> dict[str, Any]:
     board = game.board_for(view)
     pips_view, pips_other = board.pip_counts()
     allowed = _allowed(c, you)
-    moves = protocol.move_tree(game) if "move" in allowed or "suggest" in allowed else []
-    plays = _plays(game) if moves else []
+    graph = protocol.move_graph(game) if "move" in allowed or "suggest" in allowed else None
+    plays = _plays(game) if graph else []
     doc.update(
         {
             "box": c.box,
@@ -719,7 +719,7 @@ def state_to_wire(table: ChouetteRuntime, you: str | None) -> dict[str, Any]:
             "side": protocol.player_to_wire(side),
             "view": view.value,
             "allowed": allowed,
-            "moves": moves,
+            "move_graph": graph,
             "plays": plays,
             "log": chouette_moves(table.actions[table.game_starts[-1] :]),
             "suggestions": table.suggestions if side is TEAM else [],

@@ -20,6 +20,7 @@ from backgammon.fairdice import SEED_BYTES, CommittedDice, commitment_of, format
 
 __all__ = [
     "DRAW_KINDS",
+    "DrawCount",
     "dice_doc",
     "draws_of",
     "game_dice_config",
@@ -69,6 +70,27 @@ def draws_of(payloads: Iterable[dict[str, Any]]) -> list[tuple[int, int]]:
     return out
 
 
+class DrawCount:
+    """The number of draws in a growing list of stored actions, reading each action once.
+
+    A table's state shows its draw count after every action; counting the whole list each
+    time made a long money session's every action slower than the last."""
+
+    __slots__ = ("_draws", "_list", "_seen")
+
+    def __init__(self) -> None:
+        self._list: list[dict[str, Any]] | None = None
+        self._seen = 0
+        self._draws = 0
+
+    def __call__(self, payloads: list[dict[str, Any]]) -> int:
+        if payloads is not self._list or len(payloads) < self._seen:  # another list: count afresh
+            self._list, self._seen, self._draws = payloads, 0, 0
+        self._draws += len(draws_of(payloads[self._seen :]))
+        self._seen = len(payloads)
+        return self._draws
+
+
 def resume_dice(table_id: str, dice_config: dict[str, str], draws: int) -> CommittedDice:
     """The table's dice after ``draws`` draws (0 for a new table).
 
@@ -87,21 +109,27 @@ def verify_command(table_id: str, seed: str, commitment: str, rolls: list[tuple[
 
 
 def dice_doc(
-    table_id: str, dice_config: dict[str, str] | None, payloads: list[dict[str, Any]], over: bool
+    table_id: str,
+    dice_config: dict[str, str] | None,
+    payloads: list[dict[str, Any]],
+    over: bool,
+    count: DrawCount | None = None,
 ) -> dict[str, Any] | None:
-    """What a client sees of a table's dice: the commitment, and after the end the seed and the check."""
+    """What a client sees of a table's dice: the commitment, and after the end the seed and the check.
+
+    ``count``, a table's own :class:`DrawCount`, counts the draws without reading every action again."""
     if not dice_config:
         return None
-    rolls = draws_of(payloads)
     doc: dict[str, Any] = {
         "game_id": table_id,
         "commitment": dice_config["commitment"],
-        "draws": len(rolls),
+        "draws": count(payloads) if count is not None else len(draws_of(payloads)),
         "revealed": over,
         "seed": None,
         "command": None,
     }
     if over:
+        rolls = draws_of(payloads)
         doc["seed"] = dice_config["seed"]
         doc["rolls"] = format_rolls(rolls)
         doc["command"] = verify_command(table_id, dice_config["seed"], dice_config["commitment"], rolls)

@@ -27,7 +27,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, TypeVar
 
 from backgammon.errors import IllegalActionError, IllegalPlayError, InvalidInputError
-from backgammon.server.bus import Bus, Leases, LocalBus, LocalLeases
+from backgammon.server.bus import Bus, Leases, LocalBus, LocalLeases, encode
 from backgammon.server.errors import error_status
 from backgammon.server.rooms import Room
 
@@ -39,6 +39,8 @@ FORWARD_TIMEOUT = 5.0
 request, that the owner is still alive (else the room is taken over here)."""
 FORWARD_LIMIT = 30.0
 """Seconds a forwarded request may wait for a live but busy owner before it is refused."""
+SEND_BATCH = 200
+"""The most bus messages sent in one round trip."""
 TAKEOVER_CHECK = 1.0
 """Seconds between checks for watched rooms whose owner has died."""
 
@@ -211,7 +213,10 @@ class Network:
         future = self._replies[key] = loop.create_future()
         deadline = loop.time() + FORWARD_LIMIT
         try:
-            await self.bus.publish(f"act:{room_id}", {**request, "req": key, "from": self.process})
+            assert self._outgoing is not None  # (only a shared network forwards)
+            message = {**request, "req": key, "from": self.process}
+            encode(f"act:{room_id}", message)  # a request too large to forward is refused here, at once
+            self._outgoing.put_nowait((f"act:{room_id}", message))
             while True:
                 try:
                     return await asyncio.wait_for(asyncio.shield(future), FORWARD_TIMEOUT)
@@ -238,14 +243,17 @@ class Network:
             self._outgoing.put_nowait((f"reply:{message.get('from')}", reply))
 
     async def _send_outgoing(self) -> None:
-        """Send bus messages one at a time, in order (a room's announcements must not overtake each other)."""
+        """Send bus messages in order (a room's announcements must not overtake each other): all that
+        queued up while the last batch was on its way go together, in one round trip."""
         assert self._outgoing is not None
         while True:
-            topic, message = await self._outgoing.get()
+            batch = [await self._outgoing.get()]
+            while len(batch) < SEND_BATCH and not self._outgoing.empty():
+                batch.append(self._outgoing.get_nowait())
             try:
-                await self.bus.publish(topic, message)
-            except Exception:
-                log.warning("bus publish to %s failed", topic, exc_info=True)  # followers reload on a gap
+                await self.bus.publish_many(batch)
+            except Exception:  # followers reload on a gap; an asker times out and checks the owner
+                log.warning("bus publish of %d message(s) failed", len(batch), exc_info=True)
 
     async def _watch_owners(self) -> None:
         while True:

@@ -6,7 +6,8 @@
   from a client (the server rolls them).
 - :func:`state_to_wire` is the full state of a table for one viewer (a seat or a
   spectator): the board from that viewer's side, what they may do now and, for the side
-  to move, the legal step sequences (the browser runs no rules, it only follows these).
+  to move, the legal step sequences as a graph (:func:`move_graph`; the browser runs no
+  rules, it only follows these).
 - Socket messages (:func:`state_message`, :func:`event_message`, :func:`error_message`),
   history entries, hints, accounts, lobby rows: also here, and only here.
 """
@@ -46,7 +47,7 @@ from backgammon.game import (
     Take,
     check_match_length,
 )
-from backgammon.moves import Play, step_pairs
+from backgammon.moves import Play, StepGraph, step_graph
 from backgammon.position import Position
 from backgammon.server.db import utcnow
 from backgammon.server.fair import dice_doc
@@ -461,14 +462,11 @@ def check_steps(value: object) -> tuple[tuple[int, int], ...]:
 
 
 @functools.lru_cache(maxsize=4096)
-def _step_sequences(
-    position: Position, die1: int, die2: int
-) -> tuple[tuple[tuple[tuple[int, int], ...], Position], ...]:
-    """Every legal step sequence of a roll as ``((from, to), ...)`` with the position it gives.
-
-    Cached: each state of a table needs them twice (the mover's state lists them, and the move
-    sent back is matched against them), and the search is the costliest part of an action."""
-    return tuple(step_pairs(position, die1, die2))
+def _graph(position: Position, die1: int, die2: int) -> tuple[StepGraph, dict[str, Any]]:
+    """A roll's :class:`~backgammon.moves.StepGraph` and its wire form, built once per position and
+    roll (the mover's state sends it, and the steps sent back are followed through it)."""
+    graph = step_graph(position, die1, die2)
+    return graph, {"length": graph.length, "nodes": graph.nodes}
 
 
 def play_from_steps(game: Game, steps: tuple[tuple[int, int], ...]):
@@ -483,25 +481,39 @@ def play_from_steps(game: Game, steps: tuple[tuple[int, int], ...]):
 
     if game.phase is not GamePhase.MOVE or game.dice is None:
         raise IllegalActionError(f"cannot move now: {game.describe()}")
-    for seq, after in _step_sequences(game.position, *game.dice):
-        if seq == steps:
-            return find_play(game.position, game.dice[0], game.dice[1], after, plays=game.legal_plays)
-    return find_play(game.position, game.dice[0], game.dice[1], steps, plays=game.legal_plays)  # raises
+    after = _graph(game.position, *game.dice)[0].follow(steps)
+    query: Position | tuple[tuple[int, int], ...] = steps if after is None else after
+    return find_play(game.position, game.dice[0], game.dice[1], query, plays=game.legal_plays)  # raises if None
 
 
-def move_tree(game: Game) -> tuple[tuple[tuple[int, int], ...], ...]:
-    """Every legal step sequence of the current roll as ``((from, to), ...)`` (deduplicated),
-    which JSON writes as ``[[from, to], ...]``.
+def move_graph(game: Game) -> dict[str, Any] | None:
+    """The current roll's legal step sequences as a graph (``{"length": n, "nodes": [[[from, to,
+    child], ...], ...]}``, see :class:`~backgammon.moves.StepGraph` and ``docs/web-protocol.md``),
+    or None when nobody is to move.
 
     Cached and shared, and immutable: encoded as it is, never copied into lists."""
     if game.phase is not GamePhase.MOVE or game.dice is None:
-        return ()
-    return _wire_tree(game.position, *game.dice)
+        return None
+    return _graph(game.position, *game.dice)[1]
 
 
-@functools.lru_cache(maxsize=4096)
-def _wire_tree(position: Position, die1: int, die2: int) -> tuple[tuple[tuple[int, int], ...], ...]:
-    return tuple(seq for seq, _after in _step_sequences(position, die1, die2))
+def graph_sequences(graph: dict[str, Any] | None) -> list[list[list[int]]]:
+    """Every step sequence of a wire graph (:func:`move_graph`), depth first: what a client that
+    wants the plain list (a bot, a test) makes of it. ``[]`` for None; ``[[]]`` when the roll
+    cannot be played."""
+    if not graph:
+        return []
+    nodes = graph["nodes"]
+    out: list[list[list[int]]] = []
+
+    def walk(node: int, prefix: list[list[int]]) -> None:
+        if not nodes[node]:
+            out.append(prefix)
+        for src, dst, child in nodes[node]:
+            walk(child, [*prefix, [src, dst]])
+
+    walk(0, [])
+    return out
 
 
 # ------------------------------------------------------------------ state
@@ -553,7 +565,7 @@ def state_to_wire(table: Any, seat: Player | None) -> dict[str, Any]:
     allowed = allowed_for(game, seat) if table.status == "playing" and not table.is_over else []
     if seat is not None and seat is table.ai_seat:
         allowed = []
-    moves = move_tree(game) if "move" in allowed else ()
+    graph = move_graph(game) if "move" in allowed else None
     on_roll = game.on_roll
     return {
         "table": {
@@ -604,7 +616,7 @@ def state_to_wire(table: Any, seat: Player | None) -> dict[str, Any]:
             "last_opening": shared["last_opening"],
         },
         "allowed": allowed,
-        "moves": moves,
+        "move_graph": graph,
         "plays": len(game.legal_plays) if "move" in allowed else 0,
         "clock": _clock_doc(table),
         "present": table.presence,
@@ -623,7 +635,7 @@ def _shared_parts(table: Any) -> dict[str, Any]:
     parts = {
         "ids": {"position_id": game.position.position_id(), "xgid": xgid_of(game), "match_id": match_id_of(game)},
         "last_opening": _last_opening(table),
-        "fair_dice": dice_doc(table.id, table.config.get("dice"), table.actions, table.is_over),
+        "fair_dice": dice_doc(table.id, table.config.get("dice"), table.actions, table.is_over, table.draw_count),
     }
     table.view_cache = (key, parts)
     return parts

@@ -51,7 +51,7 @@ from backgammon.server import protocol
 from backgammon.server.agents import LEVELS, Agent, GreedyAgent, make_agent
 from backgammon.server.auth import new_token, token_hash
 from backgammon.server.db import Action, ChatMessage, Table, User, utcnow
-from backgammon.server.fair import draws_of, new_dice_config, resume_dice
+from backgammon.server.fair import DrawCount, draws_of, new_dice_config, resume_dice
 from backgammon.server.matchflow import StartPosition, new_match
 from backgammon.server.network import Network
 from backgammon.server.protocol import shown
@@ -99,6 +99,7 @@ class TableRuntime:
     timeout_loser: Player | None = None  # lost the match on time
     ended_by: Player | None = None  # ended the money session (``end_session``)
     clock_task: asyncio.Task | None = None
+    draw_count: DrawCount = field(default_factory=DrawCount)  # the draws in ``actions``, counted once each
     view_cache: tuple | None = None  # protocol.state_to_wire's parts shared by every viewer, per version
     elsewhere: dict[str, tuple[float, dict[str, int]]] = field(default_factory=dict)  # other processes' presence
     chat: list[dict[str, Any]] | None = None  # the last CHAT_KEPT lines, read on first use

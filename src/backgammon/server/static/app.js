@@ -1,6 +1,6 @@
 // The browser side of the web app: routing, settings, accounts, the table socket and
 // moving checkers. The browser runs no rules: it follows the legal step sequences the
-// server sends with each state ("moves") and sends the chosen steps back.
+// server sends with each state (as a graph, "move_graph") and sends the chosen steps back.
 import { renderBoard, pointAt } from "./board.js";
 import { t, setLanguage, defaultLanguage, applyTranslations } from "./i18n.js";
 import { renderFairDice } from "./fairdice.js";
@@ -503,34 +503,48 @@ function pipsOf(side) {
   return n + side[24] * 25;
 }
 
-// the candidate sequences consistent with the steps made so far
-function candidates() {
-  const st = S.state;
-  return (st.moves || []).filter((seq) => S.pending.every((s, i) => seq[i] && seq[i][0] === s[0] && seq[i][1] === s[1]));
+// The legal step sequences come as a graph ("move_graph": {length, nodes}; node 0 is the start,
+// each edge [from, to, child], a node without edges a complete play): the node the steps made so
+// far lead to, or null when they left the graph.
+function graphNode() {
+  const g = S.state.move_graph;
+  if (!g) return null;
+  let node = 0;
+  for (const [a, b] of S.pending) {
+    const edge = g.nodes[node].find((e) => e[0] === a && e[1] === b);
+    if (!edge) return null;
+    node = edge[2];
+  }
+  return node;
 }
-function maxSteps() { return S.state.moves && S.state.moves.length ? S.state.moves[0].length : 0; }
+function maxSteps() { return S.state.move_graph ? S.state.move_graph.length : 0; }
 function sources() {
-  const set = new Set();
-  for (const seq of candidates()) if (seq.length > S.pending.length) set.add(seq[S.pending.length][0]);
-  return set;
+  const node = graphNode();
+  return new Set(node === null ? [] : S.state.move_graph.nodes[node].map((e) => e[0]));
 }
 // destinations for the selected checker: one step, or several steps of the same checker
 function targets(src) {
   const map = new Map();
-  if (src === null || src === undefined) return map;
-  const k0 = S.pending.length;
-  for (const seq of candidates()) {
-    let at = src;
-    const path = [];
-    for (let k = k0; k < seq.length; k++) {
-      if (seq[k][0] !== at) break;
-      path.push(seq[k]);
-      at = seq[k][1];
-      if (!map.has(at)) map.set(at, path.slice());
-      if (at === 0) break;
+  const node = graphNode();
+  if (src === null || src === undefined || node === null) return map;
+  const nodes = S.state.move_graph.nodes;
+  const walk = (n, at, path) => {
+    for (const [a, b, child] of nodes[n]) {
+      if (a !== at) continue;
+      const longer = path.concat([[a, b]]);
+      if (!map.has(b)) map.set(b, longer);
+      if (b !== 0) walk(child, b, longer);
     }
-  }
+  };
+  walk(node, src, []);
   return map;
+}
+// the first complete play of the graph (a forced move's steps)
+function firstPlay() {
+  const g = S.state.move_graph;
+  const steps = [];
+  for (let node = 0; g && g.nodes[node].length; node = g.nodes[node][0][2]) steps.push(g.nodes[node][0].slice(0, 2));
+  return steps;
 }
 function usedDice(dice, pendingSteps) {
   if (!dice) return [false, false];
@@ -661,8 +675,7 @@ function renderStatus() {
   else if (st.table.status === "waiting") text = t("waiting_opponent");
   else if (!st.you) text = `${t("spectating")} ${t("waiting_for", { who: turnName })}`;
   else if (a.includes("move")) {
-    const seqs = st.moves || [];
-    text = seqs.length === 1 && seqs[0].length === 0 ? t("no_moves") : t("your_turn_move", { d: st.game.dice.join("-") });
+    text = st.move_graph && st.move_graph.length === 0 ? t("no_moves") : t("your_turn_move", { d: st.game.dice.join("-") });
   } else if (a.includes("roll")) text = a.includes("double") && doublingApplies(st) ? t("your_turn_roll") : t("your_turn_roll_only");
   else if (a.includes("take")) text = t("your_turn_take", { who: nameOf(st, st.game.cube.offered_by), v: st.game.cube.value * 2 });
   else if (a.includes("accept_resignation")) text = t("your_turn_resign", { who: nameOf(st, st.game.on_roll === st.you ? null : st.game.on_roll) || "", level: t(`resign_${st.game.resignation}`) });
@@ -777,7 +790,7 @@ function maybeAutoPlay() {
   const later = (ms, fn) => { S.autoTimer = setTimeout(() => { if (S.state.version === version) fn(); }, ms); };
   const a = st.allowed;
   if (settings.autoForced && a.includes("move") && st.plays === 1) {
-    later(700, () => { if (S.pending.length === 0) act("move", { steps: S.state.moves[0] }); });
+    later(700, () => { if (S.pending.length === 0) act("move", { steps: firstPlay() }); });
   } else if (settings.autoRoll && a.includes("roll") && !(a.includes("double") && doublingApplies(st))) {
     later(400, () => act("roll"));
   }
