@@ -720,7 +720,7 @@ def find_play(
         return plays[0]
     after = step_graph(position, dice[0], dice[1], plays).follow(steps)
     if after is not None:
-        return next(play for play in plays if play.position is after)
+        return find_play(position, dice[0], dice[1], after, plays)
     text = " ".join(f"{a}/{b}" for a, b in steps) or "(no move)"
     raise IllegalPlayError(f"illegal move {text!r} for {dice[0]}-{dice[1]}: expected a complete legal play")
 
@@ -831,7 +831,8 @@ def step_graph(position: Position, die1: int, die2: int, plays: Sequence[Play] |
 
     Edges are in the order of the dice as rolled, then of the sources from the back (the bar
     first); a step that two dice make alike (bearing off the same checker with either die) is one
-    edge, to a node that joins both continuations. ``plays`` may pass in ``legal_plays(...)``.
+    edge, to a node that joins both continuations. ``plays`` may pass in ``legal_plays(...)``: the
+    resulting positions are read from it (the higher-die rule), no :class:`Play` is built.
 
     Raises:
         InvalidInputError: if a die is not an integer 1..6.
@@ -839,38 +840,27 @@ def step_graph(position: Position, die1: int, die2: int, plays: Sequence[Play] |
     check_dice(die1, die2)
     if plays is None:
         plays = legal_plays(position, die1, die2)
-    length = plays[0].dice_used if plays else 0
-    if length == 0:  # no die can be played: the empty play
-        return StepGraph(0, ((),), {0: plays[0].position} if plays else {})
-    ends = {int.from_bytes(bytes(p.position.mine) + bytes(p.position.theirs), "little"): p.position for p in plays}
+    if isinstance(plays, LegalPlays):
+        rows = plays._row_bytes()
+    else:
+        rows = [bytes(p.position.mine + p.position.theirs) for p in plays]
+    ends = {int.from_bytes(row, "little"): row for row in rows}  # the legal results, as board keys
     mine = list(position.mine)
     theirs = list(position.theirs)
-    rolled = (die1,) * 4 if die1 == die2 else (die1, die2)
-    memo: dict[tuple[int, tuple[int, ...]], int] = {}  # (board key, dice left) -> node, -1 when dead
-    leaves: dict[int, int] = {}  # resulting board key -> its node
+    memo: dict[tuple[int, tuple[int, ...]], tuple[int, int]] = {}  # (board key, dice left) -> (node, reach)
     joined: dict[tuple[int, ...], int] = {}
     edges_of: list[tuple[tuple[int, int, int], ...]] = []
-    end_of: dict[int, Position] = {}
+    end_of: dict[int, bytes] = {}
 
-    def node(key: int, left: tuple[int, ...], depth: int) -> int:
-        if depth == length:
-            index = leaves.get(key, -2)
-            if index == -2:
-                after = ends.get(key)
-                if after is None:
-                    index = -1
-                else:
-                    index = len(edges_of)
-                    edges_of.append(())
-                    end_of[index] = after
-                leaves[key] = index
-            return index
-        index = memo.get((key, left), -2)
-        if index != -2:
-            return index
+    def node(key: int, left: tuple[int, ...]) -> tuple[int, int]:
+        """This board's node (-1 when no legal play ends through it) and how many more steps it can
+        make (its reach: the rules demand as many dice as can be played, so only the children that
+        reach furthest count)."""
+        known = memo.get((key, left))
+        if known is not None:
+            return known
         edges: list[tuple[int, int, int]] = []
-        labels: set[tuple[int, int]] = set()
-        twice = False
+        reach = 0
         sources = (BAR,) if mine[BAR] else [src for src in range(23, -1, -1) if mine[src]]
         for i, die in enumerate(left):
             if die in left[:i]:
@@ -884,22 +874,36 @@ def step_graph(position: Position, die1: int, die2: int, plays: Sequence[Play] |
                     continue
                 hit = _apply(mine, theirs, src, dst)
                 key2 = key - _MINE[src] + (_MINE[dst] + (_HIT[dst] if hit else 0) if dst >= 0 else 0)
-                child = node(key2, rest, depth + 1)
+                child, further = node(key2, rest) if rest else _leaf(key2)
                 _undo(mine, theirs, src, dst, hit)
-                if child >= 0:
-                    label = _to_pair((src, dst, hit))
-                    twice = twice or label in labels
-                    labels.add(label)
-                    edges.append((label[0], label[1], child))
-        if twice:  # the same step by either die: one edge, to a node joining both continuations
-            edges = _joined_edges(edges, join)
-        if edges:
-            index = len(edges_of)
+                if further + 1 > reach:  # a longer way: the shorter ones found so far are not legal
+                    reach, edges = further + 1, []
+                if further + 1 == reach and child >= 0:
+                    edges.append((*_to_pair((src, dst, hit)), child))
+        if reach == 0:
+            found = _leaf(key)
+        elif edges:
+            if len({(src, dst) for src, dst, _child in edges}) < len(edges):  # the same step by either die
+                edges = _joined_edges(edges, join)
             edges_of.append(tuple(edges))
+            found = (len(edges_of) - 1, reach)
         else:
-            index = -1
-        memo[(key, left)] = index
-        return index
+            found = (-1, reach)
+        memo[(key, left)] = found
+        return found
+
+    def _leaf(key: int) -> tuple[int, int]:
+        """No step left: a complete play if its result is legal (the higher-die rule), else dead."""
+        row = ends.get(key)
+        if row is None:
+            return -1, 0
+        index = memo.get((key, ()), (None, 0))[0]
+        if index is None:
+            index = len(edges_of)
+            edges_of.append(())
+            end_of[index] = row
+            memo[(key, ())] = (index, 0)
+        return index, 0
 
     def join(children: list[int]) -> int:
         ids = tuple(sorted(set(children)))
@@ -912,8 +916,12 @@ def step_graph(position: Position, die1: int, die2: int, plays: Sequence[Play] |
             edges_of[index] = tuple(_joined_edges([e for i in ids for e in edges_of[i]], join))
         return index
 
-    rolled_left = tuple(rolled) if die1 == die2 else (die1, die2)
-    start = node(_key_of(mine, theirs), rolled_left, 0)
+    root = _key_of(mine, theirs)
+    start, length = node(root, (die1,) * 4 if die1 == die2 else (die1, die2))
+    if start < 0:  # no step leads to a legal play (the game is over): the empty play
+        row = ends.get(root)
+        trusted = Position._trusted
+        return StepGraph(0, ((),), {0: trusted(tuple(row[:25]), tuple(row[25:]))} if row else {})
     # number the nodes depth first from the start (index 0), edges in order
     number: dict[int, int] = {}
     stack = [start]
@@ -926,7 +934,12 @@ def step_graph(position: Position, die1: int, die2: int, plays: Sequence[Play] |
     nodes: list[tuple[tuple[int, int, int], ...]] = [()] * len(number)
     for old, new in number.items():
         nodes[new] = tuple((src, dst, number[child]) for src, dst, child in edges_of[old])
-    return StepGraph(length, tuple(nodes), {number[old]: after for old, after in end_of.items() if old in number})
+    trusted = Position._trusted
+    return StepGraph(
+        length,
+        tuple(nodes),
+        {number[old]: trusted(tuple(row[:25]), tuple(row[25:])) for old, row in end_of.items() if old in number},
+    )
 
 
 def _joined_edges(edges: list[tuple[int, int, int]], join: Callable[[list[int]], int]) -> list[tuple[int, int, int]]:

@@ -769,3 +769,28 @@ def test_roll_action_from_a_dice_source() -> None:
     assert action == Roll(W, (5, 3)) and dice.remaining == 0
     with pytest.raises(IllegalActionError):
         g.apply(Double(W)).roll_action(dice)
+
+
+def test_action_types_are_the_kinds_of_the_legal_actions_in_every_phase() -> None:
+    """``Game.action_types`` (what the web offers) against ``legal_actions`` over seeded random games
+    with every kind of action: doubles, takes, passes, beavers, resignations, casual draws."""
+    import random
+
+    from backgammon.game import OpeningRoll, Roll
+
+    rng = random.Random(20261204)
+    seen = set()
+    for rules in (Rules(), Rules(casual=True), Rules(beavers=True), Rules(match_length=5)):
+        for _ in range(30):
+            game = Game.new(rules)
+            while not game.is_over:
+                actions = game.legal_actions()
+                assert game.action_types() == tuple(dict.fromkeys(type(a) for a in actions))
+                seen.update(game.action_types())
+                action = rng.choice(actions)
+                if isinstance(action, OpeningRoll):
+                    action = OpeningRoll(rng.randint(1, 5), 6)
+                elif isinstance(action, Roll):
+                    action = Roll(action.player, (rng.randint(1, 6), rng.randint(1, 6)))
+                game = game.apply(action)
+    assert len(seen) >= 8

@@ -543,8 +543,8 @@ def allowed_for(game: Game, seat: Player | None) -> list[str]:
     if seat is None or game.turn is not seat:
         return []
     kinds: list[str] = []
-    for action in game.legal_actions():
-        kind = ACTION_KIND[type(action)]
+    for action_type in game.action_types():
+        kind = ACTION_KIND[action_type]
         if kind == "opening_roll" or (kind == "double" and dead_cube_match(game)):
             continue
         if kind not in kinds:
