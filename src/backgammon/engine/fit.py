@@ -126,10 +126,6 @@ class _Adam:
             for a, p in zip(self.avg, self.p):
                 a[...] = p
 
-    def net(self, averaged: bool = True) -> Net:
-        """The (averaged) weights as a float64 :class:`Net`."""
-        return Net(*(a.astype(np.float64) for a in (self.avg if averaged else self.p)))
-
     def state(self, prefix: str) -> dict[str, np.ndarray]:
         out = {}
         for name, p, m, v, a in zip(_PARAMS, self.p, self.m, self.v, self.avg):
