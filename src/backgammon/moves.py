@@ -472,7 +472,7 @@ class LegalPlays(Sequence[Play]):
     (16, '8/5 6/5', True)
     """
 
-    __slots__ = ("_keys", "_plays", "_rows", "_steps", "dice", "origin")
+    __slots__ = ("_keys", "_plays", "_rows", "_some", "_steps", "dice", "origin")
 
     origin: Position
     dice: tuple[int, int]
@@ -483,6 +483,7 @@ class LegalPlays(Sequence[Play]):
         self.dice = dice
         self._rows = rows
         self._plays: list[Play] | None = None
+        self._some: dict[int, Play] | None = None  # plays built one by one (get) before _all built them all
         self._keys: dict[bytes, int] | None = None
         self._steps = steps
 
@@ -503,9 +504,25 @@ class LegalPlays(Sequence[Play]):
         plays = self._plays
         if plays is None:
             origin, dice, trusted, lazy = self.origin, self.dice, Position._trusted, Play._lazy
-            plays = [lazy(origin, dice, trusted(tuple(row[:25]), tuple(row[25:])), self) for row in self._row_bytes()]
-            self._plays = plays
+            some = self._some or {}
+            plays = [
+                some.get(i) or lazy(origin, dice, trusted(tuple(row[:25]), tuple(row[25:])), self)
+                for i, row in enumerate(self._row_bytes())
+            ]
+            self._plays, self._some = plays, None
         return plays
+
+    def _one(self, i: int, row: bytes) -> Play:
+        """Play ``i`` (whose key is ``row``) without building the others (``_all`` keeps it)."""
+        if self._plays is not None:
+            return self._plays[i]
+        if self._some is None:
+            self._some = {}
+        play = self._some.get(i)
+        if play is None:
+            position = Position._trusted(tuple(row[:25]), tuple(row[25:]))
+            play = self._some[i] = Play._lazy(self.origin, self.dice, position, self)
+        return play
 
     def _index(self) -> dict[bytes, int]:
         keys = self._keys
@@ -548,8 +565,9 @@ class LegalPlays(Sequence[Play]):
 
     def get(self, after: Position) -> Play | None:
         """The play that gives ``after`` (seen from the opponent, as ``Play.position``), or None."""
-        i = self._index().get(bytes(after.mine + after.theirs))
-        return None if i is None else self._all()[i]
+        row = bytes(after.mine + after.theirs)
+        i = self._index().get(row)
+        return None if i is None else self._one(i, row)
 
     def find(self, query: str | Position | Sequence[tuple[int, int]]) -> Play:
         """The play a user means: move text, a resulting position or a clicked path (see :func:`find_play`).
@@ -792,12 +810,22 @@ class StepGraph:
     >>> graph.length, len(graph.nodes[0]) > 0
     (2, True)
     >>> str(graph.follow([(8, 5), (6, 5)]).position_id())
-    '0HPwATDgc/ABMA'
+    'sGfwATDgc/ABMA'
     """
 
     length: int
     nodes: tuple[tuple[tuple[int, int, int], ...], ...]
-    ends: dict[int, Position]
+    results: dict[int, bytes]  # complete-play node -> its resulting position's 50-byte key
+
+    @property
+    def ends(self) -> dict[int, Position]:
+        """Each complete play's node with its resulting position (seen from the opponent)."""
+        return {node: self.end(node) for node in self.results}
+
+    def end(self, node: int) -> Position:
+        """The resulting position of a complete play's node (seen from the opponent)."""
+        row = self.results[node]
+        return Position._trusted(tuple(row[:25]), tuple(row[25:]))
 
     def follow(self, steps: Sequence[tuple[int, int]]) -> Position | None:
         """The position a complete step sequence gives, or None when it is not a legal play's."""
@@ -811,7 +839,7 @@ class StepGraph:
                     break
             else:
                 return None
-        return self.ends.get(node)
+        return self.end(node) if node in self.results else None
 
     def sequences(self) -> Iterator[tuple[tuple[int, int], ...]]:
         """Every step sequence the graph holds (depth first, edges in order)."""
@@ -920,8 +948,7 @@ def step_graph(position: Position, die1: int, die2: int, plays: Sequence[Play] |
     start, length = node(root, (die1,) * 4 if die1 == die2 else (die1, die2))
     if start < 0:  # no step leads to a legal play (the game is over): the empty play
         row = ends.get(root)
-        trusted = Position._trusted
-        return StepGraph(0, ((),), {0: trusted(tuple(row[:25]), tuple(row[25:]))} if row else {})
+        return StepGraph(0, ((),), {0: row} if row else {})
     # number the nodes depth first from the start (index 0), edges in order
     number: dict[int, int] = {}
     stack = [start]
@@ -934,12 +961,7 @@ def step_graph(position: Position, die1: int, die2: int, plays: Sequence[Play] |
     nodes: list[tuple[tuple[int, int, int], ...]] = [()] * len(number)
     for old, new in number.items():
         nodes[new] = tuple((src, dst, number[child]) for src, dst, child in edges_of[old])
-    trusted = Position._trusted
-    return StepGraph(
-        length,
-        tuple(nodes),
-        {number[old]: trusted(tuple(row[:25]), tuple(row[25:])) for old, row in end_of.items() if old in number},
-    )
+    return StepGraph(length, tuple(nodes), {number[old]: row for old, row in end_of.items() if old in number})
 
 
 def _joined_edges(edges: list[tuple[int, int, int]], join: Callable[[list[int]], int]) -> list[tuple[int, int, int]]:

@@ -148,3 +148,17 @@ def test_the_environment_variable_forces_pure_python() -> None:
     env = dict(os.environ, BACKGAMMON_PURE_PYTHON="1")
     out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["16", "True", "False"]
+
+
+def test_a_play_found_by_position_is_the_same_object_before_and_after_the_list_is_built() -> None:
+    from backgammon.position import Position
+
+    for build_first in (False, True):
+        plays = Position.initial().legal_plays(6, 4)
+        if build_first:
+            listed = list(plays)
+        target = Position.initial().legal_plays(6, 4)[5].position
+        found = plays.get(target)
+        assert found is plays.get(target) and found is not None and found.position == target
+        listed = list(plays)
+        assert listed[5] is found and plays[5] is found and len(listed) == len(plays)
