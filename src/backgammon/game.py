@@ -39,7 +39,7 @@ from backgammon.errors import (
     InvalidPositionError,
     NotYourTurnError,
 )
-from backgammon.moves import Play, find_play
+from backgammon.moves import LegalPlays, Play, find_play
 from backgammon.position import BAR, CHECKERS, Position
 from backgammon.safejson import shorten
 
@@ -963,7 +963,11 @@ class Game:
         play = action.play
         if not isinstance(play, Play):
             raise InvalidInputError(f"invalid play {play!r}: expected a Play (see Game.play_from_text)")
-        canonical = next((p for p in self.legal_plays if p == play), None)
+        plays = self.legal_plays
+        if isinstance(plays, LegalPlays):  # (found by its resulting position: no other play is built)
+            canonical = plays.get(play.position) if play.origin == self.position else None
+        else:
+            canonical = next((p for p in plays if p == play), None)
         if canonical is None:
             assert self.dice is not None
             raise IllegalPlayError(
