@@ -70,7 +70,7 @@ class Play:
     dice: tuple[int, int]
     position: Position
     _steps: tuple[Step, ...] | None
-    _source: LegalPlays | None
+    _source: _StepFinder | None
 
     def __init__(self, origin: Position, dice: tuple[int, int], steps: tuple[Step, ...], position: Position) -> None:
         _set = object.__setattr__
@@ -81,7 +81,7 @@ class Play:
         _set(self, "_source", None)
 
     @classmethod
-    def _lazy(cls, origin: Position, dice: tuple[int, int], position: Position, source: LegalPlays) -> Play:
+    def _lazy(cls, origin: Position, dice: tuple[int, int], position: Position, source: _StepFinder) -> Play:
         play = _new(cls)
         _set_origin(play, origin)
         _set_dice(play, dice)
@@ -96,7 +96,7 @@ class Play:
         steps = self._steps
         if steps is None:
             assert self._source is not None
-            steps = self._source._steps_of(self.position)
+            steps = self._source.steps_of(self.position)
             object.__setattr__(self, "_steps", steps)
             object.__setattr__(self, "_source", None)
         return steps
@@ -384,7 +384,7 @@ def _doubles(mine: list[int], theirs: list[int], die: int) -> _Keys:
             steps.append((s, t, hit))
             outside2 = outside - 1 if s >= 6 and t < 6 else outside
             if depth < 2:
-                rec(depth + 1, c, key2, outside2)  # sources never increase
+                rec(depth + 1, c, key2, outside2)  # sources never increase  # noqa: F821 (deleted after the search, see below)
             else:  # the fourth step: only keys, no board changes
                 moved4 = False
                 for c4 in range(c, last):
@@ -427,6 +427,7 @@ def _doubles(mine: list[int], theirs: list[int], die: int) -> _Keys:
                 results[key] = tuple(steps)
 
     rec(0, 0, _key_of(mine, theirs), sum(mine[6:]))
+    del rec  # (a recursive closure is a reference cycle: break it, so the search's objects go at once)
     return results
 
 
@@ -457,6 +458,31 @@ class _PairCache(dict[_RawStep, tuple[int, int]]):
 _to_pair = _PairCache().__getitem__
 
 
+class _StepFinder:
+    """Finds the steps of the plays of one position and roll, all at once when first asked.
+
+    Shared by a :class:`LegalPlays` and its plays, and referring to neither, so that a list of
+    plays and its plays are freed as soon as they are dropped (a play that pointed back at its list
+    made every list a reference cycle, left to the garbage collector's pauses)."""
+
+    __slots__ = ("dice", "origin", "steps")
+
+    def __init__(self, origin: Position, dice: tuple[int, int], steps: _Keys | None) -> None:
+        self.origin = origin
+        self.dice = dice
+        self.steps = steps
+
+    def steps_of(self, after: Position) -> tuple[Step, ...]:
+        steps = self.steps
+        if steps is None:
+            if self.origin.is_game_over():
+                steps = {_key_of(self.origin.mine, self.origin.theirs): ()}
+            else:
+                steps = _generate(self.origin.mine, self.origin.theirs, *self.dice)
+            self.steps = steps
+        return tuple(map(_to_step, steps[_key_of(after.theirs, after.mine)]))
+
+
 class LegalPlays(Sequence[Play]):
     """The distinct legal plays of a position for a roll: a lazy, immutable sequence of :class:`Play`.
 
@@ -485,7 +511,7 @@ class LegalPlays(Sequence[Play]):
         self._plays: list[Play] | None = None
         self._some: dict[int, Play] | None = None  # plays built one by one (get) before _all built them all
         self._keys: dict[bytes, int] | None = None
-        self._steps = steps
+        self._steps = _StepFinder(origin, dice, steps)  # (the plays hold it, not this: no reference cycle)
 
     def __len__(self) -> int:
         rows = self._rows
@@ -506,7 +532,7 @@ class LegalPlays(Sequence[Play]):
             origin, dice, trusted, lazy = self.origin, self.dice, Position._trusted, Play._lazy
             some = self._some or {}
             plays = [
-                some.get(i) or lazy(origin, dice, trusted(tuple(row[:25]), tuple(row[25:])), self)
+                some.get(i) or lazy(origin, dice, trusted(tuple(row[:25]), tuple(row[25:])), self._steps)
                 for i, row in enumerate(self._row_bytes())
             ]
             self._plays, self._some = plays, None
@@ -521,7 +547,7 @@ class LegalPlays(Sequence[Play]):
         play = self._some.get(i)
         if play is None:
             position = Position._trusted(tuple(row[:25]), tuple(row[25:]))
-            play = self._some[i] = Play._lazy(self.origin, self.dice, position, self)
+            play = self._some[i] = Play._lazy(self.origin, self.dice, position, self._steps)
         return play
 
     def _index(self) -> dict[bytes, int]:
@@ -529,16 +555,6 @@ class LegalPlays(Sequence[Play]):
         if keys is None:
             keys = self._keys = {row: i for i, row in enumerate(self._row_bytes())}
         return keys
-
-    def _steps_of(self, after: Position) -> tuple[Step, ...]:
-        steps = self._steps
-        if steps is None:
-            if self.origin.is_game_over():
-                steps = {_key_of(self.origin.mine, self.origin.theirs): ()}
-            else:
-                steps = _generate(self.origin.mine, self.origin.theirs, *self.dice)
-            self._steps = steps
-        return tuple(map(_to_step, steps[_key_of(after.theirs, after.mine)]))
 
     def __iter__(self) -> Iterator[Play]:
         return iter(self._all())
@@ -902,17 +918,17 @@ def step_graph(position: Position, die1: int, die2: int, plays: Sequence[Play] |
                     continue
                 hit = _apply(mine, theirs, src, dst)
                 key2 = key - _MINE[src] + (_MINE[dst] + (_HIT[dst] if hit else 0) if dst >= 0 else 0)
-                child, further = node(key2, rest) if rest else _leaf(key2)
+                child, further = node(key2, rest) if rest else _leaf(key2)  # noqa: F821 (deleted after the search, see below)  # noqa: F821 (deleted after the search, see below)
                 _undo(mine, theirs, src, dst, hit)
                 if further + 1 > reach:  # a longer way: the shorter ones found so far are not legal
                     reach, edges = further + 1, []
                 if further + 1 == reach and child >= 0:
                     edges.append((*_to_pair((src, dst, hit)), child))
         if reach == 0:
-            found = _leaf(key)
+            found = _leaf(key)  # noqa: F821 (deleted after the search, see below)
         elif edges:
             if len({(src, dst) for src, dst, _child in edges}) < len(edges):  # the same step by either die
-                edges = _joined_edges(edges, join)
+                edges = _joined_edges(edges, join)  # noqa: F821 (deleted after the search, see below)
             edges_of.append(tuple(edges))
             found = (len(edges_of) - 1, reach)
         else:
@@ -941,11 +957,12 @@ def step_graph(position: Position, die1: int, die2: int, plays: Sequence[Play] |
         if index is None:
             index = joined[ids] = len(edges_of)
             edges_of.append(())
-            edges_of[index] = tuple(_joined_edges([e for i in ids for e in edges_of[i]], join))
+            edges_of[index] = tuple(_joined_edges([e for i in ids for e in edges_of[i]], join))  # noqa: F821 (deleted after the search, see below)
         return index
 
     root = _key_of(mine, theirs)
     start, length = node(root, (die1,) * 4 if die1 == die2 else (die1, die2))
+    del node, _leaf, join  # (break the closures' reference cycles: see _doubles)
     if start < 0:  # no step leads to a legal play (the game is over): the empty play
         row = ends.get(root)
         return StepGraph(0, ((),), {0: row} if row else {})
@@ -1017,7 +1034,7 @@ def _sequences(
                 if dst == -2:
                     continue
                 hit = _apply(mine, theirs, src, dst)
-                later = suffixes(depth + 1)
+                later = suffixes(depth + 1)  # noqa: F821 (deleted after the search, see below)
                 if later:
                     first = (convert((src, dst, hit)),)
                     found.extend([(first + rest, after) for rest, after in later])
@@ -1026,6 +1043,7 @@ def _sequences(
             return found
 
         out.extend(suffixes(0))
+        del suffixes  # (break the closure's reference cycle: see _doubles)
     return out
 
 
@@ -1097,7 +1115,7 @@ def sequences_along(
             steps.append((src, dst, hit))
             at[i] = dst_point
             nxt[i] += dst_point == target
-            rec(dice, depth + 1, unmarked + (hit and dst_point not in marked[i]))
+            rec(dice, depth + 1, unmarked + (hit and dst_point not in marked[i]))  # noqa: F821 (deleted after the search, see below)
             nxt[i] -= dst_point == target
             at[i] = here
             steps.pop()
@@ -1105,4 +1123,5 @@ def sequences_along(
 
     for order in orders:
         rec(order, 0, 0)
+    del rec  # (break the closure's reference cycle: see _doubles)
     return out

@@ -510,9 +510,10 @@ def graph_sequences(graph: dict[str, Any] | None) -> list[list[list[int]]]:
         if not nodes[node]:
             out.append(prefix)
         for src, dst, child in nodes[node]:
-            walk(child, [*prefix, [src, dst]])
+            walk(child, [*prefix, [src, dst]])  # noqa: F821 (deleted after the search, see below)
 
     walk(0, [])
+    del walk  # (a recursive closure is a reference cycle)
     return out
 
 
