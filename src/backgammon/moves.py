@@ -25,7 +25,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TypeVar, overload
+from typing import overload
 
 from backgammon.dice import check_dice
 from backgammon.errors import IllegalPlayError, InvalidInputError
@@ -157,7 +157,6 @@ def _point_text(point: int) -> str:
 # A raw step inside the generator: (source index, destination index, hit)
 # with indices 0..23 for points 1..24, 24 for the bar and -1 for off.
 _RawStep = tuple[int, int, bool]
-_T = TypeVar("_T")
 
 
 def _can_step(mine: list[int], theirs: list[int], src: int, die: int) -> int:
@@ -786,25 +785,7 @@ def all_step_sequences(
     Raises:
         InvalidInputError: if a die is not an integer 1..6.
     """
-    return _sequences(position, die1, die2, plays, _to_step)
-
-
-def step_pairs(
-    position: Position, die1: int, die2: int, plays: Sequence[Play] | None = None
-) -> list[tuple[tuple[tuple[int, int], ...], Position]]:
-    """Every legal step sequence as ``((from, to), ...)`` point numbers (25 = bar, 0 = off), each
-    sequence once, with the position it produces, in :func:`all_step_sequences`' order.
-
-    The form a user interface offers and sends back (a checker's click or drag is a pair of
-    points); faster than :func:`all_step_sequences` as it builds no :class:`Step`.
-
-    Raises:
-        InvalidInputError: if a die is not an integer 1..6.
-    """
-    found: dict[tuple[tuple[int, int], ...], Position] = {}
-    for seq, after in _sequences(position, die1, die2, plays, _to_pair):
-        found.setdefault(seq, after)
-    return list(found.items())
+    return _sequences(position, die1, die2, plays)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -819,7 +800,7 @@ class StepGraph:
     node's edges lead only to nodes from which a complete play can still be reached. Paths that
     reach the same intermediate board with the same dice left share their node, so a double's
     thousands of orders of the same steps are a few hundred nodes. The step sequences it holds are
-    exactly :func:`step_pairs`' (each once, though not necessarily in that order).
+    exactly those of :func:`all_step_sequences` as ``(from, to)`` pairs (each once).
 
     >>> from backgammon.position import Position
     >>> graph = step_graph(Position.initial(), 3, 1)
@@ -990,15 +971,11 @@ def _joined_edges(edges: list[tuple[int, int, int]], join: Callable[[list[int]],
 
 
 def _sequences(
-    position: Position,
-    die1: int,
-    die2: int,
-    plays: Sequence[Play] | None,
-    convert: Callable[[_RawStep], _T],
-) -> list[tuple[tuple[_T, ...], Position]]:
-    """The search behind :func:`all_step_sequences` and :func:`step_pairs`: every order of
-    steps using as many dice as the roll allows that ends on a legal play's position (that
-    play's own :class:`Position` object), each step as ``convert`` makes it from the raw step.
+    position: Position, die1: int, die2: int, plays: Sequence[Play] | None
+) -> list[tuple[tuple[Step, ...], Position]]:
+    """The search behind :func:`all_step_sequences`: every order of steps using as many dice as
+    the roll allows that ends on a legal play's position (that play's own :class:`Position`
+    object).
 
     Depth first, sources from the back, in the order of the dice (both orders for a
     non-double); the sequences that continue from an intermediate board are found once per
@@ -1012,13 +989,13 @@ def _sequences(
     allowed = {(p.position.mine, p.position.theirs): p.position for p in plays}  # (tuples hash fast)
     mine = list(position.mine)
     theirs = list(position.theirs)
-    out: list[tuple[tuple[_T, ...], Position]] = []
+    out: list[tuple[tuple[Step, ...], Position]] = []
     orders = [(die1,) * 4] if die1 == die2 else [(die1, die2), (die2, die1)]
 
     for dice in orders:
-        memo: dict[tuple[tuple[int, ...], tuple[int, ...], int], list[tuple[tuple[_T, ...], Position]]] = {}
+        memo: dict[tuple[tuple[int, ...], tuple[int, ...], int], list[tuple[tuple[Step, ...], Position]]] = {}
 
-        def suffixes(depth: int) -> list[tuple[tuple[_T, ...], Position]]:
+        def suffixes(depth: int) -> list[tuple[tuple[Step, ...], Position]]:
             if depth == best_len:
                 after = allowed.get((tuple(theirs), tuple(mine)))  # the side to move changes
                 return [((), after)] if after is not None else []
@@ -1026,7 +1003,7 @@ def _sequences(
             known = memo.get(key)
             if known is not None:
                 return known
-            found: list[tuple[tuple[_T, ...], Position]] = []
+            found: list[tuple[tuple[Step, ...], Position]] = []
             die = dice[depth]
             sources = (BAR,) if mine[BAR] else [src for src in range(23, -1, -1) if mine[src]]
             for src in sources:  # (each child restores the board, so the occupied points stay the same)
@@ -1036,7 +1013,7 @@ def _sequences(
                 hit = _apply(mine, theirs, src, dst)
                 later = suffixes(depth + 1)  # noqa: F821 (deleted after the search, see below)
                 if later:
-                    first = (convert((src, dst, hit)),)
+                    first = (_to_step((src, dst, hit)),)
                     found.extend([(first + rest, after) for rest, after in later])
                 _undo(mine, theirs, src, dst, hit)
             memo[key] = found

@@ -210,11 +210,13 @@ def test_reference_agrees_on_opening_rolls() -> None:
 @SETTINGS
 @given(any_position, dice_st)
 def test_step_graph_holds_every_step_sequence_once(position: Position, dice) -> None:
-    """The web's move graph (``moves.step_graph``) against the plain list of step sequences."""
-    from backgammon.moves import step_graph, step_pairs
+    """The web's move graph (``moves.step_graph``) against every step sequence of the separate search."""
+    from backgammon.moves import all_step_sequences, step_graph
 
     graph = step_graph(position, *dice)
-    pairs = dict(step_pairs(position, *dice))
+    pairs: dict = {}
+    for steps, after in all_step_sequences(position, *dice):
+        pairs.setdefault(tuple((s.source, s.destination) for s in steps), after)
     sequences = list(graph.sequences())
     assert len(sequences) == len(set(sequences)) and set(sequences) == set(pairs)
     assert all(graph.follow(seq) == pairs[seq] for seq in sequences)
