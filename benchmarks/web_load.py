@@ -35,8 +35,10 @@ actions not confirmed within ``--timeout`` seconds). The CPU columns are the CPU
 the server's process and the load generator's process used in the window, in % of one
 core (from /proc; a load generator near 100% means the client, not the server, limits
 a flat row; with ``--workers 2`` the workers are counted with their parent, so up to 200%),
-and the same CPU per confirmed action, in milliseconds: the figure that other programs on
-the machine disturb least.
+and the whole machine's busy time in the same window (all processes: server, load generator,
+PostgreSQL; up to 100% per CPU: near 200% on two CPUs, the machine, not the server, limits a
+row); then the server's and the load generator's CPU per confirmed action, in milliseconds: the
+figures that other programs on the machine disturb least.
 
 Backends: ``sqlite`` (one process), ``postgresql`` (one process) and
 ``postgresql-2`` (``serve --workers 2``); the PostgreSQL rows need
@@ -187,6 +189,7 @@ class Run:
     server_pid: int | None = None
     server_cpu: float | None = None  # CPU seconds the server process used in the window
     client_cpu: float | None = None  # CPU seconds this process (the load generator) used in the window
+    machine_cpu: float | None = None  # CPU seconds all processors were busy in the window (everything)
 
     def record(self, intended: float, confirmed_at: float) -> None:
         if self.t_start <= confirmed_at < self.t_end:
@@ -521,6 +524,16 @@ async def play_game(run: Run, http, index: int) -> None:
                 seat.close()
 
 
+def machine_cpu() -> float | None:
+    """CPU seconds all the processors have been busy so far (everything but idle and I/O wait:
+    the server, the load generator, PostgreSQL and anything else), from /proc/stat (None elsewhere)."""
+    try:
+        values = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
+    except (OSError, ValueError):
+        return None
+    return (sum(values) - values[3] - values[4]) / os.sysconf("SC_CLK_TCK")
+
+
 def process_cpu(pid: int | None) -> float | None:
     """CPU seconds (user + system) a process and its live children (``serve --workers N``'s
     worker processes) have used so far, from /proc (None elsewhere)."""
@@ -555,11 +568,13 @@ async def drive(run: Run) -> None:
         run.t_end = run.t_start + run.seconds
         run.go.set()
         await asyncio.sleep(run.warmup)
-        server0, client0 = process_cpu(run.server_pid), time.process_time()
+        server0, client0, machine0 = process_cpu(run.server_pid), time.process_time(), machine_cpu()
         await asyncio.sleep(max(0.0, run.t_end - time.perf_counter()))
-        server1, client1 = process_cpu(run.server_pid), time.process_time()
+        server1, client1, machine1 = process_cpu(run.server_pid), time.process_time(), machine_cpu()
         run.stopping = True
         run.client_cpu = client1 - client0
+        if machine0 is not None and machine1 is not None:
+            run.machine_cpu = machine1 - machine0
         if server0 is not None and server1 is not None:
             run.server_cpu = server1 - server0
         _, pending = await asyncio.wait(tasks, timeout=5.0)
@@ -581,6 +596,7 @@ class Row:
     errors: Counter | None = None
     server_cpu: float | None = None  # % of one core in the window
     client_cpu: float | None = None
+    machine_cpu: float | None = None  # all processors, % of one core (up to 100 x CPUs)
     note: str = ""
 
 
@@ -623,6 +639,7 @@ def measure_backend(args, backend: str, plan: list[tuple[int, str, float | None]
             row.errors = run.errors
             row.server_cpu = None if run.server_cpu is None else 100 * run.server_cpu / run.seconds
             row.client_cpu = 100 * run.client_cpu / run.seconds
+            row.machine_cpu = None if run.machine_cpu is None else 100 * run.machine_cpu / run.seconds
             if server.proc.poll() is not None:
                 failed = f"server exited with status {server.proc.returncode}: {server.last_line()}"
                 row.note = failed
@@ -658,9 +675,9 @@ def fmt(value: float | None, spec: str) -> str:
 def print_table(rows: list[Row]) -> None:
     print(
         "| backend | K | mode | target/s | actions/s | p50 ms | p99 ms | errors | server CPU | client CPU"
-        " | server ms/action | client ms/action | note |"
+        " | machine CPU | server ms/action | client ms/action | note |"
     )
-    print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for r in rows:
         errors = "-" if r.errors is None else str(sum(r.errors.values()))
         if r.errors:
@@ -671,6 +688,7 @@ def print_table(rows: list[Row]) -> None:
             f" | {fmt(r.p50_ms, '.1f')} | {fmt(r.p99_ms, '.1f')} | {errors}"
             f" | {fmt(r.server_cpu, '.0f')}{'%' * (r.server_cpu is not None)}"
             f" | {fmt(r.client_cpu, '.0f')}{'%' * (r.client_cpu is not None)}"
+            f" | {fmt(r.machine_cpu, '.0f')}{'%' * (r.machine_cpu is not None)}"
             f" | {fmt(per_action(r.server_cpu, r.actions_per_s), '.2f')}"
             f" | {fmt(per_action(r.client_cpu, r.actions_per_s), '.2f')} | {r.note} |",
             flush=True,
