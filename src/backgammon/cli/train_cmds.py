@@ -26,6 +26,17 @@ def _check_export(export: Path | None) -> None:
     writable_folder(export.parent, "--export's folder")
 
 
+def _alpha_steps(text: str, unit: str) -> tuple[int, ...]:
+    """The counts of ``--alpha-steps`` (comma-separated ``unit``), sorted.
+
+    Raises:
+        InvalidInputError: for anything but whole numbers."""
+    try:
+        return tuple(sorted(int(x) for x in text.split(",") if x.strip()))
+    except ValueError:
+        raise InvalidInputError(f"expected --alpha-steps as comma-separated {unit}, got {text!r}") from None
+
+
 def train(
     run_dir: Path = typer.Argument(..., help="directory for the checkpoint, log and best weights (resumed if present)"),
     games: int = typer.Option(100_000, "--games", "-n", help="train until this many games in total"),
@@ -57,10 +68,7 @@ def train(
         raise InvalidInputError(f"expected positive sizes and rate, got {contact_hidden!r}, {race_hidden!r}, {alpha!r}")
     if not 0.0 <= lam <= 1.0:
         raise InvalidInputError(f"expected --lambda between 0 and 1, got {lam!r}")
-    try:
-        steps = tuple(sorted(int(x) for x in alpha_steps.split(",") if x.strip()))
-    except ValueError:
-        raise InvalidInputError(f"expected --alpha-steps as comma-separated game counts, got {alpha_steps!r}") from None
+    steps = _alpha_steps(alpha_steps, "game counts")
     if init_from is not None and not init_from.is_file():
         raise InvalidInputError(f"--init-from: no such weights file {str(init_from)!r}")
     writable_folder(run_dir, "RUN_DIR")
@@ -148,10 +156,7 @@ def refine(
     from backgammon.engine.refine import RefineConfig, run
     from backgammon.engine.train import BEST
 
-    try:
-        steps = tuple(sorted(int(x) for x in alpha_steps.split(",") if x.strip()))
-    except ValueError:
-        raise InvalidInputError(f"expected --alpha-steps as comma-separated counts, got {alpha_steps!r}") from None
+    steps = _alpha_steps(alpha_steps, "counts")
     if not init_from.is_file():
         raise InvalidInputError(f"--init-from: no such weights file {str(init_from)!r}")
     if not alpha > 0 or eval_pairs <= 0:
@@ -270,10 +275,7 @@ def fit(
     best nets by held-out error go to OUT/weights.npz with their training record in OUT/weights.json)."""
     from backgammon.engine.fit import WEIGHTS, FitConfig, run
 
-    try:
-        steps = tuple(sorted(int(x) for x in alpha_steps.split(",") if x.strip()))
-    except ValueError:
-        raise InvalidInputError(f"expected --alpha-steps as comma-separated epochs, got {alpha_steps!r}") from None
+    steps = _alpha_steps(alpha_steps, "epochs")
     if init_from == "shipped":
         from backgammon.engine.evaluator import default_weights_path
 

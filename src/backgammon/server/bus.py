@@ -96,11 +96,12 @@ def _batches(items: list[tuple[str, dict[str, Any]]], tag: str) -> list[str]:
     group: list[str] = []
     size = 0
     for text in texts:
-        if group and size + len(text.encode()) + 1 > MAX_PAYLOAD - 40 - len(tag):
+        length = len(text.encode()) + 1
+        if group and size + length > MAX_PAYLOAD - 40 - len(tag):
             payloads.append(_pack(group, f"{tag}.{len(payloads)}"))
             group, size = [], 0
         group.append(text)
-        size += len(text.encode()) + 1
+        size += length
     if group:
         payloads.append(_pack(group, f"{tag}.{len(payloads)}"))
     return payloads
