@@ -245,3 +245,69 @@ def test_redis_bus_delivers_in_order_and_survives_a_lost_connection():
             await RedisBus(server.url).start()  # stopped now
 
     asyncio.run(unreachable())
+
+
+@needs_pg
+def test_a_room_is_handed_off_and_requests_follow_it(fresh_database):
+    """The owner releases a room (in the room) and says so; a request that reaches it late is answered
+    ``moved``; a job queued behind the hand-off does not run there; the asker then runs the room."""
+    from backgammon.server.network import Network, RoomMoved
+    from backgammon.server.rooms import Room
+
+    async def main():
+        a = Network(PostgresBus(fresh_database), PostgresLeases(fresh_database))
+        b = Network(PostgresBus(fresh_database), PostgresLeases(fresh_database))
+        await a.start()
+        await b.start()
+        rooms = {"a": Room("r"), "b": Room("r")}
+        ran: list[tuple[str, int]] = []
+        events: dict[str, list[dict]] = {"a": [], "b": []}
+
+        async def nothing():
+            return None
+
+        def answer(name: str, net: Network):
+            async def handler(message):
+                async def job():
+                    ran.append((name, message["n"]))
+
+                await net.in_room("r", rooms[name], job)
+                return {}
+
+            return handler
+
+        for name, net in (("a", a), ("b", b)):
+            net.follow("t", "r", events[name].append, answer(name, net))
+
+        def job(name: str, n: int):
+            async def run():
+                ran.append((name, n))
+
+            return run
+
+        assert await a.own("r", rooms["a"], nothing)
+        await b.run("t", "r", rooms["b"], {"n": 1}, job("b", 1), nothing)
+        assert ran == [("a", 1)]  # forwarded to the owner
+
+        # A job queued behind the hand-off does not run on the old owner.
+        rooms["a"].post(lambda: a.hand_off("t", "r", {"v": 1}))
+        with pytest.raises(RoomMoved):
+            await a.in_room("r", rooms["a"], job("a", 99))
+        assert not a.owns("r") and ("a", 99) not in ran
+        await _wait_for(lambda: any(e.get("released") for e in events["b"]))
+
+        # A request that reaches the old owner after the hand-off is answered "moved" at once.
+        async def no():
+            return False
+
+        late = await asyncio.wait_for(b._ask("r", {"n": 2}, no), 5)
+        assert late is not None and late.get("moved") and not late.get("ok")
+
+        await b.run("t", "r", rooms["b"], {"n": 3}, job("b", 3), nothing)  # taken here, run here
+        assert b.owns("r") and ran[-1] == ("b", 3)
+        await a.run("t", "r", rooms["a"], {"n": 4}, job("a", 4), nothing)  # the old owner forwards now
+        assert ran[-1] == ("b", 4)
+        for net in (a, b):
+            await net.close()
+
+    asyncio.run(main())

@@ -68,6 +68,49 @@ def test_two_players_on_two_processes_play_a_match_with_a_spectator(tmp_path, fr
             redis.stop()
 
 
+def test_a_table_goes_to_the_process_its_players_are_connected_to(tmp_path, fresh_database):
+    """Made on one process, played by two players connected to the other: the maker hands the table
+    off at the first action forwarded from there, so the players' process runs it; a spectator on
+    the maker's process afterwards sees every state, and it stays where its players are."""
+    a = Server(tmp_path, "a", database_url=fresh_database)
+    b = Server(tmp_path, "b", database_url=fresh_database)
+    try:
+        table, tokens = new_table(a, 3)  # a owns the table: it was made there
+        joined = httpx.post(f"{b.http}/api/tables/{table}/join", json={"name": "Bea"})
+        assert joined.status_code == 200, joined.text
+        tokens[joined.json()["seat"]] = joined.json()["token"]
+
+        def owned(server: Server) -> int:
+            return httpx.get(f"{server.http}/api/health").json()["owned"]
+
+        assert (owned(a), owned(b)) == (1, 0)
+
+        async def main():
+            white, black = Client("white"), Client("black")
+            await white.connect(b.ws, table, tokens["white"])
+            await black.connect(b.ws, table, tokens["black"])
+            early = await play({"white": white, "black": black}, stop_after=6)
+            moved = (owned(a), owned(b))
+            spectator = Client("spectator")
+            await spectator.connect(a.ws, table, None)
+            last = await play({"white": white, "black": black})
+            final = await spectator.wait(lambda s: s["version"] >= last)
+            for client in (white, black, spectator):
+                await client.close()
+            return early, moved, (owned(a), owned(b)), last, final, spectator.versions
+
+        early, moved, later, last, final, seen = asyncio.run(main())
+        assert moved == (0, 1)  # handed off to where both players are
+        assert later[0] == 0  # the spectator on a did not pull it back
+        assert final["match"]["over"] and max(final["match"]["score"].values()) >= 3
+        assert seen == sorted(seen) and seen[-1] == last > early
+        history = httpx.get(f"{a.http}/api/tables/{table}/history").json()
+        assert len(history["entries"]) == last + 1  # one stored action per version: none twice, none lost
+    finally:
+        a.stop()
+        b.stop()
+
+
 def test_kill_9_of_the_owner_loses_no_confirmed_action(tmp_path, fresh_database):
     a = Server(tmp_path, "a", database_url=fresh_database)
     b = Server(tmp_path, "b", database_url=fresh_database)

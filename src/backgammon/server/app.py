@@ -285,7 +285,8 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         else:
             engine = "ready" if not warm.cancelled() and warm.exception() is None and warm.result() else "unavailable"
         manager: TableManager = state["manager"]
-        return protocol.health_to_wire(len(manager.tables), engine, manager.process[:12])
+        owned = sum(1 for table_id in manager.tables if manager.net.owns(table_id))
+        return protocol.health_to_wire(len(manager.tables), owned, engine, manager.process[:12])
 
     # ----------------------------------------------------------- accounts
     @app.post("/api/register")

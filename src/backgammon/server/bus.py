@@ -475,11 +475,13 @@ class PostgresLeases:
         if room in self._rooms:
             return True
         async with self._lock:
+            if room in self._rooms:  # taken by a call that held the lock meanwhile: advisory locks
+                return True  # count, so a second pg_try_advisory_lock would need a second unlock
             cur = await _started(self._conn).execute("SELECT pg_try_advisory_lock(%s)", (lock_key(room),))
             row = await cur.fetchone()
-        if row and row[0]:
-            self._rooms.add(room)
-            return True
+            if row and row[0]:
+                self._rooms.add(room)
+                return True
         return False
 
     async def release(self, room: str) -> None:

@@ -13,6 +13,12 @@ Every kind of room (a match or money table, a chouette) uses one :class:`Network
   (``on_event`` callbacks), in the order sent.
 - **Takeover.** Every :data:`TAKEOVER_CHECK` seconds the rooms that clients here watch but no
   process owns (their owner died) are taken over (``candidates``).
+- **Hand-off.** A room goes to where its clients are: an owner that no client here watches, asked
+  by a process whose clients watch the room, releases it (:meth:`Network.hand_off`) and says so on
+  the room's topic; the askers take it. Until then (:data:`HANDOFF_MEMORY` seconds) the old owner
+  answers requests that reach it late with ``moved``, and the asker tries again. Every job runs in
+  its room only while this process owns the room (:meth:`Network.in_room`), so a job queued behind
+  a hand-off never changes a room another process now runs.
 
 With one process (SQLite) nothing goes over a bus: every room is this process's.
 """
@@ -43,6 +49,15 @@ SEND_BATCH = 200
 """The most bus messages sent in one round trip."""
 TAKEOVER_CHECK = 1.0
 """Seconds between checks for watched rooms whose owner has died."""
+HANDOFF_MEMORY = 10.0
+"""Seconds a process that handed a room off answers late requests for it with ``moved``."""
+MOVE_RETRIES = 4
+"""How many times a request follows a room that moved between processes before it is refused."""
+
+
+class RoomMoved(Exception):
+    """The room is no longer this process's (it was handed off): the request goes to its new owner."""
+
 
 Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any] | None]]
 
@@ -62,6 +77,8 @@ class Network:
             tuple[Callable[[], Iterable[tuple[str, Room]]], Callable[[str, Room], Awaitable[None]]]
         ] = []
         self._reconnects: list[Callable[[], None]] = []
+        self._handed: dict[str, float] = {}  # rooms this process handed off, when (loop time)
+        self._owning: dict[str, asyncio.Future[bool]] = {}  # attempts to take a room, under way
 
     async def start(self) -> None:
         if not self.shared:
@@ -99,10 +116,44 @@ class Network:
         ``take_over`` (run in the room) reads it again and wakes whatever must act."""
         if self.leases.owns(room_id):
             return True
+        if not self.shared:
+            return await self.leases.acquire(room_id)
+        pending = self._owning.get(room_id)
+        if pending is None:  # one attempt at a time per room: a room taken is brought up to date once
+            pending = self._owning[room_id] = asyncio.ensure_future(self._take(room_id, room, take_over))
+            pending.add_done_callback(lambda _f: self._owning.pop(room_id, None))
+        return await asyncio.shield(pending)
+
+    async def _take(self, room_id: str, room: Room, take_over: Callable[[], Awaitable[None]]) -> bool:
         if not await self.leases.acquire(room_id):
             return False
-        if self.shared:
-            await room.call(take_over)
+        await room.call(take_over)
+        return True
+
+    async def in_room(self, room_id: str, room: Room, job: Callable[[], Awaitable[T]]) -> T:
+        """Run ``job`` in the room if this process still owns the room when the job's turn comes.
+
+        Raises:
+            RoomMoved: the room was handed off (or lost) meanwhile.
+        """
+
+        async def owned() -> T:
+            if not self.leases.owns(room_id):
+                raise RoomMoved(room_id)
+            return await job()
+
+        return await room.call(owned)
+
+    async def hand_off(self, kind: str, room_id: str, note: dict[str, Any]) -> bool:
+        """Release a room this process owns and tell the others (``note`` plus ``released``), so that
+        a process whose clients watch it takes it. Run it in the room. True if it was released."""
+        if not self.shared or not self.leases.owns(room_id):
+            return False
+        now = asyncio.get_running_loop().time()
+        self._handed = {r: t for r, t in self._handed.items() if now - t < HANDOFF_MEMORY}
+        self._handed[room_id] = now
+        await self.leases.release(room_id)
+        self.announce(kind, room_id, {**note, "released": True})
         return True
 
     async def run(
@@ -121,19 +172,29 @@ class Network:
         Raises:
             what the job raised, or the owner's error as the same kind of exception.
         """
-        if await self.own(room_id, room, take_over):
-            return await room.call(job)
-        answer = await self._ask(room_id, request, lambda: self.own(room_id, room, take_over))
-        if answer is None:  # the owner died (this process has taken the room over) or is far too slow
+        for _ in range(MOVE_RETRIES):
             if await self.own(room_id, room, take_over):
-                return await room.call(job)
-            raise IllegalActionError("the table's server is not answering: try again in a moment")
-        if not answer.get("ok"):
-            raise remote_error(answer.get("status"), answer.get("message"))
-        # the owner's announcements came over the bus before its answer, and their follow-up jobs
-        # are queued in this room: wait for them, so that the caller sees the change here too
-        await room.call(_nothing)
-        return answer
+                try:
+                    return await self.in_room(room_id, room, job)
+                except RoomMoved:
+                    continue  # handed off while the job waited its turn: follow the room
+            answer = await self._ask(room_id, request, lambda: self.own(room_id, room, take_over))
+            if answer is None:  # the owner died (this process has taken the room over) or is far too slow
+                if await self.own(room_id, room, take_over):
+                    try:
+                        return await self.in_room(room_id, room, job)
+                    except RoomMoved:
+                        continue
+                raise IllegalActionError("the table's server is not answering: try again in a moment")
+            if answer.get("moved"):
+                continue  # it was handed off before it got there: ask again where it is now
+            if not answer.get("ok"):
+                raise remote_error(answer.get("status"), answer.get("message"))
+            # the owner's announcements came over the bus before its answer, and their follow-up jobs
+            # are queued in this room: wait for them, so that the caller sees the change here too
+            await room.call(_nothing)
+            return answer
+        raise IllegalActionError("the table moved between servers while the request was on its way: try again")
 
     # -------------------------------------------------------------- messages
     def follow(
@@ -154,9 +215,13 @@ class Network:
                 on_event(message)
 
         def request(message: dict[str, Any]) -> None:
-            if message.get("from") == self.process or not self.leases.owns(room_id):
-                return  # not ours to answer: the asker times out and takes the room over
-            asyncio.get_running_loop().create_task(self._answer(message, on_request))
+            if message.get("from") == self.process:
+                return
+            if self.leases.owns(room_id):
+                asyncio.get_running_loop().create_task(self._answer(message, on_request))
+            elif room_id in self._handed and asyncio.get_running_loop().time() - self._handed[room_id] < HANDOFF_MEMORY:
+                self._reply(message, {"req": message.get("req"), "ok": False, "moved": True})
+            # else: not ours to answer: the asker times out and takes the room over
 
         stops = [self.bus.subscribe(f"{kind}:{room_id}", event), self.bus.subscribe(f"act:{room_id}", request)]
 
@@ -236,9 +301,14 @@ class Network:
         reply: dict[str, Any] = {"req": message.get("req"), "ok": True}
         try:
             reply.update(await handler(message) or {})
+        except RoomMoved:
+            reply.update(ok=False, moved=True)
         except Exception as exc:  # noqa: BLE001 - the asker gets the error, as if it were local (500s logged)
             status, text = error_status(exc)
             reply.update(ok=False, status=status, message=text)
+        self._reply(message, reply)
+
+    def _reply(self, message: dict[str, Any], reply: dict[str, Any]) -> None:
         if self._outgoing is not None:
             self._outgoing.put_nowait((f"reply:{message.get('from')}", reply))
 

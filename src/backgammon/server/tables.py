@@ -368,9 +368,23 @@ class TableManager:
     async def _take_over(self, table: TableRuntime) -> None:
         """This process has just taken the table (its owner died, or none had it): read it again,
         show it, and wake whatever must act. Runs in the room."""
+        before = table.version
         await self._refresh(table)
-        self.publish(table, None, reload=True)
+        if table.version != before:  # the announcements of the last owner's last changes were lost
+            self.publish(table, None, reload=True)
         await self._after_action(table)
+
+    async def _hand_off(self, table: TableRuntime) -> None:
+        """Give the table to the process whose connections watch it, when none watches it here
+        (after a request from there). Its computer turn and clock stop here; the new owner starts
+        them again. Runs in the room."""
+        if table.outboxes or table.is_over or not self.net.owns(table.id):
+            return
+        for task in (table.bot_task, table.clock_task):
+            if task is not None and not task.done():
+                task.cancel()
+        table.bot_task = table.clock_task = None
+        await self.net.hand_off("table", table.id, {"v": table.version})
 
     # ------------------------------------------------------------- creation
     async def create(
@@ -671,7 +685,7 @@ class TableManager:
         await asyncio.sleep(max(0.0, left) + 0.05)
 
         async def job() -> None:
-            if table.version != version or table.is_over:
+            if table.version != version or table.is_over or not self.net.owns(table.id):
                 return
             if table.clock_remaining().get(player, 1.0) > 0:
                 self._schedule_clock(table)
@@ -718,6 +732,8 @@ class TableManager:
 
         async def job() -> None:
             table.bot_task = None
+            if not self.net.owns(table.id):
+                return  # handed off meanwhile: the new owner's computer plays
             if table.version != version:  # stale: the table moved on meanwhile; think again if need be
                 self._schedule_bot(table)
                 return
@@ -746,6 +762,7 @@ class TableManager:
     # ------------------------------------------------- several processes
     async def _in_room(self, table: TableRuntime, request: dict[str, Any], job: Callable[[], Awaitable[T]]) -> T:
         """Run ``job`` in the table's room, here or (forwarded as ``request``) at its owner's."""
+        request = {**request, "watched": bool(table.outboxes)}  # the owner hands off a room it does not watch
         result = await self.net.run("table", table.id, table.room, request, job, lambda: self._take_over(table))
         if isinstance(result, dict) and "req" in result:  # the owner's answer
             if request["kind"] == "join":
@@ -754,38 +771,52 @@ class TableManager:
         return result  # type: ignore[return-value]
 
     async def _answer(self, table: TableRuntime, message: dict[str, Any]) -> dict[str, Any]:
-        """Another process's request for a table this process owns."""
+        """Another process's request for a table this process owns; the table goes to the asker if
+        connections watch it there and none here."""
+        answer = await self._answer_request(table, message)
+        if message.get("watched") is True and not table.outboxes:
+            table.room.post(functools.partial(self._hand_off, table))
+        return answer
+
+    async def _answer_request(self, table: TableRuntime, message: dict[str, Any]) -> dict[str, Any]:
+        def here(job: Callable[[], Awaitable[T]]) -> Awaitable[T]:
+            return self.net.in_room(table.id, table.room, job)
+
         kind = message.get("kind")
         if kind == "act":
             seat = protocol.player_from_wire(message.get("seat"))
             doc = message.get("message")
             if not isinstance(doc, dict):
                 raise InvalidInputError("invalid forwarded action")
-            await table.room.call(lambda: self._act(table, seat, doc))
+            await here(lambda: self._act(table, seat, doc))
             return {}
         if kind == "join":
             name, user_id, digest = message.get("name"), message.get("user_id"), message.get("digest")
             if not isinstance(digest, str) or not isinstance(name, str):
                 raise InvalidInputError("invalid forwarded join")
-            seat = await table.room.call(functools.partial(self._join, table, name, user_id, digest))
+            seat = await here(functools.partial(self._join, table, name, user_id, digest))
             return {"seat": seat.value}
         if kind == "chat":
             seat, text = protocol.player_from_wire(message.get("seat")), message.get("text")
             if not isinstance(text, str):
                 raise InvalidInputError("invalid forwarded chat")
-            await table.room.call(lambda: self._say(table, seat, text))
+            await here(lambda: self._say(table, seat, text))
             return {}
         if kind == "rematch":
             seat, digest = protocol.player_from_wire(message.get("seat")), message.get("digest")
             if not isinstance(digest, str):
                 raise InvalidInputError("invalid forwarded rematch")
-            return {"table": await table.room.call(lambda: self._rematch(table, seat, digest))}
+            return {"table": await here(lambda: self._rematch(table, seat, digest))}
         raise InvalidInputError(f"invalid forwarded request {shown(kind)}")
 
     async def _follow(self, table: TableRuntime, message: dict[str, Any]) -> None:
         """Apply the owner's change to this copy (or read the table again), then publish it here."""
         if isinstance(message.get("chat"), dict):
             self._show_chat(table, message["chat"])
+            return
+        if message.get("released"):  # its owner handed it off: take it if connections here watch it
+            if table.outboxes:
+                asyncio.get_running_loop().create_task(self.claim(table))
             return
         version, event = message.get("v"), message.get("event")
         if version == table.version and not message.get("reload"):
