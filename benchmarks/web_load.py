@@ -40,8 +40,13 @@ PostgreSQL; up to 100% per CPU: near 200% on two CPUs, the machine, not the serv
 row); then the server's and the load generator's CPU per confirmed action, in milliseconds: the
 figures that other programs on the machine disturb least.
 
-Backends: ``sqlite`` (one process), ``postgresql`` (one process) and
-``postgresql-2`` (``serve --workers 2``); the PostgreSQL rows need
+Backends: ``sqlite`` (one process), ``postgresql`` (one process),
+``postgresql-2`` (``serve --workers 2``: the kernel gives each connection to either worker) and
+``postgresql-2r`` (two ``serve`` processes on two ports, as on two hosts, with the load generator
+routing as a balancer that hashes the table's id, e.g. nginx's ``hash $table consistent``: a
+table's join and both its sockets go to one process, its creation to the processes in turn, so a
+table made on the other process is handed off to its players' at their first action); the
+PostgreSQL rows need
 ``--database-url postgresql://...`` or ``BACKGAMMON_TEST_DATABASE_URL``. A server that
 refuses to start gives a "not supported" row with its own message instead of figures.
 
@@ -74,12 +79,19 @@ import subprocess
 import sys
 import tempfile
 import time
+import zlib
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-BACKENDS = {"sqlite": ("sqlite", 1), "postgresql": ("postgresql", 1), "postgresql-2": ("postgresql", 2)}
+BACKENDS = {
+    "sqlite": ("sqlite", 1, 1),
+    "postgresql": ("postgresql", 1, 1),
+    "postgresql-2": ("postgresql", 2, 1),
+    "postgresql-2r": ("postgresql", 1, 2),
+}
+"""Each backend's database, ``--workers`` of each server, and servers (several: routed by table)."""
 DEFAULT_RATES = {50: 250.0, 200: 1000.0, 500: 500.0}  # paced total actions/s by K (5, 5 and 1 per game)
 PREFERRED = ("roll", "move", "take", "accept_resignation", "reject_draw")  # never "double"
 
@@ -170,7 +182,7 @@ class Server:
 class Run:
     """One row's load: settings, clock and what was measured."""
 
-    base: str
+    bases: list[str]  # the servers; with several, each table's requests and sockets go to one of them
     games: int
     mode: str
     rate: float | None
@@ -186,10 +198,15 @@ class Run:
     latencies: list[float] = field(default_factory=list)
     confirmed: int = 0
     errors: Counter = field(default_factory=Counter)
-    server_pid: int | None = None
+    server_pids: list[int] = field(default_factory=list)
+    made: int = 0  # tables created so far (the creations go round the servers)
     server_cpu: float | None = None  # CPU seconds the server process used in the window
     client_cpu: float | None = None  # CPU seconds this process (the load generator) used in the window
     machine_cpu: float | None = None  # CPU seconds all processors were busy in the window (everything)
+
+    def base_for(self, table_id: str) -> str:
+        """The server a balancer that routes by table sends this table's requests and sockets to."""
+        return self.bases[zlib.crc32(table_id.encode()) % len(self.bases)]
 
     def record(self, intended: float, confirmed_at: float) -> None:
         if self.t_start <= confirmed_at < self.t_end:
@@ -448,10 +465,12 @@ async def wait_for(changed: asyncio.Event, test, timeout: float):
 
 async def new_table(run: Run, http) -> tuple[str, dict[str, str]]:
     rules = {"match_length": run.match_length}
-    made = await http.post(f"{run.base}/api/tables", json={"mode": "human", "rules": rules, "name": "load-a"})
+    maker = run.bases[run.made % len(run.bases)]  # a new table has no id to route by yet
+    run.made += 1
+    made = await http.post(f"{maker}/api/tables", json={"mode": "human", "rules": rules, "name": "load-a"})
     made.raise_for_status()
     doc = made.json()
-    joined = await http.post(f"{run.base}/api/tables/{doc['id']}/join", json={"name": "load-b"})
+    joined = await http.post(f"{run.base_for(doc['id'])}/api/tables/{doc['id']}/join", json={"name": "load-b"})
     joined.raise_for_status()
     other = joined.json()
     return doc["id"], {doc["seat"]: doc["token"], other["seat"]: other["token"]}
@@ -463,11 +482,11 @@ async def play_game(run: Run, http, index: int) -> None:
     rng = random.Random(index)
     next_at: float | None = None
     counted = False
-    host, _, port = run.base.removeprefix("http://").partition(":")
     while not run.stopping:
         seats: list[Seat] = []
         try:
             table_id, tokens = await new_table(run, http)
+            host, _, port = run.base_for(table_id).removeprefix("http://").partition(":")
             changed = asyncio.Event()
             for name in ("white", "black"):
                 seat = await Seat.connect(host, int(port), f"/ws/tables/{table_id}", name, changed, run)
@@ -551,6 +570,12 @@ def process_cpu(pid: int | None) -> float | None:
     return total
 
 
+def servers_cpu(pids: list[int]) -> float | None:
+    """CPU seconds the server processes (and their workers) have used so far (None elsewhere)."""
+    used = [process_cpu(pid) for pid in pids]
+    return None if not used or None in used else sum(u for u in used if u is not None)
+
+
 async def drive(run: Run) -> None:
     """Connect the K games, let them play through the warm-up and the window, then stop them."""
     import httpx
@@ -568,9 +593,9 @@ async def drive(run: Run) -> None:
         run.t_end = run.t_start + run.seconds
         run.go.set()
         await asyncio.sleep(run.warmup)
-        server0, client0, machine0 = process_cpu(run.server_pid), time.process_time(), machine_cpu()
+        server0, client0, machine0 = servers_cpu(run.server_pids), time.process_time(), machine_cpu()
         await asyncio.sleep(max(0.0, run.t_end - time.perf_counter()))
-        server1, client1, machine1 = process_cpu(run.server_pid), time.process_time(), machine_cpu()
+        server1, client1, machine1 = servers_cpu(run.server_pids), time.process_time(), machine_cpu()
         run.stopping = True
         run.client_cpu = client1 - client0
         if machine0 is not None and machine1 is not None:
@@ -610,7 +635,7 @@ def measure_backend(args, backend: str, plan: list[tuple[int, str, float | None]
     """The rows of one backend: one server (started once: its engine warm-up takes up to a minute), each
     row on new tables."""
     rows = [Row(backend, games, mode, rate) for games, mode, rate in plan]
-    kind, workers = BACKENDS[backend]
+    kind, workers, count = BACKENDS[backend]
     url = args.database_url if kind == "postgresql" else None
     if kind == "postgresql" and not url:
         for row in rows:
@@ -620,17 +645,24 @@ def measure_backend(args, backend: str, plan: list[tuple[int, str, float | None]
     if args.profile:
         stem = Path(args.profile)
         profile = str(stem.with_name(f"{stem.stem}-{backend}{stem.suffix or '.prof'}"))
-    server = Server(url, workers, profile)
+    servers = [Server(url, workers, profile if i == 0 else None) for i in range(count)]  # profiles the first
     try:
-        failed = server.start()
+        failed = next((why for why in (server.start() for server in servers) if why), None)
         for row in rows:
             if failed:
                 row.note = f"not supported: {failed}"
                 continue
             run = Run(
-                server.base, row.games, row.mode, row.rate, args.warmup, args.seconds, args.timeout, args.match_length
+                [server.base for server in servers],
+                row.games,
+                row.mode,
+                row.rate,
+                args.warmup,
+                args.seconds,
+                args.timeout,
+                args.match_length,
             )
-            run.server_pid = server.proc.pid
+            run.server_pids = [server.proc.pid for server in servers if server.proc is not None]
             asyncio.run(drive(run))
             row.actions_per_s = run.confirmed / run.seconds
             if run.latencies:
@@ -640,16 +672,18 @@ def measure_backend(args, backend: str, plan: list[tuple[int, str, float | None]
             row.server_cpu = None if run.server_cpu is None else 100 * run.server_cpu / run.seconds
             row.client_cpu = 100 * run.client_cpu / run.seconds
             row.machine_cpu = None if run.machine_cpu is None else 100 * run.machine_cpu / run.seconds
-            if server.proc.poll() is not None:
-                failed = f"server exited with status {server.proc.returncode}: {server.last_line()}"
-                row.note = failed
+            for server in servers:
+                if server.proc is not None and server.proc.poll() is not None:
+                    failed = f"server exited with status {server.proc.returncode}: {server.last_line()}"
+                    row.note = failed
             print(
                 f"{backend} K={row.games} {row.mode}: {fmt(row.actions_per_s, ',.0f')} actions/s",
                 file=sys.stderr,
                 flush=True,
             )
     finally:
-        server.stop()
+        for server in servers:
+            server.stop()
     if profile and not failed:
         rows[-1].note = f"profile: {profile}"
         print_profile(profile, args.profile_top)
@@ -682,7 +716,12 @@ def print_table(rows: list[Row]) -> None:
         errors = "-" if r.errors is None else str(sum(r.errors.values()))
         if r.errors:
             errors += " (" + ", ".join(f"{k}: {n}" for k, n in r.errors.most_common()) + ")"
-        label = {"sqlite": "sqlite 1 proc", "postgresql": "postgresql 1 proc", "postgresql-2": "postgresql 2 procs"}
+        label = {
+            "sqlite": "sqlite 1 proc",
+            "postgresql": "postgresql 1 proc",
+            "postgresql-2": "postgresql 2 procs",
+            "postgresql-2r": "postgresql 2 servers, routed by table",
+        }
         print(
             f"| {label[r.backend]} | {r.games} | {r.mode} | {fmt(r.rate, ',.0f')} | {fmt(r.actions_per_s, ',.0f')}"
             f" | {fmt(r.p50_ms, '.1f')} | {fmt(r.p99_ms, '.1f')} | {errors}"
@@ -762,7 +801,7 @@ def main(argv: list[str] | None = None) -> None:
         args.games, args.seconds, args.warmup, args.mode = [2], 2.0, 0.5, ["flat"]
         args.backends = args.backends or ["sqlite"]
     if args.backends is None:
-        args.backends = ["sqlite"] + (["postgresql", "postgresql-2"] if args.database_url else [])
+        args.backends = ["sqlite"] + (["postgresql", "postgresql-2", "postgresql-2r"] if args.database_url else [])
     if args.rate is not None and args.rate <= 0:
         ap.error(f"invalid --rate {args.rate!r}: expected a positive rate")
     if args.seconds <= 0 or args.warmup < 0 or args.timeout <= 0:

@@ -120,7 +120,7 @@ def _unmask(frame: bytes) -> tuple[int, bytes]:
 
 def test_lean_socket_frames(web_load):
     async def scenario():
-        run = web_load.Run("http://127.0.0.1:1", 1, "flat", None, 0.0, 1.0, 1.0, 0)
+        run = web_load.Run(["http://127.0.0.1:1"], 1, "flat", None, 0.0, 1.0, 1.0, 0)
         changed = asyncio.Event()
         seat = web_load.Seat("white", changed, run)
         transport = _Transport()
@@ -167,7 +167,7 @@ def test_lean_socket_checks_the_servers_accept_key(web_load):
 
 def test_lean_socket_refuses_a_failed_handshake(web_load):
     async def scenario():
-        run = web_load.Run("http://127.0.0.1:1", 1, "flat", None, 0.0, 1.0, 1.0, 0)
+        run = web_load.Run(["http://127.0.0.1:1"], 1, "flat", None, 0.0, 1.0, 1.0, 0)
         seat = web_load.Seat("white", asyncio.Event(), run)
         seat.connection_made(_Transport())
         seat.expected_accept = b"abc="
