@@ -198,6 +198,7 @@ class Run:
     latencies: list[float] = field(default_factory=list)
     confirmed: int = 0
     errors: Counter = field(default_factory=Counter)
+    examples: dict[str, str] = field(default_factory=dict)  # the first error message of each kind
     server_pids: list[int] = field(default_factory=list)
     made: int = 0  # tables created so far (the creations go round the servers)
     server_cpu: float | None = None  # CPU seconds the server process used in the window
@@ -326,7 +327,9 @@ class Seat(asyncio.Protocol):
         if text.startswith(('{"type": "error"', '{"type":"error"')):
             self.errors += 1
             status = re.search(r'"status":\s*(\d+)', text)
-            self.run.errors[f"server {status.group(1) if status else '?'}"] += 1
+            kind = f"server {status.group(1) if status else '?'}"
+            self.run.errors[kind] += 1
+            self.run.examples.setdefault(kind, text[:300])
         else:
             state = read_state(text)
             if state is not None:
@@ -681,6 +684,8 @@ def measure_backend(args, backend: str, plan: list[tuple[int, str, float | None]
                 file=sys.stderr,
                 flush=True,
             )
+            for kind, text in run.examples.items():
+                print(f"  first {kind}: {text}", file=sys.stderr, flush=True)
     finally:
         for server in servers:
             server.stop()

@@ -51,8 +51,10 @@ TAKEOVER_CHECK = 1.0
 """Seconds between checks for watched rooms whose owner has died."""
 HANDOFF_MEMORY = 10.0
 """Seconds a process that handed a room off answers late requests for it with ``moved``."""
-MOVE_RETRIES = 4
+MOVE_RETRIES = 6
 """How many times a request follows a room that moved between processes before it is refused."""
+MOVE_PAUSE = 0.01
+"""Seconds before the first retry of a request whose room moved (doubling with each retry)."""
 
 
 class RoomMoved(Exception):
@@ -77,7 +79,7 @@ class Network:
             tuple[Callable[[], Iterable[tuple[str, Room]]], Callable[[str, Room], Awaitable[None]]]
         ] = []
         self._reconnects: list[Callable[[], None]] = []
-        self._handed: dict[str, float] = {}  # rooms this process handed off, when (loop time)
+        self._handed: dict[str, tuple[float, asyncio.Future[None]]] = {}  # handed off: when, and its release
         self._owning: dict[str, asyncio.Future[bool]] = {}  # attempts to take a room, under way
 
     async def start(self) -> None:
@@ -149,10 +151,15 @@ class Network:
         a process whose clients watch it takes it. Run it in the room. True if it was released."""
         if not self.shared or not self.leases.owns(room_id):
             return False
-        now = asyncio.get_running_loop().time()
-        self._handed = {r: t for r, t in self._handed.items() if now - t < HANDOFF_MEMORY}
-        self._handed[room_id] = now
-        await self.leases.release(room_id)
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        self._handed = {r: h for r, h in self._handed.items() if now - h[0] < HANDOFF_MEMORY}
+        released: asyncio.Future[None] = loop.create_future()
+        self._handed[room_id] = (now, released)
+        try:
+            await self.leases.release(room_id)
+        finally:
+            released.set_result(None)
         self.announce(kind, room_id, {**note, "released": True})
         return True
 
@@ -172,7 +179,9 @@ class Network:
         Raises:
             what the job raised, or the owner's error as the same kind of exception.
         """
-        for _ in range(MOVE_RETRIES):
+        for attempt in range(MOVE_RETRIES):
+            if attempt:  # the room moved while this request was on its way: another process may be taking it
+                await asyncio.sleep(MOVE_PAUSE * 2 ** (attempt - 1))
             if await self.own(room_id, room, take_over):
                 try:
                     return await self.in_room(room_id, room, job)
@@ -219,8 +228,11 @@ class Network:
                 return
             if self.leases.owns(room_id):
                 asyncio.get_running_loop().create_task(self._answer(message, on_request))
-            elif room_id in self._handed and asyncio.get_running_loop().time() - self._handed[room_id] < HANDOFF_MEMORY:
-                self._reply(message, {"req": message.get("req"), "ok": False, "moved": True})
+            elif (
+                room_id in self._handed
+                and asyncio.get_running_loop().time() - self._handed[room_id][0] < HANDOFF_MEMORY
+            ):
+                asyncio.get_running_loop().create_task(self._moved(message, self._handed[room_id][1]))
             # else: not ours to answer: the asker times out and takes the room over
 
         stops = [self.bus.subscribe(f"{kind}:{room_id}", event), self.bus.subscribe(f"act:{room_id}", request)]
@@ -307,6 +319,11 @@ class Network:
             status, text = error_status(exc)
             reply.update(ok=False, status=status, message=text)
         self._reply(message, reply)
+
+    async def _moved(self, message: dict[str, Any], released: asyncio.Future[None]) -> None:
+        """Answer ``moved`` once the lease is free for the asker to take (its release is under way)."""
+        await asyncio.shield(released)
+        self._reply(message, {"req": message.get("req"), "ok": False, "moved": True})
 
     def _reply(self, message: dict[str, Any], reply: dict[str, Any]) -> None:
         if self._outgoing is not None:
