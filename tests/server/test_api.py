@@ -291,7 +291,11 @@ def test_restart_resumes_tables(tmp_path):
         assert act(c, tid, tok, action="move", steps=moves_of(state(c, tid, tok))[0]).status_code == 200
         before = state(c, tid)
     with make_client(tmp_path) as c:
+        # an idle table between people (no clock, nobody to wake) is read when first asked for, not
+        # at start: a site's abandoned sessions cost no memory and, on PostgreSQL, hold no lease
+        assert c.get("/api/health").json()["tables"] == 0
         after = state(c, tid)
+        assert c.get("/api/health").json()["tables"] == 1
         assert after["version"] == before["version"]
         assert after["game"]["board"] == before["game"]["board"]
         assert after["game"]["position_id"] == before["game"]["position_id"]

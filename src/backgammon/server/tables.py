@@ -153,6 +153,19 @@ class TableRuntime:
     def version(self) -> int:
         return len(self.actions)
 
+    @property
+    def needs_owner(self) -> bool:
+        """Whether something must happen here with nobody connected: the computer's turn, a running
+        clock, or opening dice to roll."""
+        if self.status != "playing" or self.is_over:
+            return False
+        game = self.flow.game
+        return (
+            self.clock_running is not None
+            or game.phase is GamePhase.OPENING
+            or (self.ai_seat is not None and game.turn is self.ai_seat)
+        )
+
     def local_presence(self) -> dict[str, int]:
         """Connections to this table in this process, by seat (``watchers``: spectators)."""
         counts = {"white": 0, "black": 0, "watchers": 0}
@@ -266,13 +279,19 @@ class TableManager:
             return self._replay(db, row)
 
     def _unfinished(self) -> list[TableRuntime]:
+        """The unfinished tables that need an owner with nobody connected (:attr:`TableRuntime.needs_owner`).
+        The others are read when first asked for: a site may keep thousands of idle sessions, and
+        holding each one's lease would fill PostgreSQL's lock table."""
         with self.sessions() as db:
             rows = db.scalars(select(Table).where(Table.status != "over").order_by(Table.created_at)).all()
-            return [self._replay(db, row) for row in rows if row.config.get("mode") != "chouette"]
+            timed = [row for row in rows if row.config.get("mode") == "ai" or row.config.get("clock")]
+            tables = [self._replay(db, row) for row in timed]
+        return [table for table in tables if table.needs_owner]
 
     async def load(self) -> int:
-        """Replay every unfinished table from the database and wake the ones this process owns
-        (at start; with several processes, each takes the tables no live process holds). Returns how many."""
+        """Replay the unfinished tables that need an owner now (the computer's turn, a running clock,
+        opening dice) and wake the ones this process takes (at start; with several processes, each
+        takes those no live process holds). Returns how many tables are in memory."""
         for table in await asyncio.to_thread(self._unfinished):
             if not await self.net.acquire(table.id):
                 continue
@@ -340,7 +359,11 @@ class TableManager:
             raise LookupError(f"no table {shown(table_id)}")
         if table.status == "over":
             return self.tables.get(table_id, table)
-        return self._keep(table)
+        kept = self._keep(table)
+        if kept is table and not self.net.shared and table.needs_owner:  # (with several: ``claim``)
+            await self.net.acquire(table.id)
+            await table.room.call(functools.partial(self._after_action, table))
+        return kept
 
     def forget(self, table: TableRuntime) -> None:
         """Drop a finished table nobody watches from memory (it stays in the database)."""
