@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import time
+from pathlib import Path
 
 import httpx
 import pytest
@@ -111,6 +113,47 @@ def test_a_table_goes_to_the_process_its_players_are_connected_to(tmp_path, fres
         b.stop()
 
 
+def test_a_table_nobody_watches_lets_its_lease_go(tmp_path, fresh_database):
+    """Both players leave mid-game: the owner keeps no lock for the idle table; the next action, through
+    the other process, takes it there and goes on from the stored state."""
+    a = Server(tmp_path, "a", database_url=fresh_database)
+    b = Server(tmp_path, "b", database_url=fresh_database)
+    try:
+        table, tokens = new_table(a, 3)
+        joined = httpx.post(f"{a.http}/api/tables/{table}/join", json={"name": "Bea"})
+        tokens[joined.json()["seat"]] = joined.json()["token"]
+
+        def owned(server: Server) -> int:
+            return httpx.get(f"{server.http}/api/health").json()["owned"]
+
+        async def main():
+            white, black = Client("white"), Client("black")
+            await white.connect(a.ws, table, tokens["white"])
+            await black.connect(a.ws, table, tokens["black"])
+            before = await play({"white": white, "black": black}, stop_after=4)
+            await white.close()
+            await black.close()
+            deadline = time.monotonic() + 10
+            while owned(a) and time.monotonic() < deadline:
+                await asyncio.sleep(0.1)
+            released = owned(a)
+            white, black = Client("white"), Client("black")
+            await white.connect(b.ws, table, tokens["white"])
+            await black.connect(b.ws, table, tokens["black"])
+            resumed = (await white.wait(lambda s: s["version"] >= before))["version"]
+            after = await play({"white": white, "black": black}, stop_after=4)
+            result = released, before, resumed, after, owned(b)
+            await white.close()
+            await black.close()
+            return result
+
+        released, before, resumed, after, on_b = asyncio.run(main())
+        assert released == 0 and resumed == before and after > before and on_b == 1
+    finally:
+        a.stop()
+        b.stop()
+
+
 def test_kill_9_of_the_owner_loses_no_confirmed_action(tmp_path, fresh_database):
     a = Server(tmp_path, "a", database_url=fresh_database)
     b = Server(tmp_path, "b", database_url=fresh_database)
@@ -173,6 +216,22 @@ def test_serve_workers_2_is_one_site(tmp_path, fresh_database):
 
         final = asyncio.run(main())
         assert final["match"]["over"]
+
+        # kill -9 of a worker: the parent starts another, and the site goes on answering on both
+        children = Path(f"/proc/{site.proc.pid}/task/{site.proc.pid}/children").read_text().split()
+        assert len(children) == 2
+        os.kill(int(children[0]), signal.SIGKILL)
+        deadline = time.monotonic() + 120
+        again: set[str] = set()
+        while len(again) < 2 and time.monotonic() < deadline:
+            try:
+                with httpx.Client() as http:
+                    again.add(http.get(f"{site.http}/api/health", timeout=5).json()["process"])
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        assert len(again) == 2 and again != processes, "a new worker took the dead one's place"
+        later = Path(f"/proc/{site.proc.pid}/task/{site.proc.pid}/children").read_text().split()
+        assert len(later) == 2 and children[0] not in later
     finally:
         site.stop()
 

@@ -161,17 +161,11 @@ def serve(
     import os
 
     from backgammon.server.app import CONFIG_ENV, config_to_env
+    from backgammon.server.workers import Supervisor
 
-    os.environ[CONFIG_ENV] = config_to_env(config)  # each worker builds its app from these settings
-    uvicorn.run(
-        "backgammon.server.app:app_from_env",
-        factory=True,
-        workers=workers,
-        host=host,
-        port=port,
-        log_level="warning",
-        ws_per_message_deflate=False,  # (see above)
-    )
+    # each worker builds its app from these settings; the parent hands it each table's connections
+    env = {**os.environ, CONFIG_ENV: config_to_env(config)}
+    raise typer.Exit(Supervisor(workers, host, port, env=env).run())
 
 
 def check_redis(redis_url: str, database_url: str | None) -> None:

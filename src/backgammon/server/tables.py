@@ -879,7 +879,16 @@ class TableManager:
         outbox.stop()
         table.outboxes.discard(outbox)
         self._presence_changed(table)
+        if self.net.shared and not table.outboxes and not table.is_over:
+            table.room.post(functools.partial(self._rest, table))
         self.forget(table)
+
+    async def _rest(self, table: TableRuntime) -> None:
+        """Nobody watches the table here any more and nothing is due: let its lease go (another
+        process whose connections watch it takes it; else whichever process is next asked to act),
+        so that only live tables hold locks. Runs in the room."""
+        if not table.outboxes and not table.needs_owner:
+            await self._hand_off(table)
 
     # -------------------------------------------------------------- presence
     def _presence_changed(self, table: TableRuntime, newcomer: Outbox | None = None) -> None:
