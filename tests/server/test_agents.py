@@ -80,10 +80,10 @@ def test_engine_cube_goes_through_decide_cube(engine_agent, monkeypatch):
     ]
     for position in (DOUBLE_TAKE, DOUBLE_PASS, Position.initial()):
         for wire, info in cubes:
-            expected = real(position, search.EvalContext(NetEvaluator.default(), 1, info)).decision
+            expected = real(position, search.EvalContext(NetEvaluator.default(), 2, info)).decision
             assert engine_agent.wants_to_double(position, wire) == expected.should_double
             assert engine_agent.takes(position, wire) == expected.take
-    assert calls and set(calls) == {1}  # world_class decides at 1 ply, through decide_cube
+    assert calls and set(calls) == {2}  # world_class decides at 2 plies, through decide_cube
 
 
 def test_choose_play_ranks_with_the_cube():

@@ -45,14 +45,17 @@ LEVELS: dict[str, Level] = {
         Level("intermediate", 0, 0.07),
         Level("advanced", 0, 0.03),
         Level("expert", 0, 0.0),
-        Level("world_class", 1, 0.0),
-        Level("supremo", 2, 0.0),
+        Level("world_class", 2, 0.0),
+        Level("supremo", 3, 0.0),
     )
 }
-"""The levels by name, weakest first."""
+"""The levels by name, weakest first. ``world_class`` searches 2 plies with the move filters, as
+gnubg's world class does (about 0.05 s per decision here, 0.2 s at most); ``supremo`` 3 plies
+(about 0.9 s, 2 s at most). Each one's measured loss per decision: ``benchmarks/levels.py`` and the
+README's "Difficulty levels"."""
 
 STRONGEST = "world_class"
-"""The level used when none is given (2-ply ``supremo`` is stronger but slower)."""
+"""The level used when none is given (3-ply ``supremo`` is deeper but about 20 times slower)."""
 
 
 def get_level(name: str | Level) -> Level:
