@@ -157,7 +157,8 @@ class Supervisor:
 
     def run(self) -> int:
         """Serve until SIGINT or SIGTERM; returns the exit status."""
-        self.listener = socket.create_server((self.host, self.port), backlog=2048)
+        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
+        self.listener = socket.create_server((self.host, self.port), family=family, backlog=2048)
         self.listener.setblocking(False)
         for worker in self.workers:
             self._start(worker)
