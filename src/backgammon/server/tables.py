@@ -385,7 +385,7 @@ class TableManager:
     async def claim(self, table: TableRuntime) -> None:
         """With several processes: take the table over now if no live process owns it (its owner
         died, or none has had it since a restart), so that what a client is shown is current."""
-        if self.net.shared and not table.is_over:
+        if self.net.shared and not table.is_over and not table.room.closed:
             await self.net.own(table.id, table.room, lambda: self._take_over(table))
 
     async def _take_over(self, table: TableRuntime) -> None:
@@ -879,8 +879,8 @@ class TableManager:
         outbox.stop()
         table.outboxes.discard(outbox)
         self._presence_changed(table)
-        if self.net.shared and not table.outboxes and not table.is_over:
-            table.room.post(functools.partial(self._rest, table))
+        if self.net.shared and not table.outboxes and not table.is_over and not table.room.closed:
+            table.room.post(functools.partial(self._rest, table))  # (a closed room: the server is stopping)
         self.forget(table)
 
     async def _rest(self, table: TableRuntime) -> None:
