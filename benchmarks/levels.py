@@ -9,7 +9,8 @@ level's (default: the strongest, ``world_class``) best equity minus its
 equity for the chosen play (cubeless, money, at the reference's depth; plays
 its move filter dropped keep their lower-ply value).
 Prints a table: level, plies, noise, decisions, mean loss per decision with
-its standard error, the share of decisions where the level's play differs.
+its standard error, the share of decisions where the level's play differs, the
+mean time per decision (choosing and scoring) and the slowest choice.
 
 ``--evaluator default`` uses the engine's own network; ``gnubg`` uses GNU
 Backgammon's 0-ply net through gnubg_nn (a benchmark-only dependency) as the
@@ -82,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
         f"reference: {ref_level.name} ({ref_level.plies}-ply) best play"
     )
     print(
-        f"{'level':<14}{'plies':>6}{'noise':>8}{'N':>6}{'loss/decision':>16}{'+-SE':>9}{'differs':>9}{'time/dec':>12}"
+        f"{'level':<14}{'plies':>6}{'noise':>8}{'N':>6}{'loss/decision':>16}{'+-SE':>9}{'differs':>9}{'time/dec':>12}{'max':>10}"
     )
     for name in args.levels.split(","):
         level = LEVELS[name]
@@ -90,8 +91,11 @@ def main(argv: list[str] | None = None) -> int:
         rng = random.Random(args.seed + 1)
         losses = []
         differs = 0
+        slowest = 0.0
         for (position, dice), ranked in zip(decisions, reference):
+            t2 = time.perf_counter()
             play = choose_play(position, dice, level, rng, evaluator)
+            slowest = max(slowest, time.perf_counter() - t2)
             chosen = next(r for r in ranked if r.play == play)
             if chosen.plies != ranked[0].plies:  # dropped by the filters: compare it at the reference's depth
                 chosen = evaluate_play(play, EvalContext(evaluator, ref_level.plies))
@@ -103,6 +107,7 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"{name:<14}{level.plies:>6}{level.noise:>8.3f}{len(losses):>6}{mean:>16.4f}{se:>9.4f}"
             f"{differs / len(losses):>9.1%}{(time.perf_counter() - t1) / len(losses) * 1000:>9.1f} ms"
+            f"{slowest * 1000:>7.0f} ms"
         )
     print(f"({time.perf_counter() - t0:.1f} s)")
     return 0

@@ -46,8 +46,9 @@ def test_float32_forward_pass_agrees_with_float64(arrays, boards) -> None:
     fast = fast_arrays(arrays)
     idx = np.empty(MAX_NONZERO, dtype=np.int64)
     val = np.empty(MAX_NONZERO)
-    hid = np.empty(128)
-    hid32 = np.empty(128, dtype=np.float32)
+    width = max(arrays[1].shape[0], arrays[5].shape[0])  # the widest hidden layer (the buffer is not bounds-checked)
+    hid = np.empty(width)
+    hid32 = np.empty(width, dtype=np.float32)
     o, o32 = np.empty(5), np.empty(5)
     worst = 0.0
     for leaf in leaves:

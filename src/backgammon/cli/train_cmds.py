@@ -141,7 +141,9 @@ def refine(
     alpha: float = typer.Option(0.01, "--alpha", help="learning rate (halves at each --alpha-steps iteration)"),
     alpha_steps: str = typer.Option("15,30", "--alpha-steps", help="iterations at which the rate halves"),
     seed: int = typer.Option(1, "--seed", help="seed of the run"),
-    contact_hidden: int = typer.Option(128, "--contact-hidden", help="hidden units of the contact net (>= the file's)"),
+    contact_hidden: int = typer.Option(
+        256, "--contact-hidden", help="hidden units of the contact net (>= the file's; the shipped nets have 256)"
+    ),
     race_hidden: int = typer.Option(64, "--race-hidden", help="hidden units of the race net (>= the file's)"),
     eval_pairs: int = typer.Option(500, "--eval-pairs", help="dice sequences per pubeval check (each played twice)"),
     threads: int = typer.Option(1, "--threads", help="threads for labelling (the run is the same for any count)"),
@@ -260,7 +262,9 @@ def fit(
     init_from: str = typer.Option(
         "", "--init-from", help="start from this weights file ('shipped': the package's nets; default: random weights)"
     ),
-    contact_hidden: int = typer.Option(128, "--contact-hidden", help="hidden units of the contact net"),
+    contact_hidden: int = typer.Option(
+        256, "--contact-hidden", help="hidden units of the contact net (the shipped nets have 256)"
+    ),
     race_hidden: int = typer.Option(64, "--race-hidden", help="hidden units of the race net"),
     batch: int = typer.Option(256, "--batch", help="positions per Adam step"),
     alpha: float = typer.Option(0.001, "--alpha", help="Adam's step size (halves at each --alpha-steps epoch)"),

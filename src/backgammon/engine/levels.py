@@ -50,12 +50,12 @@ LEVELS: dict[str, Level] = {
     )
 }
 """The levels by name, weakest first. ``world_class`` searches 2 plies with the move filters, as
-gnubg's world class does (about 0.05 s per decision here, 0.2 s at most); ``supremo`` 3 plies
-(about 0.9 s, 2 s at most). Each one's measured loss per decision: ``benchmarks/levels.py`` and the
+gnubg's world class does (about 0.09 s per decision here, 0.5 s at most); ``supremo`` 3 plies
+(about 1.4 s, 5.5 s at most). Each one's measured loss per decision: ``benchmarks/levels.py`` and the
 README's "Difficulty levels"."""
 
 STRONGEST = "world_class"
-"""The level used when none is given (3-ply ``supremo`` is deeper but about 20 times slower)."""
+"""The level used when none is given (3-ply ``supremo`` is deeper but about 15 times slower)."""
 
 
 def get_level(name: str | Level) -> Level:
