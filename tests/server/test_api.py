@@ -472,3 +472,44 @@ def test_rematch_against_the_computer(client):
     assert again.status_code == 200, again.text
     new = again.json()["state"]
     assert new["table"]["mode"] == "ai" and new["table"]["level"] == "beginner" and new["table"]["status"] == "playing"
+
+
+def test_idle_tables_leave_memory_and_come_back(tmp_path, monkeypatch):
+    # a table nobody watches or uses, with nothing due, leaves memory; the next request reads it again
+    from backgammon.server import rooms
+
+    from .conftest import table_socket
+
+    monkeypatch.setattr(rooms, "IDLE_SECONDS", 0.2)
+    monkeypatch.setattr(rooms, "SWEEP_EVERY", 0.05)
+
+    def in_memory(c):
+        return c.get("/api/health").json()["tables"]
+
+    def wait_for(c, n):
+        deadline = time.time() + 10
+        while in_memory(c) != n and time.time() < deadline:
+            time.sleep(0.05)
+        return in_memory(c)
+
+    with make_client(tmp_path) as c:
+        tid, w, b = human_table(c)
+        tokens = {"white": w, "black": b}
+        tok = tokens[state(c, tid)["game"]["turn"]]
+        assert act(c, tid, tok, action="move", steps=moves_of(state(c, tid, tok))[0]).status_code == 200
+        before = state(c, tid)
+        with table_socket(c, tid, w) as ws:
+            assert ws.receive_json()["type"] in ("state", "presence")
+            time.sleep(0.6)  # three idle periods: a watched table stays
+            assert in_memory(c) == 1
+        assert wait_for(c, 0) == 0
+        after = state(c, tid)  # read again from the database: the same table, the same seats
+        assert in_memory(c) == 1
+        assert after["version"] == before["version"] and after["game"]["board"] == before["game"]["board"]
+        assert state(c, tid, b)["you"] == "black"
+        tok = tokens[after["game"]["turn"]]
+        if "roll" in state(c, tid, tok)["allowed"]:
+            assert act(c, tid, tok, action="roll").status_code == 200
+        assert act(c, tid, tok, action="move", steps=moves_of(state(c, tid, tok))[0]).status_code == 200
+        assert state(c, tid)["version"] > before["version"]
+        assert wait_for(c, 0) == 0  # and leaves again once idle

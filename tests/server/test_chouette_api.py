@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from fastapi.testclient import TestClient
 
 from backgammon.fairdice import parse_rolls, verify
@@ -309,3 +311,21 @@ def test_chouette_over_its_websocket(client):
         assert error["type"] == "error" and error["status"] == 409
         ann.send_json({"type": "hint"})
         assert ann.receive_json()["status"] == 409
+
+
+def test_idle_chouettes_leave_memory_and_come_back(tmp_path, monkeypatch):
+    from backgammon.server import rooms
+
+    monkeypatch.setattr(rooms, "IDLE_SECONDS", 0.2)
+    monkeypatch.setattr(rooms, "SWEEP_EVERY", 0.05)
+    with make_client(tmp_path) as client:
+        tid, tokens = three_people(client)
+        before = st(client, tid, tokens["Ann"])
+        assert client.get("/api/health").json()["chouettes"] == 1
+        deadline = time.time() + 10
+        while client.get("/api/health").json()["chouettes"] and time.time() < deadline:
+            time.sleep(0.05)
+        assert client.get("/api/health").json()["chouettes"] == 0
+        after = st(client, tid, tokens["Bob"])  # read again from the database
+        assert client.get("/api/health").json()["chouettes"] == 1
+        assert after["version"] == before["version"] and after["status"] == before["status"]

@@ -286,7 +286,8 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             engine = "ready" if not warm.cancelled() and warm.exception() is None and warm.result() else "unavailable"
         manager: TableManager = state["manager"]
         owned = sum(1 for table_id in manager.tables if manager.net.owns(table_id))
-        return protocol.health_to_wire(len(manager.tables), owned, engine, manager.process[:12])
+        chouettes = len(state["chouettes"].tables) if "chouettes" in state else 0
+        return protocol.health_to_wire(len(manager.tables), owned, chouettes, engine, manager.process[:12])
 
     # ----------------------------------------------------------- accounts
     @app.post("/api/register")

@@ -32,6 +32,7 @@ import functools
 import json
 import logging
 import secrets
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -52,7 +53,7 @@ from backgammon.server.fair import dice_doc, draws_of, game_dice_config, game_se
 from backgammon.server.network import Network
 from backgammon.server.protocol import shown
 from backgammon.server.replay import CHOUETTE_BOX, chouette_moves, chouette_of, replay_chouette
-from backgammon.server.rooms import Outbox, Room, Row, Store, fan_out
+from backgammon.server.rooms import Outbox, Room, Row, Store, fan_out, sweep_idle
 from backgammon.server.sockets import serve_connection
 from backgammon.server.tables import _check_name, cube_for, decide
 
@@ -83,6 +84,7 @@ class ChouetteRuntime:
     bots_running: bool = False  # computer players are acting now (in a request or the task)
     fallback: Any = None  # the quick player, answering for a computer that takes too long or fails
     game_starts: list[int] = field(default_factory=lambda: [0])  # index in ``actions`` where each game began
+    used: float = field(default_factory=time.monotonic)  # last asked for or watched (time.monotonic)
     room: Room = field(init=False)
 
     def __post_init__(self) -> None:
@@ -187,6 +189,7 @@ class ChouetteManager:
         self.net = network or Network()
         self.closing = False  # set at shutdown: computer players start nothing more
         self._unfollow: dict[str, Any] = {}
+        self._sweeper: asyncio.Task | None = None
         self.net.on_reconnect(self._on_bus_reconnect)
         self.net.watch(
             lambda: [(t.id, t.room) for t in self.tables.values() if t.outboxes and t.status == "playing"],
@@ -327,6 +330,7 @@ class ChouetteManager:
         """
         table = self.tables.get(table_id)
         if table is not None:
+            table.used = time.monotonic()
             return table
         if not isinstance(table_id, str) or len(table_id) > 32:
             raise LookupError(f"no chouette table {shown(table_id)}")
@@ -358,7 +362,31 @@ class ChouetteManager:
             self._unfollow[table.id] = self.net.follow(
                 "chouette", table.id, on_event, functools.partial(self._answer, table)
             )
+            if self._sweeper is None:
+                self._sweeper = asyncio.get_running_loop().create_task(
+                    sweep_idle(self.sweep, "chouette"), name="idle-chouettes"
+                )
         return kept
+
+    def sweep(self, unused_since: float) -> int:
+        """Drop from memory the chouettes nobody watches here, whose computers are not playing and
+        with no job under way, unused since ``unused_since`` (``time.monotonic``); they stay in the
+        database. How many."""
+        idle = [
+            table
+            for table in self.tables.values()
+            if not table.outboxes
+            and table.used <= unused_since
+            and not table.bots_running
+            and (table.task is None or table.task.done())
+            and table.room.idle
+        ]
+        for table in idle:
+            del self.tables[table.id]
+            table.room.close()
+            self._unfollow.pop(table.id, lambda: None)()
+            self.net.release(table.id)
+        return len(idle)
 
     def _on_bus_reconnect(self) -> None:
         """Announcements may have been lost while the bus was down: read every followed chouette again."""
@@ -369,6 +397,8 @@ class ChouetteManager:
         """Stop the computer players and the rooms (at shutdown): no new computer action starts,
         the background tasks are cancelled and awaited (a few seconds at most), then the rooms end."""
         self.closing = True
+        if self._sweeper is not None:
+            self._sweeper.cancel()
         tasks = [t.task for t in self.tables.values() if t.task is not None and not t.task.done()]
         for task in tasks:
             task.cancel()
@@ -845,6 +875,7 @@ def router(state: dict[str, Any], config: Any, body, current_user) -> APIRouter:
                 reply(protocol.PONG)
 
         def join(table: ChouetteRuntime, outbox: Outbox) -> None:
+            table.used = time.monotonic()
             table.outboxes.add(outbox)
             c = table.chouette
             if c is not None and any(n in table.agents for n in c.to_act()):
@@ -852,6 +883,7 @@ def router(state: dict[str, Any], config: Any, body, current_user) -> APIRouter:
 
         def leave(table: ChouetteRuntime, outbox: Outbox) -> None:
             outbox.stop()
+            table.used = time.monotonic()
             table.outboxes.discard(outbox)
 
         await serve_connection(

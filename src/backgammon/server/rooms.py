@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import datetime as _dt
 import logging
+import time
 from collections.abc import Awaitable, Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -41,6 +42,11 @@ SEND_TIMEOUT = 10.0
 """Seconds one send may take before the connection counts as stalled and is dropped."""
 CLOSE_TIMEOUT = 5.0
 """Seconds given to closing a dropped connection politely before it is left to the server."""
+IDLE_SECONDS = 300.0
+"""Seconds a room that nobody watches and that has nothing due stays in memory after its last use;
+then it is dropped (its table stays in the database, and the next request reads it again)."""
+SWEEP_EVERY = 30.0
+"""Seconds between two looks for such idle rooms."""
 
 
 class Room:
@@ -192,6 +198,15 @@ class Outbox:
     @property
     def backlog(self) -> int:
         return self._queue.qsize()
+
+
+async def sweep_idle(sweep: Callable[[float], int], kind: str) -> None:
+    """Every :data:`SWEEP_EVERY` seconds, ``sweep(t)`` drops the idle rooms unused since ``t``
+    (``time.monotonic``, :data:`IDLE_SECONDS` ago) and says how many. Runs until cancelled."""
+    while True:
+        await asyncio.sleep(SWEEP_EVERY)
+        if dropped := sweep(time.monotonic() - IDLE_SECONDS):
+            log.info("dropped %d idle %s room(s) from memory", dropped, kind)
 
 
 def fan_out(outboxes: Iterable[Outbox], message_for: Callable[[Any], str]) -> None:

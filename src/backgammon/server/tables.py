@@ -57,7 +57,7 @@ from backgammon.server.network import Network
 from backgammon.server.protocol import shown
 from backgammon.server.rating import rating_change
 from backgammon.server.replay import END_SESSION, match_of, replay_match
-from backgammon.server.rooms import Outbox, Room, Row, Store, fan_out
+from backgammon.server.rooms import Outbox, Room, Row, Store, fan_out, sweep_idle
 
 log = logging.getLogger("backgammon.server")
 
@@ -104,6 +104,7 @@ class TableRuntime:
     elsewhere: dict[str, tuple[float, dict[str, int]]] = field(default_factory=dict)  # other processes' presence
     chat: list[dict[str, Any]] | None = None  # the last CHAT_KEPT lines, read on first use
     chat_times: dict[Player, list[float]] = field(default_factory=dict)  # for the rate limit
+    used: float = field(default_factory=time.monotonic)  # last asked for or changed (time.monotonic)
     room: Room = field(init=False)
 
     def __post_init__(self) -> None:
@@ -207,7 +208,9 @@ class TableManager:
     Every change to a table is a job of its room (``act``, ``join``, the computer's answers, the
     clock), stored through the :class:`~backgammon.server.rooms.Store` before it is published to
     the table's connections (their :class:`~backgammon.server.rooms.Outbox`). Tables are read from
-    the database on first use and dropped from memory when they are over and nobody watches.
+    the database on first use and dropped from memory when they are over and nobody watches, or
+    when nobody has watched or used them for :data:`~backgammon.server.rooms.IDLE_SECONDS` and
+    nothing is due.
     """
 
     def __init__(
@@ -229,6 +232,7 @@ class TableManager:
         self.bot_timeout = bot_timeout
         self.net = network or Network()
         self._heartbeat: asyncio.Task | None = None
+        self._sweeper: asyncio.Task | None = None
         self._unfollow: dict[str, Callable[[], Any]] = {}
         self.net.on_reconnect(self._on_bus_reconnect)
         self.net.watch(
@@ -245,6 +249,7 @@ class TableManager:
         await self.net.start()
         if self.net.shared:
             self._heartbeat = asyncio.create_task(self._presence_heartbeat(), name="presence")
+        self._sweeper = asyncio.create_task(sweep_idle(self.sweep, "table"), name="idle-tables")
 
     # ---------------------------------------------------------------- setup
     def _dice_for(self, table_id: str) -> RandomDice:
@@ -347,6 +352,7 @@ class TableManager:
         """
         table = self.tables.get(table_id)
         if table is not None:
+            table.used = time.monotonic()
             return table
         if not isinstance(table_id, str) or len(table_id) > 32:
             raise LookupError(f"no table {shown(table_id)}")
@@ -367,11 +373,31 @@ class TableManager:
 
     def forget(self, table: TableRuntime) -> None:
         """Drop a finished table nobody watches from memory (it stays in the database)."""
-        if table.is_over and not table.outboxes and self.tables.get(table.id) is table:
+        if table.is_over and not table.outboxes:
+            self._drop(table)
+
+    def _drop(self, table: TableRuntime) -> None:
+        if self.tables.get(table.id) is table:
             del self.tables[table.id]
             table.room.close()
             self._unfollow.pop(table.id, lambda: None)()
             self.net.release(table.id)
+
+    def sweep(self, unused_since: float) -> int:
+        """Drop from memory the tables nobody watches here, with nothing due and no job under way,
+        unused since ``unused_since`` (``time.monotonic``); they stay in the database. How many."""
+        idle = [
+            table
+            for table in self.tables.values()
+            if not table.outboxes
+            and table.used <= unused_since
+            and not (table.needs_owner and self.net.owns(table.id))  # (another process's to run)
+            and table.room.idle
+            and all(task is None or task.done() for task in (table.bot_task, table.clock_task))
+        ]
+        for table in idle:
+            self._drop(table)
+        return len(idle)
 
     async def _refresh(self, table: TableRuntime) -> None:
         """Bring a table up to the database's truth (another process changed it). Runs in the room."""
@@ -772,6 +798,7 @@ class TableManager:
     def publish(self, table: TableRuntime, event: dict[str, Any] | None, *, reload: bool = False) -> None:
         """Offer every connection here its own view of the new state (never waits on a client),
         and tell the other processes (the owner only): the event, or ``reload`` for anything else."""
+        table.used = time.monotonic()
         fan_out(table.outboxes, lambda seat: json.dumps(protocol.event_message(table, seat, event)))
         if self.net.shared:
             note: dict[str, Any] = {"v": table.version}
@@ -872,11 +899,13 @@ class TableManager:
         fan_out(table.outboxes, lambda seat: json.dumps(protocol.event_message(table, seat, None)))
 
     def connect(self, table: TableRuntime, outbox: Outbox) -> None:
+        table.used = time.monotonic()
         table.outboxes.add(outbox)
         self._presence_changed(table, outbox)
 
     def disconnect(self, table: TableRuntime, outbox: Outbox) -> None:
         outbox.stop()
+        table.used = time.monotonic()
         table.outboxes.discard(outbox)
         self._presence_changed(table)
         if self.net.shared and not table.outboxes and not table.is_over and not table.room.closed:
@@ -979,8 +1008,9 @@ class TableManager:
                     self.net.tell(f"presence:{table.id}", {"counts": table.local_presence()})
 
     async def close(self) -> None:
-        if self._heartbeat is not None:
-            self._heartbeat.cancel()
+        for job in (self._heartbeat, self._sweeper):
+            if job is not None:
+                job.cancel()
         tasks = []
         for table in list(self.tables.values()):
             for task in (table.bot_task, table.clock_task):
