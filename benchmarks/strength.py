@@ -15,6 +15,24 @@ other's) per dice sequence with its standard error: the shared dice cancel
 most of the luck, so two nets are told apart with far fewer games.
 
     python benchmarks/strength.py --pairs 0 --gnubg-pairs 5000 --weights new.npz --compare old.npz
+
+``--vr`` also gives variance-reduced results, as GNU Backgammon's rollouts do:
+a fixed judge (the shipped nets, or ``--judge-weights``) scores each roll's
+luck for the side on roll (its 0-ply equity after its own best play for the
+dice, minus its 1-ply equity before the roll: zero on average in every
+position, see ``_players.LuckJudge``), and each game's points minus our lucks
+plus the opponent's are averaged over the pairs like the plain points. The
+table then also shows those ppg and standard errors and the ratio of the two
+standard errors (plain over reduced: the same precision takes the square of it
+fewer games); ``--compare`` also gets the reduced difference. The lucks cost a
+1-ply evaluation per roll (about 0.1 s per game on one core).
+
+``--level NAME`` plays our engine at a difficulty level of
+``backgammon.engine.levels`` (its plies, move filters and noise, as
+``choose_play`` picks cubeless) instead of the bare ``--plies`` search:
+
+    python benchmarks/strength.py --pairs 0 --gnubg-pairs 3000 --vr --seed 777
+    python benchmarks/strength.py --pairs 0 --gnubg-pairs 800 --level world_class --vr --json wc.json
 """
 
 from __future__ import annotations
@@ -24,9 +42,23 @@ import json
 import time
 
 import numpy as np
-from _players import bgsage_player, duel, engine_player, gnubg_player, load_evaluator, pubeval_player, random_player
+from _players import (
+    LuckJudge,
+    Player,
+    bgsage_player,
+    duel,
+    engine_player,
+    gnubg_player,
+    level_player,
+    load_evaluator,
+    pubeval_player,
+    random_player,
+)
 from rich.console import Console
 from rich.table import Table
+
+from backgammon.engine.levels import get_level
+from backgammon.errors import BackgammonError
 
 
 def main() -> None:
@@ -36,17 +68,34 @@ def main() -> None:
     ap.add_argument("--gnubg2-pairs", type=int, default=0, help="dice sequences against gnubg 2-ply (0: skip)")
     ap.add_argument("--bgsage-pairs", type=int, default=0, help="dice sequences against bgsage 0-ply (0: skip)")
     ap.add_argument("--peer-pairs", type=int, default=0, help="dice sequences bgsage 0-ply vs gnubg 0-ply (0: skip)")
-    ap.add_argument("--plies", type=int, default=0, help="our engine's lookahead")
+    ap.add_argument("--plies", type=int, default=None, help="our engine's lookahead (default 0)")
+    ap.add_argument("--level", default=None, help="play our engine at this difficulty level instead of --plies")
     ap.add_argument("--weights", default=None, help="weights file (default: the shipped one)")
     ap.add_argument("--compare", default=None, help="other weights: also play our duels with them, paired")
     ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--vr", action="store_true", help="also give variance-reduced results (luck subtracted)")
+    ap.add_argument("--judge-weights", default=None, help="the luck judge's weights (default: the shipped ones)")
     ap.add_argument("--json", default=None, help="also write the results here")
     args = ap.parse_args()
+    if args.level is not None and args.plies is not None:
+        ap.error("give --plies or --level, not both")
+    level = None
+    if args.level is not None:
+        try:
+            level = get_level(args.level)
+        except BackgammonError as e:
+            ap.error(str(e))
+    plies = level.plies if level else args.plies or 0
 
     ev = load_evaluator(args.weights)
     other_ev = load_evaluator(args.compare) if args.compare else None
-    me = engine_player(args.plies, ev)
-    ours = f"ours {args.plies}-ply"
+    judge = LuckJudge(load_evaluator(args.judge_weights)) if args.vr else None
+
+    def our_player(evaluator) -> Player:
+        return level_player(level.name, evaluator, args.seed) if level else engine_player(plies, evaluator)
+
+    me = our_player(ev)
+    ours = f"ours {level.name}" if level else f"ours {plies}-ply"
     duels = []
     if args.pairs:
         # opponents are made afresh for each duel (the random player's own generator starts over)
@@ -64,55 +113,80 @@ def main() -> None:
             duels.append((ours, me, "bgsage 0-ply", lambda: sage, args.bgsage_pairs))
         if args.peer_pairs:
             duels.append(("bgsage 0-ply", sage, "gnubg 0-ply", lambda: gnubg_player(0), args.peer_pairs))
-    table = Table(title=f"engine {args.plies}-ply (weights: {ev.meta.get('games')} training games), cubeless money")
-    for col in ("player", "opponent", "games", "points/game", "std. error", "win rate", "seconds"):
+    how = f"level {level.name} ({level.plies}-ply, noise {level.noise})" if level else f"{plies}-ply"
+    table = Table(title=f"engine {how} (weights: {ev.meta.get('games')} training games), cubeless money")
+    cols = ["player", "opponent", "games", "points/game", "std. error"]
+    if judge:
+        cols += ["VR points/game", "VR s.e.", "s.e. ratio"]
+    for col in (*cols, "win rate", "seconds"):
         table.add_column(col, justify="right")
-    other = engine_player(args.plies, other_ev) if other_ev else None
+    other = our_player(other_ev) if other_ev else None
     results = {}
     paired = []
     for label, player, name, opponent, pairs in duels:
         t = time.perf_counter()
         mine: list[float] = []
-        r = duel(player, opponent(), pairs, args.seed, mine)
+        mine_vr: list[float] = []
+        r = duel(player, opponent(), pairs, args.seed, mine, judge, mine_vr)
         r["seconds"] = round(time.perf_counter() - t, 1)
         results[name if label == ours else f"{label} vs {name}"] = r
-        table.add_row(
-            label,
-            name,
-            str(r["games"]),
-            f"{r['ppg']:+.3f}",
-            f"{r['se']:.3f}",
-            f"{r['win_rate']:.3f}",
-            f"{r['seconds']}",
-        )
+        row = [label, name, str(r["games"]), f"{r['ppg']:+.3f}", f"{r['se']:.3f}"]
+        if judge:
+            row += [f"{r['vr_ppg']:+.3f}", f"{r['vr_se']:.3f}", f"{r['se_ratio']:.2f}"]
+        table.add_row(*row, f"{r['win_rate']:.3f}", f"{r['seconds']}")
         if other is not None and label == ours:
             theirs: list[float] = []
-            o = duel(other, opponent(), pairs, args.seed, theirs)
-            d = np.array(mine) - np.array(theirs)
-            se = float(d.std(ddof=1) / np.sqrt(len(d))) if len(d) > 1 else float("nan")
+            theirs_vr: list[float] = []
+            o = duel(other, opponent(), pairs, args.seed, theirs, judge, theirs_vr)
+            diff, dse = paired_difference(mine, theirs)
             r["compare"] = {
                 "weights": args.compare,
                 "ppg": o["ppg"],
                 "se": o["se"],
-                "difference": float(d.mean()),
-                "difference_se": se,
+                "difference": diff,
+                "difference_se": dse,
             }
-            paired.append((name, r["games"], o["ppg"], o["se"], float(d.mean()), se))
-    Console().print(table)
+            line = [name, str(r["games"]), f"{o['ppg']:+.3f}", f"{o['se']:.3f}", f"{diff:+.4f}", f"{dse:.4f}"]
+            if judge:
+                vdiff, vdse = paired_difference(mine_vr, theirs_vr)
+                r["compare"].update(vr_ppg=o["vr_ppg"], vr_se=o["vr_se"], vr_difference=vdiff, vr_difference_se=vdse)
+                line += [f"{vdiff:+.4f}", f"{vdse:.4f}"]
+            paired.append(line)
+    console = Console()
+    if not console.is_terminal:  # a log file: don't squeeze the columns into 80 characters
+        console = Console(width=160)
+    console.print(table)
     if paired:
         cmp_table = Table(title=f"paired: these weights minus {args.compare}, same dice")
-        for col in ("opponent", "games", "other ppg", "other s.e.", "difference", "s.e. of difference"):
+        cols = ["opponent", "games", "other ppg", "other s.e.", "difference", "s.e. of difference"]
+        if judge:
+            cols += ["VR difference", "VR s.e. of difference"]
+        for col in cols:
             cmp_table.add_column(col, justify="right")
-        for name, games, ppg, se, diff, dse in paired:
-            cmp_table.add_row(name, str(games), f"{ppg:+.3f}", f"{se:.3f}", f"{diff:+.4f}", f"{dse:.4f}")
-        Console().print(cmp_table)
+        for line in paired:
+            cmp_table.add_row(*line)
+        console.print(cmp_table)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(
-                {"plies": args.plies, "seed": args.seed, "weights_games": ev.meta.get("games"), "results": results},
+                {
+                    "plies": plies,
+                    "level": level.name if level else None,
+                    "seed": args.seed,
+                    "weights_games": ev.meta.get("games"),
+                    "vr_judge": (args.judge_weights or "shipped") if judge else None,
+                    "results": results,
+                },
                 f,
                 indent=1,
             )
+
+
+def paired_difference(mine: list[float], theirs: list[float]) -> tuple[float, float]:
+    """Mean of the per-sequence differences ``mine - theirs`` and its standard error (nan for one sequence)."""
+    d = np.array(mine) - np.array(theirs)
+    se = float(d.std(ddof=1) / np.sqrt(len(d))) if len(d) > 1 else float("nan")
+    return float(d.mean()), se
 
 
 if __name__ == "__main__":
