@@ -311,3 +311,69 @@ def test_a_room_is_handed_off_and_requests_follow_it(fresh_database):
             await net.close()
 
     asyncio.run(main())
+
+
+def test_an_owner_announces_only_to_processes_that_listen(fresh_database, monkeypatch):
+    """Announcements go out only while another process listens: one reminded by ``want`` (told where
+    the room stands at once), or one that forwarded a request; a listener that stops reminding
+    drops out after WANT_TTL."""
+    from backgammon.server import network
+    from backgammon.server.network import Network
+    from backgammon.server.rooms import Room
+
+    monkeypatch.setattr(network, "WANT_EVERY", 0.1)
+    monkeypatch.setattr(network, "WANT_TTL", 0.5)
+
+    async def main():
+        a = Network(PostgresBus(fresh_database), PostgresLeases(fresh_database))
+        b = Network(PostgresBus(fresh_database), PostgresLeases(fresh_database))
+        await a.start()
+        await b.start()
+        seen: list[dict] = []
+        synced: list[int] = []
+        watching = {"b": False}
+
+        async def nothing():
+            return None
+
+        async def answer(message):
+            if message.get("n"):  # a forwarded request that changes the room
+                a.announce("t", "r", {"v": 5})
+            return {}
+
+        a.follow("t", "r", lambda m: None, answer, on_audience=lambda: synced.append(1))
+        b.follow("t", "r", seen.append, answer, watched=lambda: watching["b"])
+        assert await a.own("r", Room("r"), nothing)
+
+        async def quiet(seconds: float = 0.4):  # longer than a round trip through PostgreSQL here
+            await asyncio.sleep(seconds)
+
+        a.announce("t", "r", {"v": 1})
+        await quiet()
+        assert seen == [] and synced == []  # nobody listens: nothing sent
+
+        b.want("r")  # a client connected at b
+        await _wait_for(lambda: synced == [1])
+        a.announce("t", "r", {"v": 2})
+        await _wait_for(lambda: [m["v"] for m in seen] == [2])
+
+        watching["b"] = True  # b reminds a every WANT_EVERY: it stays a listener past WANT_TTL
+        await quiet(1.0)
+        a.announce("t", "r", {"v": 3})
+        await _wait_for(lambda: [m["v"] for m in seen] == [2, 3])
+        assert synced == [1]  # a reminder from a listener is not a new listener
+
+        watching["b"] = False  # the client left: after WANT_TTL, b hears nothing more
+        await quiet(1.0)
+        a.announce("t", "r", {"v": 4})
+        await quiet()
+        assert [m["v"] for m in seen] == [2, 3]
+
+        # a forwarded request makes its sender a listener: it sees what its request changed
+        reply = await b._ask("r", {"n": 1}, lambda: asyncio.sleep(0, False))
+        assert reply is not None and reply.get("ok")
+        await _wait_for(lambda: [m["v"] for m in seen] == [2, 3, 5])
+        for net in (a, b):
+            await net.close()
+
+    asyncio.run(main())

@@ -154,6 +154,39 @@ def test_a_table_nobody_watches_lets_its_lease_go(tmp_path, fresh_database):
         b.stop()
 
 
+def test_a_copy_nobody_watches_is_read_fresh_and_a_watcher_is_kept_current(tmp_path, fresh_database):
+    """The owner announces a table's changes only to processes whose clients watch it: a process that
+    holds a copy with nobody watching reads the table again when asked for it, and a spectator who
+    connects there later is kept current from then on."""
+    a = Server(tmp_path, "a", database_url=fresh_database)
+    b = Server(tmp_path, "b", database_url=fresh_database)
+    try:
+        table, tokens = new_table(a, 3)
+        joined = httpx.post(f"{a.http}/api/tables/{table}/join", json={"name": "Bea"})
+        tokens[joined.json()["seat"]] = joined.json()["token"]
+        assert httpx.get(f"{b.http}/api/tables/{table}").json()["version"] >= 0  # b now holds a copy
+
+        async def main():
+            white, black = Client("white"), Client("black")
+            await white.connect(a.ws, table, tokens["white"])
+            await black.connect(a.ws, table, tokens["black"])
+            first = await play({"white": white, "black": black}, stop_after=6)
+            on_b = httpx.get(f"{b.http}/api/tables/{table}").json()["version"]  # nobody watches there
+            spectator = Client("spectator")
+            await spectator.connect(b.ws, table, None)
+            then = await play({"white": white, "black": black}, stop_after=6)
+            seen = (await spectator.wait(lambda s: s["version"] >= then))["version"]
+            for client in (white, black, spectator):
+                await client.close()
+            return first, on_b, then, seen
+
+        first, on_b, then, seen = asyncio.run(main())
+        assert on_b == first and then > first and seen >= then
+    finally:
+        a.stop()
+        b.stop()
+
+
 def test_kill_9_of_the_owner_loses_no_confirmed_action(tmp_path, fresh_database):
     a = Server(tmp_path, "a", database_url=fresh_database)
     b = Server(tmp_path, "b", database_url=fresh_database)

@@ -331,6 +331,9 @@ class ChouetteManager:
         table = self.tables.get(table_id)
         if table is not None:
             table.used = time.monotonic()
+            if self.net.shared and not table.outboxes and not self.net.owns(table.id) and not table.room.closed:
+                # another process runs it and announces its changes only while clients here watch it
+                await table.room.call(functools.partial(self._refresh_and_show, table))
             return table
         if not isinstance(table_id, str) or len(table_id) > 32:
             raise LookupError(f"no chouette table {shown(table_id)}")
@@ -360,7 +363,12 @@ class ChouetteManager:
                 table.room.post(functools.partial(self._refresh_and_show, table))
 
             self._unfollow[table.id] = self.net.follow(
-                "chouette", table.id, on_event, functools.partial(self._answer, table)
+                "chouette",
+                table.id,
+                on_event,
+                functools.partial(self._answer, table),
+                watched=lambda: bool(table.outboxes),
+                on_audience=lambda: self.net.announce("chouette", table.id, {"v": table.version, "reload": True}),
             )
             if self._sweeper is None:
                 self._sweeper = asyncio.get_running_loop().create_task(
@@ -877,6 +885,7 @@ def router(state: dict[str, Any], config: Any, body, current_user) -> APIRouter:
         def join(table: ChouetteRuntime, outbox: Outbox) -> None:
             table.used = time.monotonic()
             table.outboxes.add(outbox)
+            manager().net.want(table.id)  # (when another process runs it: announce its changes here)
             c = table.chouette
             if c is not None and any(n in table.agents for n in c.to_act()):
                 manager()._schedule(table)  # e.g. after a restart: the computer players go on (never twice)

@@ -10,7 +10,12 @@ Every kind of room (a match or money table, a chouette) uses one :class:`Network
   answer within :data:`FORWARD_TIMEOUT` is taken to be dead: the room is taken over here.
 - **Following.** The owner announces every change on ``<kind>:<room>`` (:meth:`announce`); the
   other processes that hold the room for their own clients apply or reload it
-  (``on_event`` callbacks), in the order sent.
+  (``on_event`` callbacks), in the order sent. The owner announces only while some other process
+  listens: one whose clients watch the room reminds the owner every :data:`WANT_EVERY` seconds
+  (``want:<room>``, and at once when a client arrives), and one that forwards a request counts too,
+  for :data:`WANT_TTL` seconds. A process that starts listening is sent the room's version at once
+  (``on_audience``), so a copy that missed changes meanwhile reads the room again. A copy nobody
+  watches is not kept current: its manager reads it again before showing it.
 - **Takeover.** Every :data:`TAKEOVER_CHECK` seconds the rooms that clients here watch but no
   process owns (their owner died) are taken over (``candidates``).
 - **Hand-off.** A room goes to where its clients are: an owner that no client here watches, asked
@@ -55,6 +60,10 @@ MOVE_RETRIES = 6
 """How many times a request follows a room that moved between processes before it is refused."""
 MOVE_PAUSE = 0.01
 """Seconds before the first retry of a request whose room moved (doubling with each retry)."""
+WANT_EVERY = 2.0
+"""Seconds between a process's reminders to a room's owner that clients there watch the room."""
+WANT_TTL = 3 * WANT_EVERY
+"""Seconds an owner goes on announcing a room's changes to a process after its last reminder."""
 
 
 class RoomMoved(Exception):
@@ -81,6 +90,8 @@ class Network:
         self._reconnects: list[Callable[[], None]] = []
         self._handed: dict[str, tuple[float, asyncio.Future[None]]] = {}  # handed off: when, and its release
         self._owning: dict[str, asyncio.Future[bool]] = {}  # attempts to take a room, under way
+        self._audience: dict[str, dict[str, float]] = {}  # owned room -> listening process -> until when
+        self._watched: dict[str, Callable[[], bool]] = {}  # followed room -> whether clients here watch it
 
     async def start(self) -> None:
         if not self.shared:
@@ -92,6 +103,7 @@ class Network:
         self._outgoing = asyncio.Queue()
         self._tasks.append(asyncio.create_task(self._send_outgoing(), name="bus-sender"))
         self._tasks.append(asyncio.create_task(self._watch_owners(), name="room-takeover"))
+        self._tasks.append(asyncio.create_task(self._remind_owners(), name="room-interest"))
 
     async def close(self) -> None:
         for task in self._tasks:
@@ -161,6 +173,7 @@ class Network:
         finally:
             released.set_result(None)
         self.announce(kind, room_id, {**note, "released": True})
+        self._audience.pop(room_id, None)
         return True
 
     async def run(
@@ -212,10 +225,16 @@ class Network:
         room_id: str,
         on_event: Callable[[dict[str, Any]], None],
         on_request: Handler,
+        *,
+        watched: Callable[[], bool] = lambda: False,
+        on_audience: Callable[[], None] = lambda: None,
     ) -> Callable[[], None]:
         """Receive the owner's announcements for a room (when another process owns it) and, while
         this process owns it, the other processes' requests (``on_request`` returns the answer's
-        fields or raises). Returns the function that stops both."""
+        fields or raises) and reminders that they listen. ``watched()``: whether clients here watch
+        the room (then this process reminds the owner); ``on_audience``: runs when another process
+        starts listening to the room this process owns (announce where the room stands). Returns the
+        function that stops all of it."""
         if not self.shared:
             return lambda: None
 
@@ -227,6 +246,7 @@ class Network:
             if message.get("from") == self.process:
                 return
             if self.leases.owns(room_id):
+                self._listener(room_id, message.get("from"))  # (it must see what its request changes)
                 asyncio.get_running_loop().create_task(self._answer(message, on_request))
             elif (
                 room_id in self._handed
@@ -235,17 +255,58 @@ class Network:
                 asyncio.get_running_loop().create_task(self._moved(message, self._handed[room_id][1]))
             # else: not ours to answer: the asker times out and takes the room over
 
-        stops = [self.bus.subscribe(f"{kind}:{room_id}", event), self.bus.subscribe(f"act:{room_id}", request)]
+        def want(message: dict[str, Any]) -> None:
+            sender = message.get("from")
+            if sender != self.process and self.leases.owns(room_id) and self._listener(room_id, sender):
+                on_audience()
+
+        stops = [
+            self.bus.subscribe(f"{kind}:{room_id}", event),
+            self.bus.subscribe(f"act:{room_id}", request),
+            self.bus.subscribe(f"want:{room_id}", want),
+        ]
+        self._watched[room_id] = watched
 
         def stop_all() -> None:
             for stop in stops:
                 stop()
+            if self._watched.get(room_id) is watched:
+                del self._watched[room_id]
 
         return stop_all
 
+    def want(self, room_id: str) -> None:
+        """Ask the room's owner (another process) to announce its changes: clients here watch it."""
+        if self._outgoing is not None and not self.leases.owns(room_id):
+            self._outgoing.put_nowait((f"want:{room_id}", {"from": self.process}))
+
+    def _listener(self, room_id: str, process: object) -> bool:
+        """Count ``process`` among those listening to a room this process owns, for :data:`WANT_TTL`
+        seconds; True if it was not listening before."""
+        if not isinstance(process, str):
+            return False
+        now = asyncio.get_running_loop().time()
+        audience = self._audience.setdefault(room_id, {})
+        new = audience.get(process, 0.0) <= now
+        audience[process] = now + WANT_TTL
+        return new
+
+    def _listened(self, room_id: str) -> bool:
+        """Whether another process listens to this room now."""
+        audience = self._audience.get(room_id)
+        if not audience:
+            return False
+        now = asyncio.get_running_loop().time()
+        for process in [p for p, until in audience.items() if until <= now]:
+            del audience[process]
+        if not audience:
+            del self._audience[room_id]
+        return bool(audience)
+
     def announce(self, kind: str, room_id: str, note: dict[str, Any]) -> None:
-        """Tell the other processes about a change of a room this process owns (in order)."""
-        if self._outgoing is not None:
+        """Tell the other processes about a change of a room this process owns (in order): those that
+        listen (a hand-off's ``released`` note goes out in any case)."""
+        if self._outgoing is not None and (self._listened(room_id) or note.get("released")):
             self._outgoing.put_nowait((f"{kind}:{room_id}", {"from": self.process, **note}))
 
     def tell(self, topic: str, note: dict[str, Any]) -> None:
@@ -341,6 +402,17 @@ class Network:
                 await self.bus.publish_many(batch)
             except Exception:  # followers reload on a gap; an asker times out and checks the owner
                 log.warning("bus publish of %d message(s) failed", len(batch), exc_info=True)
+
+    async def _remind_owners(self) -> None:
+        """Every :data:`WANT_EVERY` seconds, remind the owners of the rooms clients here watch."""
+        while True:
+            await asyncio.sleep(WANT_EVERY)
+            for room_id, watched in list(self._watched.items()):
+                try:
+                    if watched():
+                        self.want(room_id)
+                except Exception:
+                    log.warning("could not remind the owner of room %s", room_id, exc_info=True)
 
     async def _watch_owners(self) -> None:
         while True:

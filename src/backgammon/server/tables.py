@@ -312,8 +312,18 @@ class TableManager:
             def on_event(message: dict[str, Any]) -> None:
                 table.room.post(functools.partial(self._follow, table, message))
 
+            def where_it_stands() -> None:
+                self.net.announce("table", table.id, {"v": table.version})
+
             stops = [
-                self.net.follow("table", table.id, on_event, functools.partial(self._answer, table)),
+                self.net.follow(
+                    "table",
+                    table.id,
+                    on_event,
+                    functools.partial(self._answer, table),
+                    watched=lambda: bool(table.outboxes),
+                    on_audience=where_it_stands,
+                ),
                 self.net.listen(f"presence:{table.id}", functools.partial(self._on_presence, table)),
             ]
 
@@ -353,6 +363,9 @@ class TableManager:
         table = self.tables.get(table_id)
         if table is not None:
             table.used = time.monotonic()
+            if self.net.shared and not table.outboxes and not self.net.owns(table.id) and not table.room.closed:
+                # another process runs it and announces its changes only while clients here watch it
+                await table.room.call(functools.partial(self._refresh, table))
             return table
         if not isinstance(table_id, str) or len(table_id) > 32:
             raise LookupError(f"no table {shown(table_id)}")
@@ -901,6 +914,7 @@ class TableManager:
     def connect(self, table: TableRuntime, outbox: Outbox) -> None:
         table.used = time.monotonic()
         table.outboxes.add(outbox)
+        self.net.want(table.id)  # (when another process runs it: announce its changes here)
         self._presence_changed(table, outbox)
 
     def disconnect(self, table: TableRuntime, outbox: Outbox) -> None:
