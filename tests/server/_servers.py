@@ -85,10 +85,11 @@ class Client:
         self.ws = None
         self.reader: asyncio.Task | None = None
 
-    async def connect(self, base: str, table: str, token: str | None) -> None:
+    async def connect(self, base: str, table: str, token: str | None, kind: str = "tables") -> None:
+        """Connect to a table's socket (``kind`` "chouette" for a chouette's) and wait for its state."""
         import websockets
 
-        self.ws = await websockets.connect(f"{base}/ws/tables/{table}", max_size=2**22)
+        self.ws = await websockets.connect(f"{base}/ws/{kind}/{table}", max_size=2**22)
         await self.ws.send(json.dumps({"type": "hello", "token": token}))
         self.reader = asyncio.create_task(self._read())
         await self.wait(lambda s: True)

@@ -314,3 +314,59 @@ def test_a_chouette_across_two_processes(tmp_path, fresh_database):
     finally:
         a.stop()
         b.stop()
+
+
+def test_a_chouette_goes_to_the_process_its_people_are_connected_to(tmp_path, fresh_database):
+    """Made on one process, watched by its three people over sockets on the other: the maker hands the
+    chouette off at the first action forwarded from there, and the people's process runs it."""
+    a = Server(tmp_path, "a", database_url=fresh_database)
+    b = Server(tmp_path, "b", database_url=fresh_database)
+    try:
+        made = httpx.post(f"{a.http}/api/chouette", json={"name": "Ann", "seats": [{"bot": None}] * 3})
+        assert made.status_code == 200, made.text
+        table, tokens = made.json()["id"], {"Ann": made.json()["token"]}
+        for name in ("Bob", "Cat"):
+            joined = httpx.post(f"{b.http}/api/chouette/{table}/join", json={"name": name}, timeout=30)
+            assert joined.status_code == 200, joined.text
+            tokens[name] = joined.json()["token"]
+
+        def owned(server: Server) -> int:
+            return httpx.get(f"{server.http}/api/health").json()["owned"]
+
+        async def act_once(clients: dict[str, Client]) -> int:
+            s = next(iter(clients.values())).state
+            while True:
+                s = httpx.get(f"{b.http}/api/chouette/{table}").json()
+                if s["to_act"]:
+                    break
+                await asyncio.sleep(0.05)
+            name = s["to_act"][0]
+            mine = httpx.get(f"{b.http}/api/chouette/{table}", headers={"x-seat-token": tokens[name]}).json()
+            allowed = [k for k in mine["allowed"] if k not in ("suggest", "double")]
+            kind = next((k for k in ("consent", "take", "roll") if k in allowed), allowed[0])
+            doc = {"type": "action", "action": kind, "version": mine["version"]}
+            if kind == "move":
+                doc["steps"] = moves_of(mine)[0] if moves_of(mine) else []
+            await clients[name].send(doc)
+            return (await clients[name].wait(lambda st, v=mine["version"]: st["version"] > v))["version"]
+
+        async def main():
+            clients = {name: Client(name) for name in tokens}
+            for name, client in clients.items():
+                await client.connect(b.ws, table, tokens[name], kind="chouette")
+            first = await act_once(clients)  # forwarded to a, which hands the chouette to b
+            deadline = time.monotonic() + 10
+            while (owned(a), owned(b)) != (0, 1) and time.monotonic() < deadline:
+                await asyncio.sleep(0.1)
+            where = owned(a), owned(b)
+            second = await act_once(clients)  # now run on b
+            for client in clients.values():
+                await client.close()
+            return first, where, second
+
+        first, where, second = asyncio.run(main())
+        assert where == (0, 1) and second > first
+        assert httpx.get(f"{a.http}/api/chouette/{table}").json()["version"] == second
+    finally:
+        a.stop()
+        b.stop()

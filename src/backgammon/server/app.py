@@ -285,7 +285,8 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         else:
             engine = "ready" if not warm.cancelled() and warm.exception() is None and warm.result() else "unavailable"
         manager: TableManager = state["manager"]
-        owned = sum(1 for table_id in manager.tables if manager.net.owns(table_id))
+        held = [*manager.tables, *(state["chouettes"].tables if "chouettes" in state else ())]
+        owned = sum(1 for table_id in held if manager.net.owns(table_id))
         chouettes = len(state["chouettes"].tables) if "chouettes" in state else 0
         return protocol.health_to_wire(len(manager.tables), owned, chouettes, engine, manager.process[:12])
 

@@ -359,7 +359,11 @@ class ChouetteManager:
         kept = self.tables.setdefault(table.id, table)
         if kept is table:
 
-            def on_event(_message: dict[str, Any]) -> None:
+            def on_event(message: dict[str, Any]) -> None:
+                if message.get("released"):  # its owner handed it off: take it if people here watch it
+                    if table.outboxes:
+                        asyncio.get_running_loop().create_task(self._claim(table))
+                    return
                 table.room.post(functools.partial(self._refresh_and_show, table))
 
             self._unfollow[table.id] = self.net.follow(
@@ -421,20 +425,53 @@ class ChouetteManager:
         return not self.net.shared or self.net.owns(table.id)
 
     async def _in_room(self, table: ChouetteRuntime, request: dict[str, Any], job) -> None:
+        request = {**request, "watched": bool(table.outboxes)}  # the owner hands off a room it does not watch
         await self.net.run("chouette", table.id, table.room, request, job, lambda: self._take_over(table))
 
     async def _answer(self, table: ChouetteRuntime, message: dict[str, Any]) -> dict[str, Any]:
-        """Another process's request for a chouette this process runs."""
+        """Another process's request for a chouette this process runs; the chouette goes to the asker
+        if people watch it there and none here."""
         name = message.get("name")
         if not isinstance(name, str):
             raise InvalidInputError("invalid forwarded request: no name")
         if message.get("kind") == "act" and isinstance(message.get("message"), dict):
-            await table.room.call(lambda: self._act(table, name, message["message"]))
+            await self.net.in_room(table.id, table.room, lambda: self._act(table, name, message["message"]))
         elif message.get("kind") == "join" and isinstance(message.get("digest"), str):
-            await table.room.call(lambda: self._join(table, name, message["digest"]))
+            await self.net.in_room(table.id, table.room, lambda: self._join(table, name, message["digest"]))
         else:
             raise InvalidInputError("invalid forwarded request")
+        if message.get("watched") is True and not table.outboxes:
+            table.room.post(functools.partial(self._hand_off, table))
         return {}
+
+    async def _claim(self, table: ChouetteRuntime) -> None:
+        """Take the chouette over now if no live process runs it (people here watch it)."""
+        if not table.room.closed:
+            await self.net.own(table.id, table.room, lambda: self._take_over(table))
+
+    def _idle(self, table: ChouetteRuntime) -> bool:
+        """Nobody watches it here and its computers have nothing to do."""
+        c = table.chouette
+        return (
+            not table.outboxes
+            and not table.bots_running
+            and (table.task is None or table.task.done())
+            and (c is None or not any(n in table.agents for n in c.to_act()))
+        )
+
+    async def _hand_off(self, table: ChouetteRuntime) -> None:
+        """Give the chouette to the process whose people watch it (after a request from there), or let
+        its lease go when nobody watches it (:meth:`_rest`). Runs in the room."""
+        if table.outboxes or table.bots_running or not self.net.owns(table.id):
+            return
+        if table.task is not None and not table.task.done():
+            table.task.cancel()  # (its queued job checks that the chouette is still this process's)
+        await self.net.hand_off("chouette", table.id, {"v": table.version, "reload": True})
+
+    async def _rest(self, table: ChouetteRuntime) -> None:
+        """The last person here left: with nothing due, let the lease go. Runs in the room."""
+        if self._idle(table):
+            await self._hand_off(table)
 
     async def _refresh(self, table: ChouetteRuntime) -> None:
         """Read the chouette again from the database (another process changed it). Runs in the room."""
@@ -659,7 +696,7 @@ class ChouetteManager:
                 async def job() -> bool:
                     """One game's worth of computer actions; True if the next game is theirs too."""
                     c = table.chouette
-                    if c is None or not any(n in table.agents for n in c.to_act()):
+                    if c is None or not self._mine(table) or not any(n in table.agents for n in c.to_act()):
                         return False
                     games = len(c.games)
                     await self._bots(table)
@@ -894,6 +931,8 @@ def router(state: dict[str, Any], config: Any, body, current_user) -> APIRouter:
             outbox.stop()
             table.used = time.monotonic()
             table.outboxes.discard(outbox)
+            if manager().net.shared and not table.outboxes and not table.room.closed:
+                table.room.post(functools.partial(manager()._rest, table))
 
         await serve_connection(
             websocket,

@@ -809,8 +809,8 @@ def history_row(row: Any, table: Any, user_id: int) -> dict[str, Any]:
 
 # ---------------------------------------------------------------- messages
 def health_to_wire(tables: int, owned: int, chouettes: int, engine: str, process: str) -> dict[str, Any]:
-    """``/api/health``: tables in this process's memory, how many of them this process runs (owns),
-    chouettes in memory, the engine's state (ready, warming, unavailable, not warmed) and which
+    """``/api/health``: tables in this process's memory, how many tables and chouettes this process
+    runs (owns), chouettes in memory, the engine's state (ready, warming, unavailable, not warmed) and which
     server process answered (an opaque id)."""
     return {
         "ok": True,
