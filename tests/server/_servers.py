@@ -175,6 +175,20 @@ def new_table(server: Server, length: int) -> tuple[str, dict[str, str]]:
     return made.json()["id"], {made.json()["seat"]: made.json()["token"]}
 
 
+def seated_table(maker: Server, joiner: Server, length: int = 3) -> tuple[str, dict[str, str]]:
+    """A table made on ``maker`` and joined (by Bea) through ``joiner``: its id and both seats' tokens."""
+    table, tokens = new_table(maker, length)
+    joined = httpx.post(f"{joiner.http}/api/tables/{table}/join", json={"name": "Bea"})
+    assert joined.status_code == 200, joined.text
+    tokens[joined.json()["seat"]] = joined.json()["token"]
+    return table, tokens
+
+
+def owned(server: Server) -> int:
+    """How many tables and chouettes the server's process runs now."""
+    return httpx.get(f"{server.http}/api/health").json()["owned"]
+
+
 REDIS_SERVER = "/usr/bin/redis-server"
 
 

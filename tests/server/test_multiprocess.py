@@ -19,7 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from ._servers import Client, Redis, Server, new_table, play
+from ._servers import Client, Redis, Server, new_table, owned, play, seated_table
 from ._wire import moves_of
 
 URL = os.environ.get("BACKGAMMON_TEST_DATABASE_URL")
@@ -37,10 +37,7 @@ def test_two_players_on_two_processes_play_a_match_with_a_spectator(tmp_path, fr
     a = Server(tmp_path, "a", database_url=fresh_database, extra=extra)
     b = Server(tmp_path, "b", database_url=fresh_database, extra=extra)
     try:
-        table, tokens = new_table(a, 3)
-        joined = httpx.post(f"{b.http}/api/tables/{table}/join", json={"name": "Bea"})  # through process b
-        assert joined.status_code == 200, joined.text
-        tokens[joined.json()["seat"]] = joined.json()["token"]
+        table, tokens = seated_table(a, b)  # joined through process b
 
         async def main():
             white, black, spectator = Client("white"), Client("black"), Client("spectator")
@@ -77,13 +74,7 @@ def test_a_table_goes_to_the_process_its_players_are_connected_to(tmp_path, fres
     a = Server(tmp_path, "a", database_url=fresh_database)
     b = Server(tmp_path, "b", database_url=fresh_database)
     try:
-        table, tokens = new_table(a, 3)  # a owns the table: it was made there
-        joined = httpx.post(f"{b.http}/api/tables/{table}/join", json={"name": "Bea"})
-        assert joined.status_code == 200, joined.text
-        tokens[joined.json()["seat"]] = joined.json()["token"]
-
-        def owned(server: Server) -> int:
-            return httpx.get(f"{server.http}/api/health").json()["owned"]
+        table, tokens = seated_table(a, b)  # a owns the table: it was made there
 
         assert (owned(a), owned(b)) == (1, 0)
 
@@ -119,12 +110,7 @@ def test_a_table_nobody_watches_lets_its_lease_go(tmp_path, fresh_database):
     a = Server(tmp_path, "a", database_url=fresh_database)
     b = Server(tmp_path, "b", database_url=fresh_database)
     try:
-        table, tokens = new_table(a, 3)
-        joined = httpx.post(f"{a.http}/api/tables/{table}/join", json={"name": "Bea"})
-        tokens[joined.json()["seat"]] = joined.json()["token"]
-
-        def owned(server: Server) -> int:
-            return httpx.get(f"{server.http}/api/health").json()["owned"]
+        table, tokens = seated_table(a, a)
 
         async def main():
             white, black = Client("white"), Client("black")
@@ -161,9 +147,7 @@ def test_a_copy_nobody_watches_is_read_fresh_and_a_watcher_is_kept_current(tmp_p
     a = Server(tmp_path, "a", database_url=fresh_database)
     b = Server(tmp_path, "b", database_url=fresh_database)
     try:
-        table, tokens = new_table(a, 3)
-        joined = httpx.post(f"{a.http}/api/tables/{table}/join", json={"name": "Bea"})
-        tokens[joined.json()["seat"]] = joined.json()["token"]
+        table, tokens = seated_table(a, a)
         assert httpx.get(f"{b.http}/api/tables/{table}").json()["version"] >= 0  # b now holds a copy
 
         async def main():
@@ -329,9 +313,6 @@ def test_a_chouette_goes_to_the_process_its_people_are_connected_to(tmp_path, fr
             joined = httpx.post(f"{b.http}/api/chouette/{table}/join", json={"name": name}, timeout=30)
             assert joined.status_code == 200, joined.text
             tokens[name] = joined.json()["token"]
-
-        def owned(server: Server) -> int:
-            return httpx.get(f"{server.http}/api/health").json()["owned"]
 
         async def act_once(clients: dict[str, Client]) -> int:
             s = next(iter(clients.values())).state
