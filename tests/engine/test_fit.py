@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,7 +12,7 @@ from backgammon.cli import main
 from backgammon.engine import _distill
 from backgammon.engine._movegen import BEAROFF, CONTACT, OVER, RACE, phase
 from backgammon.engine.evaluator import NetEvaluator, default_weights_path
-from backgammon.engine.fit import WEIGHTS, FitConfig, FitState, held_out, run, split
+from backgammon.engine.fit import WEIGHTS, FitConfig, FitState, held_out, run, shard_files, split
 from backgammon.engine.labels import MANIFEST, load_labels, net_arrays
 from backgammon.engine.network import NetPair
 from backgammon.engine.train import CHECKPOINT, LOG
@@ -136,3 +137,39 @@ def test_cli_fit(labels, tmp_path, capsys) -> None:
         assert exc.value.code == 2
     with pytest.raises(InvalidInputError):
         run(tmp_path / "x", small(labels, holdout=0.0), 1)
+
+
+def test_teachers_choose_the_shards_by_their_teacher(labels, tmp_path, capsys) -> None:
+    folder = tmp_path / "labels"
+    folder.mkdir()
+    manifest = json.loads((Path(labels) / MANIFEST).read_text())
+    for entry, teacher in zip(manifest["shards"], ("aaa111 v2", "bbb222 v2", "aaa111 v2"), strict=True):
+        (folder / entry["file"]).write_bytes((Path(labels) / entry["file"]).read_bytes())
+        entry["teacher"] = "weights-sha256:" + teacher
+    (folder / MANIFEST).write_text(json.dumps(manifest))
+    assert shard_files(folder, 0, "aaa111") == ["toy-00000.npz", "toy-00002.npz"]
+    assert shard_files(folder, 2, "aaa111") == ["toy-00000.npz"]  # the first two shards, then the filter
+    assert shard_files(folder, 0, " bbb222 , aaa111 ") == ["toy-00000.npz", "toy-00001.npz", "toy-00002.npz"]
+    assert shard_files(folder, 0, "") == shard_files(folder, 0, " , ")
+    with pytest.raises(EngineError, match="no label shard .* teacher matching 'ccc'"):
+        shard_files(folder, 0, "ccc")
+    out = tmp_path / "run"
+    main(
+        [
+            "fit",
+            "--labels",
+            str(folder),
+            "--out",
+            str(out),
+            "--epochs",
+            "1",
+            "--contact-hidden",
+            "8",
+            "--race-hidden",
+            "4",
+            "--teachers",
+            "bbb222",
+        ]
+    )
+    assert "200 labels from 1 shards" in capsys.readouterr().out
+    assert FitState.load(out / CHECKPOINT).files == ["toy-00001.npz"]

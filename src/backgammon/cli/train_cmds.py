@@ -274,6 +274,12 @@ def fit(
         0.0, "--average", help="decay per step of a moving average of the weights (0: none; e.g. 0.999)"
     ),
     shards: int = typer.Option(0, "--shards", help="use the manifest's first N shards (0: all listed at the start)"),
+    teachers: str = typer.Option(
+        "",
+        "--teachers",
+        help="comma-separated: use only the shards whose teacher (manifest) contains one of these, "
+        "e.g. a weights sha256 prefix (default: every teacher)",
+    ),
 ) -> None:
     """Fit the contact and race nets to the label shards (resumable; prints the error per epoch; the
     best nets by held-out error go to OUT/weights.npz with their training record in OUT/weights.json)."""
@@ -306,6 +312,7 @@ def fit(
         holdout=holdout,
         average=average,
         shards=shards,
+        teachers=teachers,
     )
     config.check()
     if not (labels / "manifest.json").is_file():

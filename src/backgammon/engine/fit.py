@@ -71,6 +71,7 @@ class FitConfig:
     holdout: float = 0.05  # share of the positions held out for validation
     average: float = 0.0  # decay of the weights' moving average per step (0: none)
     shards: int = 0  # use the manifest's first N shards (0: every shard listed when the run starts)
+    teachers: str = ""  # comma-separated: keep only shards whose teacher contains one of these ("": all)
 
     def alpha_at(self, epoch: int) -> float:
         """Adam's step size in epoch ``epoch`` (counted from 0)."""
@@ -245,18 +246,34 @@ def split(boards: np.ndarray, targets: np.ndarray, holdout: float) -> tuple[dict
     return data, counts
 
 
-def shard_files(labels: str | Path, shards: int) -> list[str]:
-    """The shard files a run uses: the manifest's first ``shards`` (0: all).
+def shard_files(labels: str | Path, shards: int, teachers: str = "") -> list[str]:
+    """The shard files a run uses: the manifest's first ``shards`` (0: all), of those the ones
+    whose teacher contains one of the comma-separated ``teachers`` ("": every teacher).
+
+    >>> teacher_filter(" 8ca5aff2372a, ebf324e68d0d ")
+    ['8ca5aff2372a', 'ebf324e68d0d']
 
     Raises:
-        EngineError: if the folder has no manifest or fewer shards than asked for.
+        EngineError: if the folder has no manifest, fewer shards than asked for, or no shard of
+            those teachers.
     """
     entries = read_manifest(Path(labels))["shards"]
     if not entries:
         raise EngineError(f"no label shards listed in {str(labels)!r}")
     if shards > len(entries):
         raise EngineError(f"{str(labels)!r} lists {len(entries)} shards, not {shards}")
-    return [str(e["file"]) for e in entries[: shards or len(entries)]]
+    chosen = entries[: shards or len(entries)]
+    wanted = teacher_filter(teachers)
+    if wanted:
+        chosen = [e for e in chosen if any(w in str(e.get("teacher", "")) for w in wanted)]
+        if not chosen:
+            raise EngineError(f"no label shard in {str(labels)!r} has a teacher matching {teachers!r}")
+    return [str(e["file"]) for e in chosen]
+
+
+def teacher_filter(teachers: str) -> list[str]:
+    """The non-empty, stripped parts of a comma-separated list of teacher names."""
+    return [t.strip() for t in teachers.split(",") if t.strip()]
 
 
 def shards_digest(labels: str | Path, files: list[str]) -> str:
@@ -283,7 +300,7 @@ class FitState:
     @classmethod
     def fresh(cls, config: FitConfig) -> FitState:
         config.check()
-        files = shard_files(config.labels, config.shards)
+        files = shard_files(config.labels, config.shards, config.teachers)
         rng = np.random.default_rng(config.seed)
         record: dict = {}
         if config.init_from:
