@@ -151,7 +151,7 @@ def test_teachers_choose_the_shards_by_their_teacher(labels, tmp_path, capsys) -
     assert shard_files(folder, 2, "aaa111") == ["toy-00000.npz"]  # the first two shards, then the filter
     assert shard_files(folder, 0, " bbb222 , aaa111 ") == ["toy-00000.npz", "toy-00001.npz", "toy-00002.npz"]
     assert shard_files(folder, 0, "") == shard_files(folder, 0, " , ")
-    with pytest.raises(EngineError, match="no label shard .* teacher matching 'ccc'"):
+    with pytest.raises(EngineError, match=r"no label shard .* teacher matching 'ccc'"):
         shard_files(folder, 0, "ccc")
     out = tmp_path / "run"
     main(
