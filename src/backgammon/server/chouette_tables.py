@@ -53,7 +53,7 @@ from backgammon.server.fair import dice_doc, draws_of, game_dice_config, game_se
 from backgammon.server.network import Network
 from backgammon.server.protocol import shown
 from backgammon.server.replay import CHOUETTE_BOX, chouette_moves, chouette_of, replay_chouette
-from backgammon.server.rooms import Outbox, Room, Row, Store, fan_out, sweep_idle
+from backgammon.server.rooms import Outbox, Room, Row, Store, drop_idle, fan_out, sweep_idle
 from backgammon.server.sockets import serve_connection
 from backgammon.server.tables import _check_name, cube_for, decide
 
@@ -331,9 +331,7 @@ class ChouetteManager:
         table = self.tables.get(table_id)
         if table is not None:
             table.used = time.monotonic()
-            if self.net.shared and not table.outboxes and not self.net.owns(table.id) and not table.room.closed:
-                # another process runs it and announces its changes only while clients here watch it
-                await table.room.call(functools.partial(self._refresh_and_show, table))
+            await self.net.read_if_stale(table.id, table.room, functools.partial(self._refresh_and_show, table))
             return table
         if not isinstance(table_id, str) or len(table_id) > 32:
             raise LookupError(f"no chouette table {shown(table_id)}")
@@ -359,11 +357,7 @@ class ChouetteManager:
         kept = self.tables.setdefault(table.id, table)
         if kept is table:
 
-            def on_event(message: dict[str, Any]) -> None:
-                if message.get("released"):  # its owner handed it off: take it if people here watch it
-                    if table.outboxes:
-                        asyncio.get_running_loop().create_task(self._claim(table))
-                    return
+            def on_event(_message: dict[str, Any]) -> None:
                 table.room.post(functools.partial(self._refresh_and_show, table))
 
             self._unfollow[table.id] = self.net.follow(
@@ -373,6 +367,8 @@ class ChouetteManager:
                 functools.partial(self._answer, table),
                 watched=lambda: bool(table.outboxes),
                 on_audience=lambda: self.net.announce("chouette", table.id, {"v": table.version, "reload": True}),
+                on_wanted_elsewhere=lambda: table.room.post(functools.partial(self._hand_off, table)),
+                on_released=functools.partial(self._claim, table),
             )
             if self._sweeper is None:
                 self._sweeper = asyncio.get_running_loop().create_task(
@@ -384,21 +380,11 @@ class ChouetteManager:
         """Drop from memory the chouettes nobody watches here, whose computers are not playing and
         with no job under way, unused since ``unused_since`` (``time.monotonic``); they stay in the
         database. How many."""
-        idle = [
-            table
-            for table in self.tables.values()
-            if not table.outboxes
-            and table.used <= unused_since
-            and not table.bots_running
-            and (table.task is None or table.task.done())
-            and table.room.idle
-        ]
-        for table in idle:
-            del self.tables[table.id]
-            table.room.close()
-            self._unfollow.pop(table.id, lambda: None)()
-            self.net.release(table.id)
-        return len(idle)
+
+        def due(table: ChouetteRuntime) -> bool:
+            return table.bots_running or (table.task is not None and not table.task.done())
+
+        return drop_idle(self.tables, unused_since, due, self._unfollow, self.net.release)
 
     def _on_bus_reconnect(self) -> None:
         """Announcements may have been lost while the bus was down: read every followed chouette again."""
@@ -425,12 +411,10 @@ class ChouetteManager:
         return not self.net.shared or self.net.owns(table.id)
 
     async def _in_room(self, table: ChouetteRuntime, request: dict[str, Any], job) -> None:
-        request = {**request, "watched": bool(table.outboxes)}  # the owner hands off a room it does not watch
         await self.net.run("chouette", table.id, table.room, request, job, lambda: self._take_over(table))
 
     async def _answer(self, table: ChouetteRuntime, message: dict[str, Any]) -> dict[str, Any]:
-        """Another process's request for a chouette this process runs; the chouette goes to the asker
-        if people watch it there and none here."""
+        """Another process's request for a chouette this process runs."""
         name = message.get("name")
         if not isinstance(name, str):
             raise InvalidInputError("invalid forwarded request: no name")
@@ -440,8 +424,6 @@ class ChouetteManager:
             await self.net.in_room(table.id, table.room, lambda: self._join(table, name, message["digest"]))
         else:
             raise InvalidInputError("invalid forwarded request")
-        if message.get("watched") is True and not table.outboxes:
-            table.room.post(functools.partial(self._hand_off, table))
         return {}
 
     async def _claim(self, table: ChouetteRuntime) -> None:
@@ -460,8 +442,9 @@ class ChouetteManager:
         )
 
     async def _hand_off(self, table: ChouetteRuntime) -> None:
-        """Give the chouette to the process whose people watch it (after a request from there), or let
-        its lease go when nobody watches it (:meth:`_rest`). Runs in the room."""
+        """Give the chouette to the process whose people watch it (after a request from there: the
+        network decides when), or let its lease go when nobody watches it (:meth:`_rest`). Runs in
+        the room."""
         if table.outboxes or table.bots_running or not self.net.owns(table.id):
             return
         if table.task is not None and not table.task.done():

@@ -23,7 +23,10 @@ Every kind of room (a match or money table, a chouette) uses one :class:`Network
   the room's topic; the askers take it. Until then (:data:`HANDOFF_MEMORY` seconds) the old owner
   answers requests that reach it late with ``moved``, and the asker tries again. Every job runs in
   its room only while this process owns the room (:meth:`Network.in_room`), so a job queued behind
-  a hand-off never changes a room another process now runs.
+  a hand-off never changes a room another process now runs. The network decides when a room is
+  handed off and taken, the same for every kind of room (:meth:`Network.follow`; a forwarded
+  request says whether the asker's clients watch the room); the room's manager says how (what
+  stops before the release, how the room is taken and brought up to date).
 
 With one process (SQLite) nothing goes over a bus: every room is this process's.
 """
@@ -34,7 +37,7 @@ import asyncio
 import functools
 import logging
 import uuid
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from typing import Any, TypeVar
 
 from backgammon.errors import IllegalActionError, IllegalPlayError, InvalidInputError
@@ -192,22 +195,21 @@ class Network:
         Raises:
             what the job raised, or the owner's error as the same kind of exception.
         """
+        request = {**request, "watched": self._is_watched(room_id)}  # (see :meth:`follow`: the hand-off)
         for attempt in range(MOVE_RETRIES):
             if attempt:  # the room moved while this request was on its way: another process may be taking it
                 await asyncio.sleep(MOVE_PAUSE * 2 ** (attempt - 1))
-            if await self.own(room_id, room, take_over):
+            answer: dict[str, Any] | None = None
+            if not await self.own(room_id, room, take_over):
+                answer = await self._ask(room_id, request, lambda: self.own(room_id, room, take_over))
+                # None: the owner died (this process has taken the room over) or is far too slow
+                if answer is None and not await self.own(room_id, room, take_over):
+                    raise IllegalActionError("the table's server is not answering: try again in a moment")
+            if answer is None:  # this process owns the room
                 try:
                     return await self.in_room(room_id, room, job)
                 except RoomMoved:
                     continue  # handed off while the job waited its turn: follow the room
-            answer = await self._ask(room_id, request, lambda: self.own(room_id, room, take_over))
-            if answer is None:  # the owner died (this process has taken the room over) or is far too slow
-                if await self.own(room_id, room, take_over):
-                    try:
-                        return await self.in_room(room_id, room, job)
-                    except RoomMoved:
-                        continue
-                raise IllegalActionError("the table's server is not answering: try again in a moment")
             if answer.get("moved"):
                 continue  # it was handed off before it got there: ask again where it is now
             if not answer.get("ok"):
@@ -228,26 +230,46 @@ class Network:
         *,
         watched: Callable[[], bool] = lambda: False,
         on_audience: Callable[[], None] = lambda: None,
+        on_wanted_elsewhere: Callable[[], None] = lambda: None,
+        on_released: Callable[[], Coroutine[Any, Any, None]] | None = None,
     ) -> Callable[[], None]:
         """Receive the owner's announcements for a room (when another process owns it) and, while
         this process owns it, the other processes' requests (``on_request`` returns the answer's
         fields or raises) and reminders that they listen. ``watched()``: whether clients here watch
-        the room (then this process reminds the owner); ``on_audience``: runs when another process
-        starts listening to the room this process owns (announce where the room stands). Returns the
-        function that stops all of it."""
+        the room (then this process reminds the owner, and its forwarded requests say so);
+        ``on_audience``: runs when another process starts listening to the room this process owns
+        (announce where the room stands). Returns the function that stops all of it.
+
+        The hand-off (the room goes to where its clients are) is decided here:
+        ``on_wanted_elsewhere`` runs on the owner once it has answered a request from a process
+        whose clients watch the room, when none here do (it hands the room off: a job in the room
+        that stops what runs there and calls :meth:`hand_off`); ``on_released`` runs (as a task)
+        where clients watch the room when its owner has handed it off (it takes the room:
+        :meth:`own`). Without ``on_released``, the owner's ``released`` note goes to ``on_event``."""
         if not self.shared:
             return lambda: None
 
         def event(message: dict[str, Any]) -> None:
-            if message.get("from") != self.process and not self.leases.owns(room_id):
-                on_event(message)
+            if message.get("from") == self.process or self.leases.owns(room_id):
+                return
+            if message.get("released") and on_released is not None:
+                if watched():
+                    asyncio.get_running_loop().create_task(on_released())
+                return
+            on_event(message)
+
+        async def answer(message: dict[str, Any]) -> dict[str, Any] | None:
+            reply = await on_request(message)
+            if message.get("watched") is True and not watched():  # the asker's clients watch it, none here
+                on_wanted_elsewhere()
+            return reply
 
         def request(message: dict[str, Any]) -> None:
             if message.get("from") == self.process:
                 return
             if self.leases.owns(room_id):
                 self._listener(room_id, message.get("from"))  # (it must see what its request changes)
-                asyncio.get_running_loop().create_task(self._answer(message, on_request))
+                asyncio.get_running_loop().create_task(self._answer(message, answer))
             elif (
                 room_id in self._handed
                 and asyncio.get_running_loop().time() - self._handed[room_id][0] < HANDOFF_MEMORY
@@ -274,6 +296,18 @@ class Network:
                 del self._watched[room_id]
 
         return stop_all
+
+    def _is_watched(self, room_id: str) -> bool:
+        """Whether clients here watch a room this process follows (its ``watched()``)."""
+        watched = self._watched.get(room_id)
+        return watched is not None and watched()
+
+    async def read_if_stale(self, room_id: str, room: Room, refresh: Callable[[], Awaitable[None]]) -> None:
+        """Before a copy of a room is shown: if another process runs the room and no client here
+        watches it (``watched()`` given to :meth:`follow`), its owner has not been announcing its
+        changes here, so ``refresh`` (run in the room) reads it again."""
+        if self.shared and not self._is_watched(room_id) and not self.leases.owns(room_id) and not room.closed:
+            await room.call(refresh)
 
     def want(self, room_id: str) -> None:
         """Ask the room's owner (another process) to announce its changes: clients here watch it."""

@@ -26,7 +26,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from sqlalchemy import insert, update
 from sqlalchemy.orm import sessionmaker
@@ -198,6 +198,58 @@ class Outbox:
     @property
     def backlog(self) -> int:
         return self._queue.qsize()
+
+
+class Held(Protocol):
+    """What a manager holds in memory for one room (a table, a chouette)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def room(self) -> Room: ...
+
+    @property
+    def outboxes(self) -> set[Outbox]: ...  # the connections here that watch it
+
+    @property
+    def used(self) -> float: ...  # when it was last asked for or watched (``time.monotonic``)
+
+
+H = TypeVar("H", bound=Held)
+
+
+def drop_room(
+    held: dict[str, H], item: H, unfollow: dict[str, Callable[[], Any]], release: Callable[[str], None]
+) -> None:
+    """Drop a room from its manager's memory (it stays in the database; the next request reads it
+    again): forget ``item`` if it is the one ``held`` (by id), stop its room, stop following it
+    between processes (``unfollow``, by id) and let its lease go (``release``)."""
+    if held.get(item.id) is item:
+        del held[item.id]
+        item.room.close()
+        unfollow.pop(item.id, lambda: None)()
+        release(item.id)
+
+
+def drop_idle(
+    held: dict[str, H],
+    unused_since: float,
+    due: Callable[[H], bool],
+    unfollow: dict[str, Callable[[], Any]],
+    release: Callable[[str], None],
+) -> int:
+    """Drop from memory (:func:`drop_room`) the rooms nobody watches here, with no job under way and
+    nothing ``due`` (the manager's say: a computer or a clock still to act), unused since
+    ``unused_since`` (``time.monotonic``); they stay in the database. How many."""
+    idle = [
+        item
+        for item in held.values()
+        if not item.outboxes and item.used <= unused_since and item.room.idle and not due(item)
+    ]
+    for item in idle:
+        drop_room(held, item, unfollow, release)
+    return len(idle)
 
 
 async def sweep_idle(sweep: Callable[[float], int], kind: str) -> None:

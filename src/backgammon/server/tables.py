@@ -57,7 +57,7 @@ from backgammon.server.network import Network
 from backgammon.server.protocol import shown
 from backgammon.server.rating import rating_change
 from backgammon.server.replay import END_SESSION, match_of, replay_match
-from backgammon.server.rooms import Outbox, Room, Row, Store, fan_out, sweep_idle
+from backgammon.server.rooms import Outbox, Room, Row, Store, drop_idle, drop_room, fan_out, sweep_idle
 
 log = logging.getLogger("backgammon.server")
 
@@ -323,6 +323,8 @@ class TableManager:
                     functools.partial(self._answer, table),
                     watched=lambda: bool(table.outboxes),
                     on_audience=where_it_stands,
+                    on_wanted_elsewhere=lambda: table.room.post(functools.partial(self._hand_off, table)),
+                    on_released=functools.partial(self.claim, table),
                 ),
                 self.net.listen(f"presence:{table.id}", functools.partial(self._on_presence, table)),
             ]
@@ -363,9 +365,7 @@ class TableManager:
         table = self.tables.get(table_id)
         if table is not None:
             table.used = time.monotonic()
-            if self.net.shared and not table.outboxes and not self.net.owns(table.id) and not table.room.closed:
-                # another process runs it and announces its changes only while clients here watch it
-                await table.room.call(functools.partial(self._refresh, table))
+            await self.net.read_if_stale(table.id, table.room, functools.partial(self._refresh, table))
             return table
         if not isinstance(table_id, str) or len(table_id) > 32:
             raise LookupError(f"no table {shown(table_id)}")
@@ -387,30 +387,17 @@ class TableManager:
     def forget(self, table: TableRuntime) -> None:
         """Drop a finished table nobody watches from memory (it stays in the database)."""
         if table.is_over and not table.outboxes:
-            self._drop(table)
-
-    def _drop(self, table: TableRuntime) -> None:
-        if self.tables.get(table.id) is table:
-            del self.tables[table.id]
-            table.room.close()
-            self._unfollow.pop(table.id, lambda: None)()
-            self.net.release(table.id)
+            drop_room(self.tables, table, self._unfollow, self.net.release)
 
     def sweep(self, unused_since: float) -> int:
         """Drop from memory the tables nobody watches here, with nothing due and no job under way,
         unused since ``unused_since`` (``time.monotonic``); they stay in the database. How many."""
-        idle = [
-            table
-            for table in self.tables.values()
-            if not table.outboxes
-            and table.used <= unused_since
-            and not (table.needs_owner and self.net.owns(table.id))  # (another process's to run)
-            and table.room.idle
-            and all(task is None or task.done() for task in (table.bot_task, table.clock_task))
-        ]
-        for table in idle:
-            self._drop(table)
-        return len(idle)
+
+        def due(table: TableRuntime) -> bool:
+            running = any(task is not None and not task.done() for task in (table.bot_task, table.clock_task))
+            return running or (table.needs_owner and self.net.owns(table.id))  # (else another process's to run)
+
+        return drop_idle(self.tables, unused_since, due, self._unfollow, self.net.release)
 
     async def _refresh(self, table: TableRuntime) -> None:
         """Bring a table up to the database's truth (another process changed it). Runs in the room."""
@@ -438,8 +425,8 @@ class TableManager:
 
     async def _hand_off(self, table: TableRuntime) -> None:
         """Give the table to the process whose connections watch it, when none watches it here
-        (after a request from there). Its computer turn and clock stop here; the new owner starts
-        them again. Runs in the room."""
+        (after a request from there: the network decides when), or let its lease go (:meth:`_rest`).
+        Its computer turn and clock stop here; the new owner starts them again. Runs in the room."""
         if table.outboxes or table.is_over or not self.net.owns(table.id):
             return
         for task in (table.bot_task, table.clock_task):
@@ -825,7 +812,6 @@ class TableManager:
     # ------------------------------------------------- several processes
     async def _in_room(self, table: TableRuntime, request: dict[str, Any], job: Callable[[], Awaitable[T]]) -> T:
         """Run ``job`` in the table's room, here or (forwarded as ``request``) at its owner's."""
-        request = {**request, "watched": bool(table.outboxes)}  # the owner hands off a room it does not watch
         result = await self.net.run("table", table.id, table.room, request, job, lambda: self._take_over(table))
         if isinstance(result, dict) and "req" in result:  # the owner's answer
             if request["kind"] == "join":
@@ -834,14 +820,8 @@ class TableManager:
         return result  # type: ignore[return-value]
 
     async def _answer(self, table: TableRuntime, message: dict[str, Any]) -> dict[str, Any]:
-        """Another process's request for a table this process owns; the table goes to the asker if
-        connections watch it there and none here."""
-        answer = await self._answer_request(table, message)
-        if message.get("watched") is True and not table.outboxes:
-            table.room.post(functools.partial(self._hand_off, table))
-        return answer
+        """Another process's request for a table this process owns."""
 
-    async def _answer_request(self, table: TableRuntime, message: dict[str, Any]) -> dict[str, Any]:
         def here(job: Callable[[], Awaitable[T]]) -> Awaitable[T]:
             return self.net.in_room(table.id, table.room, job)
 
@@ -876,10 +856,6 @@ class TableManager:
         """Apply the owner's change to this copy (or read the table again), then publish it here."""
         if isinstance(message.get("chat"), dict):
             self._show_chat(table, message["chat"])
-            return
-        if message.get("released"):  # its owner handed it off: take it if connections here watch it
-            if table.outboxes:
-                asyncio.get_running_loop().create_task(self.claim(table))
             return
         version, event = message.get("v"), message.get("event")
         if version == table.version and not message.get("reload"):
