@@ -2,7 +2,7 @@
 
 ``gnubg_nn`` (the Python binding) has no money cube decisions, so this drives
 Debian's ``gnubg`` binary (``/usr/games/gnubg -t -q``) with a script on stdin:
-both players human, beavers off, cube decisions at 0-ply, then for each
+both players human, beavers off, cube decisions at 0-ply (or ``plies``), then for each
 request ``set gnubgid <Position ID>:<Match ID>`` (money play, the cube, the
 player on roll to decide, dice not rolled) and ``hint``, which prints gnubg's
 0-ply cubeless equity, the three cubeful equities (no double, double/take,
@@ -36,7 +36,7 @@ _SETUP = [
     "new game",
 ]
 _EQUITY = re.compile(r"^\s*\d\.\s+(.+?)\s{2,}([+-]?\d+\.\d+)", re.MULTILINE)
-_CUBELESS = re.compile(r"0-ply cubeless equity\s+([+-]?\d+\.\d+)")
+_CUBELESS = re.compile(r"\d-ply cubeless equity\s+([+-]?\d+\.\d+)")
 _PROPER = re.compile(r"Proper cube action:\s*(.+?)\s*(?:\(|$)", re.MULTILINE)
 
 
@@ -100,16 +100,17 @@ def available(path: str = GNUBG) -> bool:
 
 
 def money_cube_hints(
-    requests: Sequence[tuple[Position, MoneyCube]], path: str = GNUBG, timeout: float = 600.0
+    requests: Sequence[tuple[Position, MoneyCube]], path: str = GNUBG, timeout: float = 600.0, plies: int = 0
 ) -> list[GnubgCube]:
-    """gnubg's 0-ply money cube decision for each (position, cube) pair, in one gnubg run.
+    """gnubg's money cube decision for each (position, cube) pair at ``plies`` (0 unless told), in one gnubg run.
 
     Raises:
         RuntimeError: if gnubg fails or prints something this parser does not
             understand for a request (the message quotes it).
     """
     ids = [cube.gnubg_id(position) for position, cube in requests]
-    script = "\n".join([*_SETUP, *(f"set gnubgid {i}\nhint" for i in ids), "quit", "y", ""])
+    setup = [line.replace("eval plies 0", f"eval plies {plies}") for line in _SETUP]
+    script = "\n".join([*setup, *(f"set gnubgid {i}\nhint" for i in ids), "quit", "y", ""])
     run = subprocess.run([path, "-t", "-q"], input=script, capture_output=True, text=True, timeout=timeout, check=False)
     chunks = run.stdout.split("Setting GNUbg ID ")[1:]
     if len(chunks) != len(ids):
