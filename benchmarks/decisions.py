@@ -11,7 +11,9 @@ candidate's equity), pubeval, and our engine at ``expert`` (0-ply), ``casual`` a
 (the nets shipped when the chunk was built: they only steer which positions occur). A decision is
 kept with a probability that depends on its phase (rare phases more often, see ``KEEP``), so
 that priming battles, back games, holding games and blitzes are not drowned by ordinary contact
-and races; rolls with a single distinct resulting position are left out.
+and races; rolls with a single distinct resulting position are left out. (The keep chances read
+an earlier, looser prime tag, kept for the sampling only so that the chunks rebuild the same:
+any run of five made points with a checker of the other beyond its front.)
 
 **Phases** (:func:`phase`, first match wins; "side" is either player; points are counted from the
 side's own 1 to 24, its home board 1..6): ``bear-off`` and ``race``: gnubg's ``classify`` (no
@@ -19,7 +21,7 @@ contact; bear-off: both sides in gnubg's bear-off database); ``back game``: a si
 more points in the other's home board (its points 19..24) and trails by 30 pips or more;
 ``blitz``: a side has 3 or more home points made, the other has a checker on the bar or two or
 more blots in that home board, and no point there; ``prime``: a side has 5 or more consecutive
-made points with a checker of the other behind them (or on the bar); ``holding``: a side holds a
+made points with a checker of the other behind them (still to pass them, or on the bar); ``holding``: a side holds a
 point on its 18..21 (the other's bar, 6, 5 or 4 point), trails by 15 pips or more, and the other
 has at most 2 checkers back (on its points 19..24 or the bar); ``crashed``: gnubg's class
 crashed; ``contact``: the rest.
@@ -51,8 +53,15 @@ overall and by phase; then the cube decisions (doubler, taker, both). Players (`
 slow, not in the default list), ``gnubg0``, ``gnubg1`` (gnubg_nn's best play at 0 and 1 ply).
 ``--slow-limit`` (default 2000) caps the decisions scored for 2- and 3-ply players: an evenly
 spread subset (every k-th), so all phases stay in; ``--limit`` caps every player the same way.
-With the full set (about 16,000 decisions) the default run takes about 20 minutes on this
-project's 2-core machine (world_class ~0.1 s per decision, gnubg 1-ply ~0.02 s).
+With the committed set (20,000 checker decisions, 3,411 cube positions) the default run took 14
+minutes on this project's 2-core machine beside other jobs (world_class 8 minutes for its 2,000,
+our 1-ply 2, gnubg 1-ply 4, the rest seconds). Building the 80 chunks took 26 minutes (about 13
+decisions per second, niced, beside a labeller): ``--build --chunks 120`` adds chunks 80..119.
+
+gnubg's own 0-ply and 1-ply share the referee's net and its filter (a play gnubg 0-ply ranks
+first is always scored at 2-ply), so the benchmark leans their way; our players' plays that the
+filter dropped are judged by gnubg's lower-ply differences. Compare our players with each other
+(or nets with ``--weights``) first, and with gnubg with that in mind.
 """
 
 from __future__ import annotations
@@ -106,8 +115,12 @@ def _pips(side: np.ndarray) -> int:
     return int(np.arange(1, 26) @ side.astype(int))
 
 
-def _side_phase(a: np.ndarray, b: np.ndarray) -> str | None:
-    """The structural phase side ``a`` (index i: its point i + 1, 24: the bar) imposes or plays, or None."""
+def _side_phase(a: np.ndarray, b: np.ndarray, sampling: bool = False) -> str | None:
+    """The structural phase side ``a`` (index i: its point i + 1, 24: the bar) imposes or plays, or None.
+
+    ``sampling``: the looser prime tag the sampling's keep chances use (any run of five made points
+    with a checker of the other beyond its front; kept so that the committed chunks rebuild the same).
+    """
     trail = _pips(a) - _pips(b)  # positive: a is behind
     if int((a[18:24] >= 2).sum()) >= 2 and trail >= 30:
         return "back game"
@@ -121,22 +134,24 @@ def _side_phase(a: np.ndarray, b: np.ndarray) -> str | None:
         return "blitz"
     for lo, hi in _runs(a[:24] >= 2):
         if hi - lo + 1 >= 5:
-            # b's checker on its point j + 1 is on a's point 24 - j; behind the prime: above a's point hi + 1
-            behind = int(b[24]) + int(b[: max(0, 23 - hi)].sum())
+            # b's checker on its point j + 1 is on a's point 24 - j, and b moves towards a's point 24:
+            # behind the prime (still to pass it) is below a's point lo + 1, or on the bar
+            behind = int(b[24]) + int(b[: max(0, 23 - hi)].sum()) if sampling else int(b[24 - lo : 25].sum())
             if behind > 0:
                 return "prime"
     return None
 
 
-def phase(board: np.ndarray, g) -> str:
-    """The phase of a position (side on roll first); see the module docstring."""
+def phase(board: np.ndarray, g, sampling: bool = False) -> str:
+    """The phase of a position (side on roll first); see the module docstring (``sampling``: the
+    looser prime tag that the sampling's keep chances use, see :func:`_side_phase`)."""
     cls = g.classify([board[1].tolist(), board[0].tolist()])
     if cls == g.c_bearoff:
         return "bear-off"
     if cls in (g.c_race, g.c_over):
         return "race"
     a, b = board[0].astype(int), board[1].astype(int)
-    tags = {_side_phase(a, b), _side_phase(b, a)}
+    tags = {_side_phase(a, b, sampling), _side_phase(b, a, sampling)}
     for name in ("back game", "blitz", "prime"):
         if name in tags:
             return name
@@ -283,18 +298,16 @@ def build_chunk(k: int, seed: int, g, log: Callable[[str], None] = print) -> dic
             d1, d2 = (int(x) for x in rng.integers(1, 7, 2))
         ply = 0
         while len(boards) < CHUNK:
-            ph = None
             if ply > 0 and rng.random() < CUBE_KEEP:
                 e = _eq(_gprobs(g, b, 0))
                 if CUBE_WINDOW[0] <= e <= CUBE_WINDOW[1]:
-                    ph = phase(b, g)
                     cube_boards.append(b.copy())
-                    cube_phase.append(PHASES.index(ph))
+                    cube_phase.append(PHASES.index(phase(b, g)))
                     cube_owned.append(bool(rng.integers(2)))
             cands = successors_py(b, d1, d2)
             if len(cands) > 1:
-                ph = ph or phase(b, g)
-                if rng.random() < KEEP[ph]:
+                if rng.random() < KEEP[phase(b, g, sampling=True)]:
+                    ph = phase(b, g)
                     e0 = [ref.equity(c, 0) for c in cands]
                     err, depth = filtered_errors(e0, lambda i, n, cands=cands: ref.equity(cands[i], n))
                     boards.append(b.copy())

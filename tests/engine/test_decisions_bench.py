@@ -128,3 +128,17 @@ def test_phases(bench) -> None:
     back[0, [5, 7, 12]] = [5, 3, 3]
     back[1, [0, 1, 3, 5]] = [4, 4, 4, 3]  # clear of the points 3 and 5 the back checkers hold
     assert bench.phase(back, g) == "back game"
+
+
+def test_prime_needs_a_checker_behind_it(bench) -> None:
+    g = pytest.importorskip("gnubg_nn")
+    primed = np.zeros((2, 25), dtype=np.int8)
+    primed[0, 3:8] = 2  # my points 4..8
+    primed[0, 12] = 5
+    primed[1, [5, 7, 12]] = [5, 3, 5]
+    primed[1, 23] = 2  # their 24-point: my 1-point, behind my prime
+    assert bench.phase(primed, g) == "prime"
+    escaped = primed.copy()
+    escaped[1, 23], escaped[1, 15] = 0, 2  # now on my 9-point, past the prime
+    assert bench.phase(escaped, g) != "prime"
+    assert bench.phase(escaped, g, sampling=True) == "prime"  # the sampling's looser tag
