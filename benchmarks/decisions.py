@@ -54,14 +54,15 @@ slow, not in the default list), ``gnubg0``, ``gnubg1`` (gnubg_nn's best play at 
 ``--slow-limit`` (default 2000) caps the decisions scored for 2- and 3-ply players: an evenly
 spread subset (every k-th), so all phases stay in; ``--limit`` caps every player the same way.
 With the committed set (20,000 checker decisions, 3,411 cube positions) the default run took 14
-minutes on this project's 2-core machine beside other jobs (world_class 8 minutes for its 2,000,
+to 16 minutes on this project's 2-core machine beside other jobs (world_class 8 minutes for its 2,000,
 our 1-ply 2, gnubg 1-ply 4, the rest seconds). Building the 80 chunks took 26 minutes (about 13
 decisions per second, niced, beside a labeller): ``--build --chunks 120`` adds chunks 80..119.
 
 gnubg's own 0-ply and 1-ply share the referee's net and its filter (a play gnubg 0-ply ranks
 first is always scored at 2-ply), so the benchmark leans their way; our players' plays that the
 filter dropped are judged by gnubg's lower-ply differences. Compare our players with each other
-(or nets with ``--weights``) first, and with gnubg with that in mind.
+(or nets with ``--weights``) first, and with gnubg with that in mind. Never train on the set, nor
+tune on it beyond choosing between finished checkpoints.
 """
 
 from __future__ import annotations
