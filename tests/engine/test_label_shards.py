@@ -9,7 +9,7 @@ import pytest
 
 from backgammon.cli import main
 from backgammon.engine import _distill, _selfplay
-from backgammon.engine._movegen import BEAROFF, MAX_PLAYS, phase, successors_py
+from backgammon.engine._movegen import BEAROFF, MAX_PLAYS, hard_contact, phase, successors_py
 from backgammon.engine.bearoff import BearoffDatabase
 from backgammon.engine.evaluator import default_weights_path
 from backgammon.engine.labels import (
@@ -20,6 +20,7 @@ from backgammon.engine.labels import (
     load_labels,
     net_arrays,
     read_manifest,
+    run_name,
     sanitized,
     shard_seed,
     write_labels,
@@ -161,7 +162,15 @@ def test_near_best_exploration_stays_within_the_window(arrays) -> None:
 
 
 @pytest.mark.parametrize(
-    "args", [("--plies", "3"), ("--shard-size", "0"), ("--near", "-1"), ("--threads", "0"), ("--positions", "-5")]
+    "args",
+    [
+        ("--plies", "3"),
+        ("--shard-size", "0"),
+        ("--near", "-1"),
+        ("--threads", "0"),
+        ("--positions", "-5"),
+        ("--focus", "2"),
+    ],
 )
 def test_bad_settings_exit_2_with_one_line(tmp_path, capsys, args) -> None:
     code, _, err = cli(capsys, "--out", str(tmp_path / "x"), "--positions", "1", *args)
@@ -180,3 +189,42 @@ def test_damaged_folders_are_named(tmp_path) -> None:
         load_labels(tmp_path)
     with pytest.raises(InvalidInputError):
         LabelSettings(keep=0).check()
+
+
+def _board(own: dict[int, int], other: dict[int, int]) -> np.ndarray:
+    """A board from {point: checkers} per side (points 1..24 in each side's own numbering, 25 the bar)."""
+    board = np.zeros((2, 25), dtype=np.int8)
+    for row, side in enumerate((own, other)):
+        for point, n in side.items():
+            board[row, point - 1] = n
+    return board
+
+
+def test_hard_contact_tags_back_games_and_crashed_positions() -> None:
+    opening = _board({6: 5, 8: 3, 13: 5, 24: 2}, {6: 5, 8: 3, 13: 5, 24: 2})
+    # the side on roll holds the other's 1 and 3 points, 60 pips behind: a back game
+    back_game = _board({6: 3, 8: 2, 13: 4, 22: 2, 24: 2, 25: 2}, {1: 3, 2: 3, 3: 2, 4: 2, 5: 2, 6: 3})
+    # the same two points held while ahead in the race are not one
+    level = _board({4: 4, 5: 4, 6: 3, 22: 2, 24: 2}, {6: 4, 8: 4, 13: 5, 24: 2})
+    # the other side has crashed: 7 checkers in play beside spares buried on its 1 and 2 points
+    crashed = _board({6: 5, 8: 3, 13: 5, 24: 2}, {1: 6, 2: 4, 3: 1, 20: 2, 25: 2})
+    race = _board({1: 5, 2: 5, 3: 5}, {7: 15})
+    assert not hard_contact(opening) and not hard_contact(level) and not hard_contact(race)
+    assert hard_contact(back_game) and hard_contact(crashed) and hard_contact(crashed[::-1].copy())
+
+
+def test_focus_keeps_more_hard_positions_and_leaves_old_runs_alone(arrays) -> None:
+    plain = np.empty((600, 2, 25), dtype=np.int8)
+    again = np.empty_like(plain)
+    focused = np.empty_like(plain)
+    _distill.sample_positions(*arrays, 5, 0, 0.1, plain, 0.1, 0.1)
+    _distill.sample_positions(*arrays, 5, 0, 0.1, again, 0.1, 0.1, 0.0)
+    _distill.sample_positions(*arrays, 5, 0, 0.1, focused, 0.1, 0.1, 1.0)
+    assert np.array_equal(plain, again)
+    share = [np.mean([hard_contact(b) for b in boards]) for boards in (plain, focused)]
+    assert share[1] > 2 * share[0] > 0
+    # a run labelled before --focus existed (committed in training/labels) keeps its name
+    entry = next(e for e in read_manifest("training/labels")["shards"] if e["file"].startswith("p2-s20261207-e08978b6"))
+    settings = LabelSettings(**{k: v for k, v in entry["settings"].items() if k != "focus"})
+    assert run_name(settings, entry["teacher"]) == "p2-s20261207-e08978b6"
+    assert run_name(LabelSettings(**{**entry["settings"], "focus": 0.5}), entry["teacher"]) != "p2-s20261207-e08978b6"

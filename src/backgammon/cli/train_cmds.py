@@ -224,6 +224,11 @@ def label(
     prune: int = typer.Option(
         12, "--prune", help="replies per roll evaluated at the inner ply of a 2-ply label (0: all of them)"
     ),
+    focus: float = typer.Option(
+        0.0,
+        "--focus",
+        help="share of back-game and crashed positions labelled, to have more of them (0: as --keep)",
+    ),
     weights: Path | None = typer.Option(None, "--weights", help="teacher weights (default: the shipped nets)"),
 ) -> None:
     """Label self-play positions of the shipped nets at 1 or 2 plies into resumable shards (see
@@ -231,7 +236,7 @@ def label(
     from backgammon.engine.labels import LabelSettings, write_labels
 
     settings = LabelSettings(
-        plies=plies, seed=seed, shard_size=shard_size, explore=explore, near=near, keep=keep, prune=prune
+        plies=plies, seed=seed, shard_size=shard_size, explore=explore, near=near, keep=keep, prune=prune, focus=focus
     )
     settings.check()
     if positions < 0 or threads < 1:

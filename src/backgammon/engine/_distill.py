@@ -17,7 +17,17 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from backgammon.engine._movegen import BEAROFF, CONTACT, MAX_PLAYS, OVER, RACE, new_workspace, phase, successors_ws
+from backgammon.engine._movegen import (
+    BEAROFF,
+    CONTACT,
+    MAX_PLAYS,
+    OVER,
+    RACE,
+    hard_contact,
+    new_workspace,
+    phase,
+    successors_ws,
+)
 from backgammon.engine._selfplay import (
     choice_scratch,
     choose_near,
@@ -35,13 +45,16 @@ from backgammon.engine.network import NUM_OUTPUTS, flip_outputs, forward_sparse3
 
 
 @njit(cache=True, nogil=True)
-def sample_positions(cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, seed, game0, explore, out, keep=1.0, near=0.0) -> int:
+def sample_positions(
+    cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, seed, game0, explore, out, keep=1.0, near=0.0, focus=0.0
+) -> int:
     """Fill ``out`` (``(n, 2, 25)`` int8) with positions, side on roll first, from 0-ply self-play games.
 
     With probability ``explore`` a move is a random legal one instead of the best,
     so the sample strays from the nets' own lines; with ``near`` above 0 that move is instead drawn among the
     plays within ``near`` equity of the best (plausible lines, not blunders). Each position met is kept with
-    probability ``keep`` (below 1, a sample of the same size spans more games).
+    probability ``keep`` (below 1, a sample of the same size spans more games), or with probability ``focus``
+    if that is above 0 and the position is a back game or a crashed one (:func:`_movegen.hard_contact`).
     Games are numbered from ``game0`` (their dice seeded by ``game_seed(seed, g)``);
     returns the games used.
     """
@@ -58,7 +71,8 @@ def sample_positions(cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, seed, game0, explor
         while k < n:
             if ply > 0:
                 d1, d2 = roll()
-                if keep >= 1.0 or np.random.random() < keep:
+                p = focus if focus > 0.0 and hard_contact(board) else keep
+                if p >= 1.0 or np.random.random() < p:
                     out[k] = board
                     k += 1
             if np.random.random() < explore:

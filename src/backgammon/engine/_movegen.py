@@ -81,6 +81,47 @@ def phase(board: np.ndarray) -> int:
     return RACE
 
 
+@njit(cache=True, nogil=True)
+def _pips(side: np.ndarray) -> int:
+    total = 0
+    for i in range(25):
+        total += side[i] * (i + 1)
+    return total
+
+
+@njit(cache=True, nogil=True)
+def _holds_back(side: np.ndarray, other: np.ndarray) -> bool:
+    """``side`` plays a back game: two or more points held in the other's home board, 30 pips behind."""
+    held = 0
+    for i in range(18, 24):
+        if side[i] >= 2:
+            held += 1
+    return held >= 2 and _pips(side) - _pips(other) >= 30
+
+
+@njit(cache=True, nogil=True)
+def _crashed(side: np.ndarray) -> bool:
+    """``side`` has crashed: at most 7 checkers left in play, not counting the spares buried on its 1 and
+    2 points (every checker there beyond the first)."""
+    n = 0
+    for i in range(25):
+        n += side[i]
+    n -= max(0, side[0] - 1) + max(0, side[1] - 1)
+    return n <= 7
+
+
+@njit(cache=True, nogil=True)
+def hard_contact(board: np.ndarray) -> bool:
+    """Whether a contact position is a back game or a crashed one, for either side: the kinds of
+    position that 0-ply self-play rarely reaches and the 0-ply nets judge worst, which the label
+    sampler can keep more often (``LabelSettings.focus``)."""
+    if phase(board) != CONTACT:
+        return False
+    a = board[0]
+    b = board[1]
+    return _holds_back(a, b) or _holds_back(b, a) or _crashed(a) or _crashed(b)
+
+
 @njit(cache=True)
 def successors(board: np.ndarray, d1: int, d2: int, out: np.ndarray) -> int:
     """Write the distinct legal resulting boards (flipped) into ``out``; return the count.

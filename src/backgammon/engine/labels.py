@@ -38,7 +38,7 @@ import numpy as np
 
 from backgammon import __version__
 from backgammon.engine import _distill
-from backgammon.engine._movegen import BEAROFF, CONTACT, RACE, board_of, phase
+from backgammon.engine._movegen import BEAROFF, CONTACT, RACE, board_of, hard_contact, phase
 from backgammon.engine.bearoff import WAYS, BearoffDatabase
 from backgammon.engine.evaluator import default_weights_path, sanitize
 from backgammon.engine.network import NetArrays, NetPair, kernel_arrays
@@ -64,6 +64,7 @@ class LabelSettings:
     near: float = 0.1  # equity window of those plays (0: any legal play, as refine samples)
     keep: float = 0.25  # share of the games' positions kept (spreads a shard over more games)
     prune: int = PRUNE  # replies per roll the pruning model keeps at the inner ply of a 2-ply label (0: all)
+    focus: float = 0.0  # share of back-game and crashed positions kept (0: ``keep``, as for the others)
 
     def check(self) -> None:
         """Raises InvalidInputError for settings outside their ranges."""
@@ -78,6 +79,8 @@ class LabelSettings:
             )
         if self.seed < 0:
             raise InvalidInputError(f"expected a seed >= 0, got {self.seed!r}")
+        if not 0 <= self.focus <= 1:
+            raise InvalidInputError(f"expected 0 <= focus <= 1 (0: as --keep), got {self.focus!r}")
         if self.prune < 0:
             raise InvalidInputError(f"expected --prune >= 0 (0: no pruning), got {self.prune!r}")
 
@@ -96,7 +99,10 @@ def teacher_of(weights: Path) -> str:
 
 def run_name(settings: LabelSettings, teacher: str) -> str:
     """The file-name prefix of a run: its depth, seed and a hash of everything that shapes its labels."""
-    key = json.dumps({**asdict(settings), "teacher": teacher}, sort_keys=True).encode()
+    fields = asdict(settings)
+    if not settings.focus:  # runs from before the setting existed keep their names
+        del fields["focus"]
+    key = json.dumps({**fields, "teacher": teacher}, sort_keys=True).encode()
     return f"p{settings.plies}-s{settings.seed}-{hashlib.sha256(key).hexdigest()[:8]}"
 
 
@@ -293,7 +299,9 @@ def write_labels(
         seed = shard_seed(settings.seed, index)
         t0 = time.perf_counter()
         boards = np.empty((count, 2, 25), dtype=np.int8)
-        games = _distill.sample_positions(*arrays, seed, 0, settings.explore, boards, settings.keep, settings.near)
+        games = _distill.sample_positions(
+            *arrays, seed, 0, settings.explore, boards, settings.keep, settings.near, settings.focus
+        )
 
         def progress(k: int, index: int = index, t0: float = t0) -> None:
             rate = k / max(time.perf_counter() - t0, 1e-9)
@@ -315,6 +323,7 @@ def write_labels(
             "settings": asdict(settings),
             "games": int(games),
             "phases": {k: int((phases == v).sum()) for k, v in PHASES.items()},
+            "hard": int(sum(hard_contact(b) for b in boards)),
             "seconds": round(seconds, 1),
             "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "sha256": _sha256(folder / file),
