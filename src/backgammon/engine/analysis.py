@@ -367,7 +367,8 @@ def analyze_mat_file(path: str | Path, evaluator: Any, plies: int = 0, luck: boo
 
 
 def report_json(report: MatchReport) -> dict[str, Any]:
-    """A report as JSON-ready data."""
+    """A report as JSON-ready data. The PRs are sent unrounded: a reader that shows them to one decimal
+    rounds once (a PR rounded to 2 decimals first, such as 26.2496 to 26.25, would show 26.3)."""
     return {
         "match_length": report.match_length,
         "final_score": list(report.final_score),
@@ -380,11 +381,11 @@ def report_json(report: MatchReport) -> dict[str, Any]:
                 "play_error": round(t.play_error, 4),
                 "cube_error": round(t.cube_error, 4),
                 "error_per_decision": round(t.error_per_decision, 5),
-                "pr": round(t.pr, 2),
+                "pr": t.pr,
                 "unforced_plays": t.unforced_plays,
                 "cube_decisions": t.cube_decisions,
-                "pr_checker": round(t.pr_checker, 2),
-                "pr_cube": round(t.pr_cube, 2),
+                "pr_checker": t.pr_checker,
+                "pr_cube": t.pr_cube,
                 "errors": t.errors,
                 **({"luck": round(t.luck, 4)} if t.luck is not None else {}),
             }
