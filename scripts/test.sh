@@ -2,7 +2,8 @@
 # Install everything from scratch (system packages, a virtual environment, the
 # project with its server and test extras), then run the static checks
 # (scripts/lint.sh), the fast tier (pytest -m "not slow": no browser) and the slow
-# tier (pytest -m slow: every browser test is also slow), stopping at the first failure.
+# tier (pytest -m slow: every browser test is also slow), stopping at the first failure; each tier
+# lists its ten slowest tests (the suite should stay well under 15 minutes).
 # Usage: bash scripts/test.sh [extra pytest arguments, given to both tiers]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -46,7 +47,7 @@ tier() {
   shift
   echo "== tests: $name"
   local rc=0
-  .venv/bin/python -m pytest -q -n 2 "$@" || rc=$?
+  .venv/bin/python -m pytest -q -n 2 --durations=10 "$@" || rc=$?
   if [ "$rc" = 5 ]; then echo "(no test of the $name tier selected)"; rc=0; fi
   return "$rc"
 }

@@ -76,7 +76,7 @@ def test_study_board_rollout_shows_live_intervals(browser, server, width, height
     page.click("#btn-check")
     page.wait_for_selector("#plays tr.mine")
     page.select_option("#rollout-top", "3")
-    page.select_option("#rollout-trials", "432")
+    page.select_option("#rollout-trials", "144")
     page.select_option("#rollout-ply", "0")
     page.click("#btn-rollout")
     page.wait_for_selector("#rollout-table svg.ci-bar", timeout=120_000)
@@ -92,7 +92,7 @@ def test_study_board_rollout_shows_live_intervals(browser, server, width, height
     final = seen[-1]
     assert len(final["rows"]) == 3 and final["bars"] == 3
     for cells in final["rows"]:
-        assert cells[3].startswith("±") and cells[5] == "432"  # the interval and the trials it rests on
+        assert cells[3].startswith("±") and cells[5] == "144"  # the interval and the trials it rests on
     assert final["ranked"] == ["0-ply cubeful money"] * 3  # the ranking's depth and kind beside each play
     # the intervals shrank from the first figures shown to the last
     first = next(st for st in seen if st["bars"] == 3 and all(c[3].startswith("±") for c in st["rows"]))
