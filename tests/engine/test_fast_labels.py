@@ -72,6 +72,19 @@ def test_unpruned_labels_are_the_searchs_two_ply_values(arrays, boards) -> None:
     assert np.abs(got - label_boards_fast(sample, arrays, 1, prune=0)).max() > 1e-3  # 2 plies is not 1 ply
 
 
+def test_unpruned_three_ply_labels_are_the_searchs_three_ply_values(arrays, boards) -> None:
+    # the 3-ply label: per roll the 0-ply best play, valued at 2 plies; unpruned it is search's 3-ply value
+    far = np.array([b[0, 12:].sum() >= 4 and b[1, 12:].sum() >= 4 for b in boards])
+    sample = boards[far][:2]
+    ref = evaluate_boards_ply(sample, NetEvaluator.default(), 3)
+    got = label_boards_fast(sample, arrays, 3, prune=0)
+    assert np.abs(got - ref).max() < 1e-5
+    assert np.abs(got - label_boards_fast(sample, arrays, 2, prune=0)).max() > 1e-3  # 3 plies is not 2
+    # pruned (the labeller's default), the labels stay close
+    d = np.abs(equity(label_boards_fast(sample, arrays, 3)) - equity(got))
+    assert d.max() < 0.02  # measured: ~0.002
+
+
 def test_pruned_labels_stay_close_to_the_unpruned_ones(arrays, boards) -> None:
     exact = label_boards_fast(boards, arrays, 2, prune=0)
     pruned = label_boards_fast(boards, arrays, 2, prune=12)

@@ -125,6 +125,17 @@ def test_two_ply_shard_holds_the_two_ply_labels(tmp_path, arrays) -> None:
     assert not np.allclose(targets[rows], label_boards(boards, arrays, 1)[rows], atol=1e-4)
 
 
+def test_three_ply_shard_holds_the_three_ply_labels(tmp_path, arrays) -> None:
+    entries = write_labels(tmp_path, LabelSettings(plies=3, seed=3, shard_size=3), 3)
+    assert len(entries) == 1 and entries[0]["plies"] == 3 and entries[0]["file"].startswith("p3-s3-")
+    boards, targets = load_labels(tmp_path)
+    ref = label_boards_fast(boards, arrays, 3)
+    rows = np.array([phase(b) != BEAROFF for b in boards])
+    assert rows.any()
+    assert np.allclose(targets[rows], ref[rows], atol=2e-3)  # float16 storage, clipping
+    assert not np.allclose(targets[rows], label_boards_fast(boards, arrays, 2)[rows], atol=1e-4)
+
+
 def test_bearoff_positions_get_the_exact_database_values(arrays) -> None:
     board = np.zeros((1, 2, 25), dtype=np.int8)
     board[0, 0, :6] = (2, 2, 3, 0, 1, 0)  # the side on roll: 8 checkers home, 7 off
@@ -164,7 +175,7 @@ def test_near_best_exploration_stays_within_the_window(arrays) -> None:
 @pytest.mark.parametrize(
     "args",
     [
-        ("--plies", "3"),
+        ("--plies", "4"),
         ("--shard-size", "0"),
         ("--near", "-1"),
         ("--threads", "0"),

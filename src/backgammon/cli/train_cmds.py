@@ -211,7 +211,7 @@ def refine(
 
 def label(
     out: Path = typer.Option(Path("training/labels"), "--out", help="folder of the shards and manifest.json (resumed)"),
-    plies: int = typer.Option(2, "--plies", help="depth of the labels: 1 or 2"),
+    plies: int = typer.Option(2, "--plies", help="depth of the labels: 1, 2 or 3"),
     seed: int = typer.Option(1, "--seed", help="seed of the run (shard i samples with a seed from (seed, i))"),
     positions: int = typer.Option(100_000, "--positions", help="positions this run labels in all"),
     shard_size: int = typer.Option(5000, "--shard-size", help="positions per shard file"),
@@ -222,7 +222,7 @@ def label(
     near: float = typer.Option(0.1, "--near", help="equity window of those plays (0: any legal play)"),
     keep: float = typer.Option(0.25, "--keep", help="share of the sampling games' positions labelled (0 < keep <= 1)"),
     prune: int = typer.Option(
-        12, "--prune", help="replies per roll evaluated at the inner ply of a 2-ply label (0: all of them)"
+        12, "--prune", help="replies per roll evaluated at the inner plies of a 2- or 3-ply label (0: all of them)"
     ),
     focus: float = typer.Option(
         0.0,
@@ -231,7 +231,7 @@ def label(
     ),
     weights: Path | None = typer.Option(None, "--weights", help="teacher weights (default: the shipped nets)"),
 ) -> None:
-    """Label self-play positions of the shipped nets at 1 or 2 plies into resumable shards (see
+    """Label self-play positions of the shipped nets at 1, 2 or 3 plies into resumable shards (see
     training/labels/README.md); a rerun with the same settings skips the shards already written."""
     from backgammon.engine.labels import LabelSettings, write_labels
 

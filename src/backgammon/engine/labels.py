@@ -2,11 +2,11 @@
 
 :func:`write_labels` samples positions from 0-ply self-play of the shipped nets
 (:func:`backgammon.engine._distill.sample_positions`, exploring among near-best
-plays), labels them at 1 or 2 plies with the fast labeller (:func:`label_boards_fast`,
+plays), labels them at 1, 2 or 3 plies with the fast labeller (:func:`label_boards_fast`,
 labels version 2: float32 nets, the exact bear-off database wherever both sides are
-home, at the root and at the leaves, and at the inner ply of a 2-ply label only the
-replies that a cheap pruning model fitted to the 0-ply net ranks best, as gnubg
-prunes its candidates), makes the five chances consistent and writes them in shards:
+home, at the root and at the leaves, and at the inner plies of a 2- or 3-ply label
+only the replies that a cheap pruning model fitted to the 0-ply net ranks best, as
+gnubg prunes its candidates), makes the five chances consistent and writes them in shards:
 
 - ``<run>-<index>.npz`` (compressed): ``position_ids`` (``S14``, gnubg Position
   IDs of the side on roll's position), ``targets`` (``float16 (n, 5)``, gnubg's
@@ -50,7 +50,7 @@ FORMAT = 1  # of the shards and manifest
 LABEL_VERSION = 2  # of the labelling (bump when the same settings would give other labels); 2: label_boards_fast
 PHASES = {"contact": CONTACT, "race": RACE, "bearoff": BEAROFF}
 _CHUNK = 500  # boards labelled between progress reports
-PRUNE = 12  # replies per roll the pruning model keeps at the inner ply of a 2-ply label, by default
+PRUNE = 12  # replies per roll the pruning model keeps at the inner plies of a 2- or 3-ply label, by default
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,13 +63,13 @@ class LabelSettings:
     explore: float = 0.1  # share of the sampling games' moves drawn among near-best plays
     near: float = 0.1  # equity window of those plays (0: any legal play, as refine samples)
     keep: float = 0.25  # share of the games' positions kept (spreads a shard over more games)
-    prune: int = PRUNE  # replies per roll the pruning model keeps at the inner ply of a 2-ply label (0: all)
+    prune: int = PRUNE  # replies per roll the pruning model keeps at the inner plies of a label (0: all)
     focus: float = 0.0  # share of back-game and crashed positions kept (0: ``keep``, as for the others)
 
     def check(self) -> None:
         """Raises InvalidInputError for settings outside their ranges."""
-        if self.plies not in (1, 2):
-            raise InvalidInputError(f"expected labels at 1 or 2 plies, got {self.plies!r}")
+        if self.plies not in (1, 2, 3):
+            raise InvalidInputError(f"expected labels at 1, 2 or 3 plies, got {self.plies!r}")
         if self.shard_size < 1:
             raise InvalidInputError(f"expected a shard size of at least 1, got {self.shard_size!r}")
         if not 0 <= self.explore <= 1 or self.near < 0 or not 0 < self.keep <= 1:
@@ -167,10 +167,10 @@ def label_boards_fast(
     prune: int = PRUNE,
     pruner: np.ndarray | None = None,
 ) -> np.ndarray:
-    """The ``plies``-ply labels (1 or 2) of ``boards`` (``(n, 5)``) by the fast labeller
-    (:func:`backgammon.engine._distill.label_fast`): the 2-ply value as :mod:`backgammon.engine.search` defines
-    it (the 0-ply best play of each roll, valued at 1-ply), the leaves in float32, the bear-off database where
-    both sides are home (the root, the chosen plays, the leaves), and at the inner ply only the ``prune``
+    """The ``plies``-ply labels (1, 2 or 3) of ``boards`` (``(n, 5)``) by the fast labeller
+    (:func:`backgammon.engine._distill.label_fast`): the n-ply value as :mod:`backgammon.engine.search` defines
+    it (the 0-ply best play of each roll, valued at n − 1 plies), the leaves in float32, the bear-off database
+    where both sides are home (the root, the chosen plays, the leaves), and at the inner plies only the ``prune``
     replies per roll that the pruning model (``pruner``, default :func:`fit_pruner` of ``arrays``) ranks best
     (0: all). Each label is a function of its board, so any ``threads`` gives the same labels."""
     boards = np.ascontiguousarray(boards, dtype=np.int8)
