@@ -266,9 +266,14 @@ async function checkClicked() {
 function renderAnalysis(doc, mine) {
   // every equity states its depth and kind ("1-ply cubeful match, EMG"); a loss is shown only
   // against plays of the same depth (plays the filters dropped early come last, at their depth)
-  const rows = (doc.plays || []).map((p) => row([p.rank, p.play || "—", fmt(p.equity), p.loss ? fmt(-p.loss) : "", p.label, pct(p.win), pct(p.win_gammon), pct(p.lose_gammon)], { class: [p.play === mine ? "mine" : "", p.plies !== doc.plays[0].plies ? "shallow" : ""].join(" ").trim() }));
+  // the kind ("cubeful money") is the same for every play: said once above the table; each row keeps its
+  // depth, with the full label as the cell's tooltip
+  const kinds = [...new Set((doc.plays || []).map((p) => p.label.replace(/^\d+-ply\s*/, "")))];
+  $("#plays-kind").textContent = kinds.length ? s("equities_kind", { kind: kinds.join(", ") }) : "";
+  const depthCell = (p) => h("span", { title: p.label }, `${p.plies}-ply`);
+  const rows = (doc.plays || []).map((p) => row([p.rank, p.play || "—", fmt(p.equity), p.loss ? fmt(-p.loss) : "", depthCell(p), pct(p.win), pct(p.win_gammon), pct(p.lose_gammon)], { class: [p.play === mine ? "mine" : "", p.plies !== doc.plays[0].plies ? "shallow" : ""].join(" ").trim() }));
   $("#plays").replaceChildren(...(doc.plays
-    ? [headRow(["#", "play", "equity", "loss", "depth_kind", "win", "gammon", "lose_gammon"]), ...rows]
+    ? [headRow(["#", "play", "equity", "loss", "depth", "win", "gammon", "lose_gammon"]), ...rows]
     : [row([s("err_no_dice")])]));
   const c = doc.cube;
   const act = { "no double": "act_no_double", "double, take": "act_double_take", "double, pass": "act_double_pass", "too good to double, take": "act_too_good_take", "too good to double, pass": "act_too_good_pass" };
@@ -358,7 +363,7 @@ function rolloutRows(job, rankLabel) {
 }
 // one candidate's 95% interval on the common scale [lo, hi] of the job's intervals
 function intervalBar(r, lo, hi) {
-  const W = 96, H = 12;
+  const W = 64, H = 12;
   const span = hi > lo ? hi - lo : 1;
   const x = (v) => Math.max(0, Math.min(W, ((v - lo) / span) * (W - 8) + 4));
   const low = r.ci95 === null ? r.equity : r.equity - r.ci95, high = r.ci95 === null ? r.equity : r.equity + r.ci95;
