@@ -142,7 +142,7 @@ def refine(
     alpha_steps: str = typer.Option("15,30", "--alpha-steps", help="iterations at which the rate halves"),
     seed: int = typer.Option(1, "--seed", help="seed of the run"),
     contact_hidden: int = typer.Option(
-        256, "--contact-hidden", help="hidden units of the contact net (>= the file's; the shipped nets have 256)"
+        512, "--contact-hidden", help="hidden units of the contact net (>= the file's; the shipped nets have 512)"
     ),
     race_hidden: int = typer.Option(64, "--race-hidden", help="hidden units of the race net (>= the file's)"),
     eval_pairs: int = typer.Option(500, "--eval-pairs", help="dice sequences per pubeval check (each played twice)"),
@@ -268,7 +268,7 @@ def fit(
         "", "--init-from", help="start from this weights file ('shipped': the package's nets; default: random weights)"
     ),
     contact_hidden: int = typer.Option(
-        256, "--contact-hidden", help="hidden units of the contact net (the shipped nets have 256)"
+        512, "--contact-hidden", help="hidden units of the contact net (the shipped nets have 512)"
     ),
     race_hidden: int = typer.Option(64, "--race-hidden", help="hidden units of the race net"),
     batch: int = typer.Option(256, "--batch", help="positions per Adam step"),

@@ -63,7 +63,7 @@ class FitConfig:
     labels: str  # the folder of the shards and manifest.json
     seed: int = 1
     init_from: str = ""  # a weights file to start from ("": random weights)
-    contact_hidden: int = 256
+    contact_hidden: int = 512
     race_hidden: int = 64
     batch: int = 256
     alpha: float = 0.001  # Adam's step size

@@ -61,7 +61,7 @@ class RefineConfig:
 
     init_from: str
     seed: int = 1
-    contact_hidden: int = 256
+    contact_hidden: int = 512
     race_hidden: int = 64
     positions: int = 40_000  # labelled per iteration
     explore: float = 0.1  # share of random moves in the sampling games
