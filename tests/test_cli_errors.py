@@ -75,7 +75,7 @@ BAD: dict[str, list[list[str]]] = {
     ],
     "label": [
         ["--out", "{file}"],
-        ["--out", "{tmp}/l", "--plies", "3"],
+        ["--out", "{tmp}/l", "--plies", "4"],
         ["--out", "{tmp}/l", "--positions", "-1"],
         ["--out", "{tmp}/l", "--shard-size", "0"],
         ["--out", "{tmp}/l", "--seed", "-1"],
