@@ -404,21 +404,18 @@ def one_ply_fast(
 
 
 @njit(cache=True, nogil=True)
-def deep_ply_fast(
-    board, plies, keep, keep_inner, cw1, cb1, cw2t, cb2, rw1, rb1, rw2t, rb2, pw, dist, first, ways, scratch, out
+def two_ply_fast(
+    board, keep, keep_inner, cw1, cb1, cw2t, cb2, rw1, rb1, rw2t, rb2, pw, dist, first, ways, scratch, out
 ):
-    """``out`` = the ``plies``-ply value (2 or more) of ``board`` (not over) for its side on roll: labels of
-    version 2 at 2 plies, and 3-ply labels.
+    """``out`` = the 2-ply value of ``board`` (not over) for its side on roll, the labels of version 2.
 
-    As :mod:`backgammon.engine.search` defines it: per roll the 0-ply best play, valued at ``plies - 1``
-    plies (by :func:`one_ply_fast` at 1, else by this function), with the leaves valued by :func:`leaf_value`
-    (float32 nets, the bear-off database where both sides are home, exact results); a chosen position with
-    both sides home is valued by the database at once, the same chosen position reached by two rolls is
-    valued once, and the candidates of a roll are pruned to ``keep`` here and ``keep_inner`` at every ply
-    below by :func:`choose_pruned` (0 keeps them all). The chosen plays are copied out before the ply
-    below runs, so every ply shares ``scratch``.
+    As :mod:`backgammon.engine.search` defines it (per roll the 0-ply best play, valued at 1-ply), with the
+    leaves valued by :func:`leaf_value` (float32 nets, the bear-off database where both sides are home, exact results),
+    a chosen position with both sides home is valued by the database at once, the same chosen position
+    reached by two rolls is valued once, and the candidates of a roll are pruned to ``keep`` (the top
+    ply) and ``keep_inner`` (the replies) by :func:`choose_pruned` (0 keeps them all).
     """
-    cand, _, work, table, _, _, idx, val, hid, score, phs = scratch
+    cand, cand2, work, table, work2, table2, idx, val, hid, score, phs = scratch
     o = np.empty(NUM_OUTPUTS)
     best = np.empty(NUM_OUTPUTS)
     inner = np.empty(NUM_OUTPUTS)
@@ -466,53 +463,117 @@ def deep_ply_fast(
             elif ph >= BEAROFF:  # best holds the exact value (the opponent's view)
                 flip_outputs(best, values[r])
             else:
-                if plies == 2:
-                    one_ply_fast(
-                        chosen[r],
-                        keep_inner,
-                        cw1,
-                        cb1,
-                        cw2t,
-                        cb2,
-                        rw1,
-                        rb1,
-                        rw2t,
-                        rb2,
-                        pw,
-                        dist,
-                        first,
-                        ways,
-                        cand,
-                        work,
-                        table,
-                        idx,
-                        val,
-                        hid,
-                        score,
-                        phs,
-                        inner,
-                    )
-                else:
-                    deep_ply_fast(
-                        chosen[r],
-                        plies - 1,
-                        keep_inner,
-                        keep_inner,
-                        cw1,
-                        cb1,
-                        cw2t,
-                        cb2,
-                        rw1,
-                        rb1,
-                        rw2t,
-                        rb2,
-                        pw,
-                        dist,
-                        first,
-                        ways,
-                        scratch,
-                        inner,
-                    )
+                one_ply_fast(
+                    cand[c],
+                    keep_inner,
+                    cw1,
+                    cb1,
+                    cw2t,
+                    cb2,
+                    rw1,
+                    rb1,
+                    rw2t,
+                    rb2,
+                    pw,
+                    dist,
+                    first,
+                    ways,
+                    cand2,
+                    work2,
+                    table2,
+                    idx,
+                    val,
+                    hid,
+                    score,
+                    phs,
+                    inner,
+                )
+                flip_outputs(inner, values[r])
+            w = 1.0 if d1 == d2 else 2.0
+            for j in range(NUM_OUTPUTS):
+                acc[j] += w * values[r, j]
+            r += 1
+    for j in range(NUM_OUTPUTS):
+        out[j] = acc[j] / 36.0
+
+
+@njit(cache=True, nogil=True)
+def three_ply_fast(
+    board, keep, keep_inner, cw1, cb1, cw2t, cb2, rw1, rb1, rw2t, rb2, pw, dist, first, ways, scratch, top, out
+):
+    """``out`` = the 3-ply value of ``board`` (not over) for its side on roll: per roll the 0-ply best play
+    (pruned to ``keep`` by :func:`choose_pruned`, 0 keeps all), valued at 2 plies by :func:`two_ply_fast`
+    with ``keep_inner`` replies kept at both of its plies; as in :func:`two_ply_fast`, a chosen position with
+    both sides home is valued by the database at once and one reached by two rolls is valued once.
+    ``top`` is ``(cand, work, table)`` of this ply (``scratch`` serves the plies below)."""
+    cand, work, table = top
+    _, _, _, _, _, _, idx, val, hid, score, phs = scratch
+    o = np.empty(NUM_OUTPUTS)
+    best = np.empty(NUM_OUTPUTS)
+    inner = np.empty(NUM_OUTPUTS)
+    chosen = np.empty((21, 2, 25), dtype=np.int8)
+    values = np.empty((21, NUM_OUTPUTS))
+    acc = np.zeros(NUM_OUTPUTS)
+    r = 0
+    for d1 in range(1, 7):
+        for d2 in range(d1, 7):
+            n = successors_ws(board, d1, d2, cand, work, table)
+            c = choose_pruned(
+                cand,
+                n,
+                keep,
+                cw1,
+                cb1,
+                cw2t,
+                cb2,
+                rw1,
+                rb1,
+                rw2t,
+                rb2,
+                pw,
+                dist,
+                first,
+                ways,
+                idx,
+                val,
+                hid,
+                o,
+                score,
+                phs,
+                best,
+            )
+            chosen[r] = cand[c]
+            ph = phs[c]
+            same = -1
+            if ph < BEAROFF:
+                for q in range(r):
+                    if np.array_equal(chosen[q], chosen[r]):
+                        same = q
+                        break
+            if same >= 0:
+                values[r] = values[same]
+            elif ph >= BEAROFF:  # best holds the exact value (the opponent's view)
+                flip_outputs(best, values[r])
+            else:
+                two_ply_fast(
+                    chosen[r],
+                    keep_inner,
+                    keep_inner,
+                    cw1,
+                    cb1,
+                    cw2t,
+                    cb2,
+                    rw1,
+                    rb1,
+                    rw2t,
+                    rb2,
+                    pw,
+                    dist,
+                    first,
+                    ways,
+                    scratch,
+                    inner,
+                )
                 flip_outputs(inner, values[r])
             w = 1.0 if d1 == d2 else 2.0
             for j in range(NUM_OUTPUTS):
@@ -528,16 +589,39 @@ def _fast_range(
 ):
     scratch = fast_scratch(cb1, rb1)
     cand, _, work, table, _, _, idx, val, hid, score, phs = scratch
+    cand3 = np.empty((MAX_PLAYS, 2, 25), dtype=np.int8)
+    work3, table3 = new_workspace()
+    top = (cand3, work3, table3)
     for i in range(lo, hi):
         ph = phase(boards[i])
         if ph >= BEAROFF:
             leaf_value(
                 boards[i], ph, cw1, cb1, cw2t, cb2, rw1, rb1, rw2t, rb2, dist, first, ways, idx, val, hid, targets[i]
             )
-        elif plies >= 2:
-            deep_ply_fast(
+        elif plies == 3:
+            three_ply_fast(
                 boards[i],
-                plies,
+                keep,
+                keep_inner,
+                cw1,
+                cb1,
+                cw2t,
+                cb2,
+                rw1,
+                rb1,
+                rw2t,
+                rb2,
+                pw,
+                dist,
+                first,
+                ways,
+                scratch,
+                top,
+                targets[i],
+            )
+        elif plies == 2:
+            two_ply_fast(
+                boards[i],
                 keep,
                 keep_inner,
                 cw1,
@@ -588,7 +672,7 @@ def label_fast(
     boards, plies, keep, keep_inner, cw1, cb1, cw2t, cb2, rw1, rb1, rw2t, rb2, pw, dist, first, ways, targets, threads
 ):
     """``targets[i]`` = the ``plies``-ply value (1, 2 or 3) of ``boards[i]`` by the fast labeller
-    (:func:`deep_ply_fast`; at 1 ply :func:`one_ply_fast`; with both sides home or
+    (:func:`two_ply_fast`; at 1 ply :func:`one_ply_fast`, at 3 :func:`three_ply_fast`; with both sides home or
     the game over the exact value), over ``threads`` threads (each label is a function of its board alone)."""
     n = boards.shape[0]
     size = (n + threads - 1) // threads
