@@ -27,9 +27,8 @@ from rich.table import Table
 
 from backgammon.engine import _distill
 from backgammon.engine._movegen import successors_ws
-from backgammon.engine.bearoff import WAYS, BearoffDatabase
 from backgammon.engine.evaluator import default_weights_path
-from backgammon.engine.labels import fast_arrays, fit_pruner, label_boards_fast, net_arrays, sanitized
+from backgammon.engine.labels import fit_pruner, label_boards_fast, leaf_arrays, net_arrays, sanitized
 
 
 def timed(fn) -> tuple[np.ndarray, float, float]:
@@ -39,9 +38,10 @@ def timed(fn) -> tuple[np.ndarray, float, float]:
 
 
 @njit(cache=False)
-def pruned_choices(boards, keep, cw1, cb1, cw2t, cb2, rw1, rb1, rw2t, rb2, pw, dist, first, ways, stats) -> None:
+def pruned_choices(boards, keep, pw, leaf, stats) -> None:
     """``stats``: choices, choices where pruning changed the play, equity lost summed, choices pruned."""
-    cand, _, work, table, _, _, idx, val, hid, score, phs = _distill.fast_scratch(cb1, rb1)
+    levels, shared = _distill.fast_scratch(leaf[1], leaf[5])
+    cand, work, table = levels[0]
     o = np.empty(5)
     exact = np.empty(5)
     pruned = np.empty(5)
@@ -49,14 +49,8 @@ def pruned_choices(boards, keep, cw1, cb1, cw2t, cb2, rw1, rb1, rw2t, rb2, pw, d
         for d1 in range(1, 7):
             for d2 in range(d1, 7):
                 n = successors_ws(boards[i], d1, d2, cand, work, table)
-                a = _distill.choose_pruned(
-                    cand, n, 0, cw1, cb1, cw2t, cb2, rw1, rb1, rw2t, rb2, pw, dist, first, ways, idx, val, hid, o,
-                    score, phs, exact,
-                )  # fmt: skip
-                b = _distill.choose_pruned(
-                    cand, n, keep, cw1, cb1, cw2t, cb2, rw1, rb1, rw2t, rb2, pw, dist, first, ways, idx, val, hid, o,
-                    score, phs, pruned,
-                )  # fmt: skip
+                a = _distill.choose_pruned(cand, n, 0, pw, leaf, shared, o, exact)
+                b = _distill.choose_pruned(cand, n, keep, pw, leaf, shared, o, pruned)
                 stats[0] += 1
                 stats[3] += n > keep
                 if a != b:
@@ -122,8 +116,7 @@ def main() -> None:
     console.print(f"mean signed equity difference, pruned - unpruned: {signed:+.5f}")
 
     stats = np.zeros(4)
-    db = BearoffDatabase.get()
-    pruned_choices(boards, args.prune, *fast_arrays(arrays), pruner, db.dist, db.first, WAYS, stats)
+    pruned_choices(boards, args.prune, pruner, leaf_arrays(arrays), stats)
     console.print(
         f"pruned reply choices (keep {args.prune}; {int(stats[0])} rolls, {int(stats[3])} of them with more "
         f"results than that): the pruned best differs from the unpruned best in {stats[1] / stats[0]:.2%} "

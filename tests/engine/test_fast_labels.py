@@ -7,16 +7,16 @@ import pytest
 
 from backgammon.engine import _distill
 from backgammon.engine._movegen import BEAROFF, MAX_PLAYS, phase, successors_py, successors_ws
-from backgammon.engine.bearoff import WAYS, BearoffDatabase
+from backgammon.engine.bearoff import BearoffDatabase
 from backgammon.engine.encoding import MAX_NONZERO, encode_sparse
 from backgammon.engine.evaluator import NetEvaluator, default_weights_path
 from backgammon.engine.labels import (
     LABEL_VERSION,
     PRUNE,
     LabelSettings,
-    fast_arrays,
     fit_pruner,
     label_boards_fast,
+    leaf_arrays,
     net_arrays,
     teacher_of,
 )
@@ -43,7 +43,7 @@ def equity(t: np.ndarray) -> np.ndarray:
 def test_float32_forward_pass_agrees_with_float64(arrays, boards) -> None:
     leaves = np.concatenate([successors_py(b, d1, d2) for b in boards[:10] for d1, d2, _ in ROLLS])
     assert len(leaves) > 1000
-    fast = fast_arrays(arrays)
+    fast = leaf_arrays(arrays)
     idx = np.empty(MAX_NONZERO, dtype=np.int64)
     val = np.empty(MAX_NONZERO)
     width = max(arrays[1].shape[0], arrays[5].shape[0])  # the widest hidden layer (the buffer is not bounds-checked)
@@ -53,7 +53,7 @@ def test_float32_forward_pass_agrees_with_float64(arrays, boards) -> None:
     worst = 0.0
     for leaf in leaves:
         k = encode_sparse(leaf, idx, val)
-        for net, net32 in ((arrays[:4], fast[:4]), (arrays[4:], fast[4:])):
+        for net, net32 in ((arrays[:4], fast[:4]), (arrays[4:], fast[4:8])):
             forward_sparse(idx, val, k, *net, hid, o)
             forward_sparse32(idx, val.astype(np.float32), k, *net32, hid32, o32)
             worst = max(worst, float(np.abs(o - o32).max()))
@@ -96,18 +96,17 @@ def test_pruned_labels_stay_close_to_the_unpruned_ones(arrays, boards) -> None:
 
 
 def test_pruning_keeps_the_best_reply_in_nearly_all_rolls(arrays, boards) -> None:
-    fast = fast_arrays(arrays)
+    leaf = leaf_arrays(arrays)
     pw = fit_pruner(arrays)
-    db = BearoffDatabase.get()
-    cand, _, work, table, _, _, idx, val, hid, score, phs = _distill.fast_scratch(fast[1], fast[5])
+    levels, shared = _distill.fast_scratch(leaf[1], leaf[5])
+    cand, work, table = levels[0]
     o, a, b = np.empty(5), np.empty(5), np.empty(5)
     rolls = pruned = differ = 0
     for board in boards:
         for d1, d2, _ in ROLLS:
             n = successors_ws(board, d1, d2, cand, work, table)
-            args = (*fast, pw, db.dist, db.first, WAYS, idx, val, hid, o, score, phs)
-            ca = _distill.choose_pruned(cand, n, 0, *args, a)
-            cb = _distill.choose_pruned(cand, n, 12, *args, b)
+            ca = _distill.choose_pruned(cand, n, 0, pw, leaf, shared, o, a)
+            cb = _distill.choose_pruned(cand, n, 12, pw, leaf, shared, o, b)
             rolls += 1
             pruned += n > 12
             differ += ca != cb

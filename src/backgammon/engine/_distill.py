@@ -253,10 +253,12 @@ def prune_score(board, pw) -> float:
 
 
 @njit(cache=True, nogil=True)
-def leaf_value(b, ph, cw1, cb1, cw2t, cb2, rw1, rb1, rw2t, rb2, dist, first, ways, idx, val, hid, o) -> None:
+def leaf_value(b, ph, leaf, idx, val, hid, o) -> None:
     """``o`` = the 0-ply value of ``b`` (phase ``ph``) for its side on roll: exact if the game is over, the
-    bear-off database if both sides are home, else the phase's net in float32 (:func:`forward_sparse32`,
-    weights as :func:`backgammon.engine.labels.fast_arrays` lays them out), sanitised."""
+    bear-off database if both sides are home, else the phase's net in float32 (:func:`forward_sparse32`),
+    sanitised. ``leaf`` is ``(cw1, cb1, cw2t, cb2, rw1, rb1, rw2t, rb2, dist, first, ways)``: the nets as
+    :func:`backgammon.engine.labels.leaf_arrays` lays them out, then the bear-off database's arrays."""
+    cw1, cb1, cw2t, cb2, rw1, rb1, rw2t, rb2, dist, first, ways = leaf
     if ph == OVER:
         terminal_probs(b, o)
     elif ph == BEAROFF:
@@ -271,17 +273,16 @@ def leaf_value(b, ph, cw1, cb1, cw2t, cb2, rw1, rb1, rw2t, rb2, dist, first, way
 
 
 @njit(cache=True, nogil=True)
-def choose_pruned(
-    cand, n, keep, cw1, cb1, cw2t, cb2, rw1, rb1, rw2t, rb2, pw, dist, first, ways, idx, val, hid, o, score, phs, best
-) -> int:
+def choose_pruned(cand, n, keep, pw, leaf, shared, o, best) -> int:
     """The 0-ply play among ``cand[:n]`` (each with the opponent on roll), as ``net_choose`` picks it (the
     first of lowest equity for the opponent), its five outputs (the opponent's view) into ``best``.
 
     With ``keep > 0``, of the results in a net's phase (contact, race) only the ``keep`` that the pruning
     model ``pw`` (``(2, PRUNE_FEATURES)``: contact, race) ranks best are evaluated by the net (gnubg's
-    pruning idea); finished games and bear-offs are always evaluated, exactly. ``score`` (float64) and
-    ``phs`` (int64), ``MAX_PLAYS`` long, are scratch.
+    pruning idea); finished games and bear-offs are always evaluated, exactly. ``shared`` is the scratch of
+    :func:`fast_scratch`; after the call its ``phs[c]`` is the phase of ``cand[c]`` (or -1: pruned).
     """
+    idx, val, hid, score, phs = shared
     for c in range(n):
         phs[c] = phase(cand[c])
     if keep > 0 and n > keep:
@@ -313,7 +314,7 @@ def choose_pruned(
     for c in range(n):
         if phs[c] < 0:
             continue
-        leaf_value(cand[c], phs[c], cw1, cb1, cw2t, cb2, rw1, rb1, rw2t, rb2, dist, first, ways, idx, val, hid, o)
+        leaf_value(cand[c], phs[c], leaf, idx, val, hid, o)
         eq = 2.0 * o[0] - 1.0 + o[1] - o[3] + o[2] - o[4]
         if eq < best_eq:
             best_eq = eq
@@ -324,77 +325,82 @@ def choose_pruned(
 
 @njit(cache=True, nogil=True)
 def fast_scratch(cb1, rb1):
-    """Scratch arrays of one thread of the fast labeller."""
-    cand = np.empty((MAX_PLAYS, 2, 25), dtype=np.int8)
-    cand2 = np.empty((MAX_PLAYS, 2, 25), dtype=np.int8)
-    work, table = new_workspace()
+    """Scratch arrays of one thread of the fast labeller: ``(levels, shared)``, where ``levels[p]`` is the
+    ``(cand, work, table)`` of the ply searched with ``p + 1`` plies below it (0, 1, 2) and ``shared`` is
+    ``(idx, val, hid, score, phs)``, used by one call at a time."""
+    work0, table0 = new_workspace()
+    work1, table1 = new_workspace()
     work2, table2 = new_workspace()
+    levels = (
+        (np.empty((MAX_PLAYS, 2, 25), dtype=np.int8), work0, table0),
+        (np.empty((MAX_PLAYS, 2, 25), dtype=np.int8), work1, table1),
+        (np.empty((MAX_PLAYS, 2, 25), dtype=np.int8), work2, table2),
+    )
     idx = np.empty(MAX_NONZERO, dtype=np.int64)
     val = np.empty(MAX_NONZERO, dtype=np.float32)
     hid = np.empty(max(cb1.shape[0], rb1.shape[0]), dtype=np.float32)
     score = np.empty(MAX_PLAYS)
     phs = np.empty(MAX_PLAYS, dtype=np.int64)
-    return cand, cand2, work, table, work2, table2, idx, val, hid, score, phs
+    return levels, (idx, val, hid, score, phs)
 
 
 @njit(cache=True, nogil=True)
-def one_ply_fast(
-    board,
-    keep,
-    cw1,
-    cb1,
-    cw2t,
-    cb2,
-    rw1,
-    rb1,
-    rw2t,
-    rb2,
-    pw,
-    dist,
-    first,
-    ways,
-    cand,
-    work,
-    table,
-    idx,
-    val,
-    hid,
-    score,
-    phs,
-    out,
-) -> None:
+def choose_per_roll(board, keep, pw, leaf, level, shared, chosen, values, same) -> None:
+    """For each of the 21 rolls ``r`` of ``board`` (d1 ≤ d2, in order), ``chosen[r]`` = the 0-ply best play
+    (:func:`choose_pruned`, ``keep``) and ``same[r]``: -2 if it has both sides home or the game over
+    (``values[r]`` then holds its exact value, the mover's view), the first earlier roll that chose the same
+    position, or -1 (the caller values it). ``level`` is this ply's ``(cand, work, table)``."""
+    cand, work, table = level
+    phs = shared[4]
+    o = np.empty(NUM_OUTPUTS)
+    best = np.empty(NUM_OUTPUTS)
+    r = 0
+    for d1 in range(1, 7):
+        for d2 in range(d1, 7):
+            n = successors_ws(board, d1, d2, cand, work, table)
+            c = choose_pruned(cand, n, keep, pw, leaf, shared, o, best)
+            chosen[r] = cand[c]
+            same[r] = -1
+            if phs[c] >= BEAROFF:  # best holds the exact value (the opponent's view)
+                flip_outputs(best, values[r])
+                same[r] = -2
+            else:
+                for q in range(r):
+                    if np.array_equal(chosen[q], chosen[r]):
+                        same[r] = q
+                        break
+            r += 1
+
+
+@njit(cache=True, nogil=True)
+def average_rolls(values, same, out) -> None:
+    """``out`` = the average over the 36 rolls of ``values`` (21 rolls as :func:`choose_per_roll` orders
+    them; a roll with ``same[r] >= 0`` takes that roll's value)."""
+    acc = np.zeros(NUM_OUTPUTS)
+    r = 0
+    for d1 in range(1, 7):
+        for d2 in range(d1, 7):
+            w = 1.0 if d1 == d2 else 2.0
+            q = same[r] if same[r] >= 0 else r
+            for j in range(NUM_OUTPUTS):
+                acc[j] += w * values[q, j]
+            r += 1
+    for j in range(NUM_OUTPUTS):
+        out[j] = acc[j] / 36.0
+
+
+@njit(cache=True, nogil=True)
+def one_ply_fast(board, keep, pw, leaf, level, shared, out) -> None:
     """``out`` = the 1-ply value of ``board`` (not over) for its side on roll: per roll the best play by
     :func:`choose_pruned`, valued by :func:`leaf_value`."""
+    cand, work, table = level
     o = np.empty(NUM_OUTPUTS)
     best = np.empty(NUM_OUTPUTS)
     acc = np.zeros(NUM_OUTPUTS)
     for d1 in range(1, 7):
         for d2 in range(d1, 7):
             n = successors_ws(board, d1, d2, cand, work, table)
-            choose_pruned(
-                cand,
-                n,
-                keep,
-                cw1,
-                cb1,
-                cw2t,
-                cb2,
-                rw1,
-                rb1,
-                rw2t,
-                rb2,
-                pw,
-                dist,
-                first,
-                ways,
-                idx,
-                val,
-                hid,
-                o,
-                score,
-                phs,
-                best,
-            )
+            choose_pruned(cand, n, keep, pw, leaf, shared, o, best)
             w = 1.0 if d1 == d2 else 2.0
             flip_outputs(best, o)  # the mover's view
             for j in range(NUM_OUTPUTS):
@@ -404,309 +410,84 @@ def one_ply_fast(
 
 
 @njit(cache=True, nogil=True)
-def two_ply_fast(
-    board, keep, keep_inner, cw1, cb1, cw2t, cb2, rw1, rb1, rw2t, rb2, pw, dist, first, ways, scratch, out
-):
+def two_ply_fast(board, keep, keep_inner, pw, leaf, scratch, out) -> None:
     """``out`` = the 2-ply value of ``board`` (not over) for its side on roll, the labels of version 2.
 
     As :mod:`backgammon.engine.search` defines it (per roll the 0-ply best play, valued at 1-ply), with the
-    leaves valued by :func:`leaf_value` (float32 nets, the bear-off database where both sides are home, exact results),
-    a chosen position with both sides home is valued by the database at once, the same chosen position
-    reached by two rolls is valued once, and the candidates of a roll are pruned to ``keep`` (the top
-    ply) and ``keep_inner`` (the replies) by :func:`choose_pruned` (0 keeps them all).
+    leaves valued by :func:`leaf_value` (float32 nets, the bear-off database where both sides are home, exact
+    results), a chosen position with both sides home valued by the database at once, the same chosen position
+    reached by two rolls valued once (:func:`choose_per_roll`), and the candidates of a roll pruned to ``keep``
+    (the top ply) and ``keep_inner`` (the replies) by :func:`choose_pruned` (0 keeps them all).
     """
-    cand, cand2, work, table, work2, table2, idx, val, hid, score, phs = scratch
-    o = np.empty(NUM_OUTPUTS)
-    best = np.empty(NUM_OUTPUTS)
-    inner = np.empty(NUM_OUTPUTS)
+    levels, shared = scratch
     chosen = np.empty((21, 2, 25), dtype=np.int8)
     values = np.empty((21, NUM_OUTPUTS))
-    acc = np.zeros(NUM_OUTPUTS)
-    r = 0
-    for d1 in range(1, 7):
-        for d2 in range(d1, 7):
-            n = successors_ws(board, d1, d2, cand, work, table)
-            c = choose_pruned(
-                cand,
-                n,
-                keep,
-                cw1,
-                cb1,
-                cw2t,
-                cb2,
-                rw1,
-                rb1,
-                rw2t,
-                rb2,
-                pw,
-                dist,
-                first,
-                ways,
-                idx,
-                val,
-                hid,
-                o,
-                score,
-                phs,
-                best,
-            )
-            chosen[r] = cand[c]
-            ph = phs[c]
-            same = -1
-            if ph < BEAROFF:
-                for q in range(r):
-                    if np.array_equal(chosen[q], chosen[r]):
-                        same = q
-                        break
-            if same >= 0:
-                values[r] = values[same]
-            elif ph >= BEAROFF:  # best holds the exact value (the opponent's view)
-                flip_outputs(best, values[r])
-            else:
-                one_ply_fast(
-                    cand[c],
-                    keep_inner,
-                    cw1,
-                    cb1,
-                    cw2t,
-                    cb2,
-                    rw1,
-                    rb1,
-                    rw2t,
-                    rb2,
-                    pw,
-                    dist,
-                    first,
-                    ways,
-                    cand2,
-                    work2,
-                    table2,
-                    idx,
-                    val,
-                    hid,
-                    score,
-                    phs,
-                    inner,
-                )
-                flip_outputs(inner, values[r])
-            w = 1.0 if d1 == d2 else 2.0
-            for j in range(NUM_OUTPUTS):
-                acc[j] += w * values[r, j]
-            r += 1
-    for j in range(NUM_OUTPUTS):
-        out[j] = acc[j] / 36.0
+    same = np.empty(21, dtype=np.int64)
+    inner = np.empty(NUM_OUTPUTS)
+    choose_per_roll(board, keep, pw, leaf, levels[1], shared, chosen, values, same)
+    for r in range(21):
+        if same[r] == -1:
+            one_ply_fast(chosen[r], keep_inner, pw, leaf, levels[0], shared, inner)
+            flip_outputs(inner, values[r])
+    average_rolls(values, same, out)
 
 
 @njit(cache=True, nogil=True)
-def three_ply_fast(
-    board, keep, keep_inner, cw1, cb1, cw2t, cb2, rw1, rb1, rw2t, rb2, pw, dist, first, ways, scratch, top, out
-):
+def three_ply_fast(board, keep, keep_inner, pw, leaf, scratch, out) -> None:
     """``out`` = the 3-ply value of ``board`` (not over) for its side on roll: per roll the 0-ply best play
-    (pruned to ``keep`` by :func:`choose_pruned`, 0 keeps all), valued at 2 plies by :func:`two_ply_fast`
-    with ``keep_inner`` replies kept at both of its plies; as in :func:`two_ply_fast`, a chosen position with
-    both sides home is valued by the database at once and one reached by two rolls is valued once.
-    ``top`` is ``(cand, work, table)`` of this ply (``scratch`` serves the plies below)."""
-    cand, work, table = top
-    _, _, _, _, _, _, idx, val, hid, score, phs = scratch
-    o = np.empty(NUM_OUTPUTS)
-    best = np.empty(NUM_OUTPUTS)
-    inner = np.empty(NUM_OUTPUTS)
+    (pruned to ``keep``, 0 keeps all), valued at 2 plies by :func:`two_ply_fast` with ``keep_inner`` replies
+    kept at both of its plies; chosen positions as in :func:`two_ply_fast`."""
+    levels, shared = scratch
     chosen = np.empty((21, 2, 25), dtype=np.int8)
     values = np.empty((21, NUM_OUTPUTS))
-    acc = np.zeros(NUM_OUTPUTS)
-    r = 0
-    for d1 in range(1, 7):
-        for d2 in range(d1, 7):
-            n = successors_ws(board, d1, d2, cand, work, table)
-            c = choose_pruned(
-                cand,
-                n,
-                keep,
-                cw1,
-                cb1,
-                cw2t,
-                cb2,
-                rw1,
-                rb1,
-                rw2t,
-                rb2,
-                pw,
-                dist,
-                first,
-                ways,
-                idx,
-                val,
-                hid,
-                o,
-                score,
-                phs,
-                best,
-            )
-            chosen[r] = cand[c]
-            ph = phs[c]
-            same = -1
-            if ph < BEAROFF:
-                for q in range(r):
-                    if np.array_equal(chosen[q], chosen[r]):
-                        same = q
-                        break
-            if same >= 0:
-                values[r] = values[same]
-            elif ph >= BEAROFF:  # best holds the exact value (the opponent's view)
-                flip_outputs(best, values[r])
-            else:
-                two_ply_fast(
-                    chosen[r],
-                    keep_inner,
-                    keep_inner,
-                    cw1,
-                    cb1,
-                    cw2t,
-                    cb2,
-                    rw1,
-                    rb1,
-                    rw2t,
-                    rb2,
-                    pw,
-                    dist,
-                    first,
-                    ways,
-                    scratch,
-                    inner,
-                )
-                flip_outputs(inner, values[r])
-            w = 1.0 if d1 == d2 else 2.0
-            for j in range(NUM_OUTPUTS):
-                acc[j] += w * values[r, j]
-            r += 1
-    for j in range(NUM_OUTPUTS):
-        out[j] = acc[j] / 36.0
+    same = np.empty(21, dtype=np.int64)
+    inner = np.empty(NUM_OUTPUTS)
+    choose_per_roll(board, keep, pw, leaf, levels[2], shared, chosen, values, same)
+    for r in range(21):
+        if same[r] == -1:
+            two_ply_fast(chosen[r], keep_inner, keep_inner, pw, leaf, scratch, inner)
+            flip_outputs(inner, values[r])
+    average_rolls(values, same, out)
 
 
 @njit(cache=True, nogil=True)
-def _fast_range(
-    boards, plies, keep, keep_inner, cw1, cb1, cw2t, cb2, rw1, rb1, rw2t, rb2, pw, dist, first, ways, targets, lo, hi
-):
-    scratch = fast_scratch(cb1, rb1)
-    cand, _, work, table, _, _, idx, val, hid, score, phs = scratch
-    cand3 = np.empty((MAX_PLAYS, 2, 25), dtype=np.int8)
-    work3, table3 = new_workspace()
-    top = (cand3, work3, table3)
+def _fast_range(boards, plies, keep, keep_inner, pw, leaf, targets, lo, hi) -> None:
+    scratch = fast_scratch(leaf[1], leaf[5])
+    levels, shared = scratch
+    idx, val, hid, _, _ = shared
     for i in range(lo, hi):
         ph = phase(boards[i])
         if ph >= BEAROFF:
-            leaf_value(
-                boards[i], ph, cw1, cb1, cw2t, cb2, rw1, rb1, rw2t, rb2, dist, first, ways, idx, val, hid, targets[i]
-            )
+            leaf_value(boards[i], ph, leaf, idx, val, hid, targets[i])
         elif plies == 3:
-            three_ply_fast(
-                boards[i],
-                keep,
-                keep_inner,
-                cw1,
-                cb1,
-                cw2t,
-                cb2,
-                rw1,
-                rb1,
-                rw2t,
-                rb2,
-                pw,
-                dist,
-                first,
-                ways,
-                scratch,
-                top,
-                targets[i],
-            )
+            three_ply_fast(boards[i], keep, keep_inner, pw, leaf, scratch, targets[i])
         elif plies == 2:
-            two_ply_fast(
-                boards[i],
-                keep,
-                keep_inner,
-                cw1,
-                cb1,
-                cw2t,
-                cb2,
-                rw1,
-                rb1,
-                rw2t,
-                rb2,
-                pw,
-                dist,
-                first,
-                ways,
-                scratch,
-                targets[i],
-            )
+            two_ply_fast(boards[i], keep, keep_inner, pw, leaf, scratch, targets[i])
         else:
-            one_ply_fast(
-                boards[i],
-                keep,
-                cw1,
-                cb1,
-                cw2t,
-                cb2,
-                rw1,
-                rb1,
-                rw2t,
-                rb2,
-                pw,
-                dist,
-                first,
-                ways,
-                cand,
-                work,
-                table,
-                idx,
-                val,
-                hid,
-                score,
-                phs,
-                targets[i],
-            )
+            one_ply_fast(boards[i], keep, pw, leaf, levels[0], shared, targets[i])
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def label_fast(
-    boards, plies, keep, keep_inner, cw1, cb1, cw2t, cb2, rw1, rb1, rw2t, rb2, pw, dist, first, ways, targets, threads
-):
+def label_fast(boards, plies, keep, keep_inner, pw, leaf, targets, threads) -> None:
     """``targets[i]`` = the ``plies``-ply value (1, 2 or 3) of ``boards[i]`` by the fast labeller
     (:func:`two_ply_fast`; at 1 ply :func:`one_ply_fast`, at 3 :func:`three_ply_fast`; with both sides home or
-    the game over the exact value), over ``threads`` threads (each label is a function of its board alone)."""
+    the game over the exact value), over ``threads`` threads (each label is a function of its board alone).
+    ``pw``: the pruning models (:func:`choose_pruned`); ``leaf``: as :func:`leaf_value` takes it."""
     n = boards.shape[0]
     size = (n + threads - 1) // threads
     for t in prange(threads):
-        _fast_range(
-            boards,
-            plies,
-            keep,
-            keep_inner,
-            cw1,
-            cb1,
-            cw2t,
-            cb2,
-            rw1,
-            rb1,
-            rw2t,
-            rb2,
-            pw,
-            dist,
-            first,
-            ways,
-            targets,
-            t * size,
-            min(n, (t + 1) * size),
-        )
+        _fast_range(boards, plies, keep, keep_inner, pw, leaf, targets, t * size, min(n, (t + 1) * size))
 
 
 @njit(cache=True, nogil=True)
-def prune_fit_sums(boards, cw1, cb1, cw2t, cb2, rw1, rb1, rw2t, rb2, dist, first, ways, a, b) -> None:
+def prune_fit_sums(boards, leaf, a, b) -> None:
     """Accumulate the normal equations of the pruning models: for each board, roll and net phase, the
     results' :func:`leaf_value` equity (the opponent's view) regressed on their :func:`prune_features`,
     both less their mean over the group (only the ranking within a roll matters). ``a``:
     ``(2, F, F)``, ``b``: ``(2, F)`` (F = :data:`PRUNE_FEATURES`), per phase (contact, race)."""
-    cand, _, work, table, _, _, idx, val, hid, _, phs = fast_scratch(cb1, rb1)
+    levels, shared = fast_scratch(leaf[1], leaf[5])
+    cand, work, table = levels[0]
+    idx, val, hid, _, phs = shared
     o = np.empty(NUM_OUTPUTS)
     fi = np.empty((MAX_PLAYS, 54), dtype=np.int64)
     fv = np.empty((MAX_PLAYS, 54))
@@ -727,25 +508,7 @@ def prune_fit_sums(boards, cw1, cb1, cw2t, cb2, rw1, rb1, rw2t, rb2, dist, first
                     for c in range(n):
                         if phs[c] == ph:
                             m += 1
-                            leaf_value(
-                                cand[c],
-                                ph,
-                                cw1,
-                                cb1,
-                                cw2t,
-                                cb2,
-                                rw1,
-                                rb1,
-                                rw2t,
-                                rb2,
-                                dist,
-                                first,
-                                ways,
-                                idx,
-                                val,
-                                hid,
-                                o,
-                            )
+                            leaf_value(cand[c], ph, leaf, idx, val, hid, o)
                             eq[c] = 2.0 * o[0] - 1.0 + o[1] - o[3] + o[2] - o[4]
                             ybar += eq[c]
                             fk[c] = prune_features(cand[c], fi[c], fv[c])

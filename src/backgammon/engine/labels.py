@@ -119,21 +119,24 @@ def sanitized(targets: np.ndarray) -> np.ndarray:
     return out
 
 
-FastArrays = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+LeafArrays = tuple[np.ndarray, ...]
 #: The pruning model's training sample: positions sampled as the labels' are, from this seed.
 PRUNER_POSITIONS = 400
 PRUNER_SEED = 20261203
 _PRUNERS: dict[bytes, np.ndarray] = {}
 
 
-def fast_arrays(arrays: NetArrays) -> FastArrays:
-    """The nets' arrays as the fast labeller takes them: float32, each output layer transposed ``(5, h)``."""
+def leaf_arrays(arrays: NetArrays) -> LeafArrays:
+    """What the fast labeller values its leaves with (:func:`backgammon.engine._distill.leaf_value`): the nets'
+    arrays in float32, each output layer transposed ``(5, h)``, then the bear-off database's ``dist``,
+    ``first`` and ``ways``."""
     cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2 = arrays
 
     def f32(a: np.ndarray) -> np.ndarray:
         return np.ascontiguousarray(a, dtype=np.float32)
 
-    return f32(cw1), f32(cb1), f32(cw2.T), f32(cb2), f32(rw1), f32(rb1), f32(rw2.T), f32(rb2)
+    db = BearoffDatabase.get()
+    return f32(cw1), f32(cb1), f32(cw2.T), f32(cb2), f32(rw1), f32(rb1), f32(rw2.T), f32(rb2), db.dist, db.first, WAYS
 
 
 def fit_pruner(arrays: NetArrays, positions: int = PRUNER_POSITIONS, seed: int = PRUNER_SEED) -> np.ndarray:
@@ -151,8 +154,7 @@ def fit_pruner(arrays: NetArrays, positions: int = PRUNER_POSITIONS, seed: int =
     _distill.sample_positions(*arrays, seed, 0, 0.1, boards, 0.25, 0.1)
     n = _distill.PRUNE_FEATURES
     a, b = np.zeros((2, n, n)), np.zeros((2, n))
-    db = BearoffDatabase.get()
-    _distill.prune_fit_sums(boards, *fast_arrays(arrays), db.dist, db.first, WAYS, a, b)
+    _distill.prune_fit_sums(boards, leaf_arrays(arrays), a, b)
     pw = np.stack([np.linalg.solve(a[p] + 1e-3 * np.eye(n), b[p]) for p in range(2)])
     pw = pw.astype(np.float32).astype(np.float64)
     _PRUNERS[key] = pw
@@ -179,10 +181,7 @@ def label_boards_fast(
         return targets
     if pruner is None:
         pruner = fit_pruner(arrays) if prune > 0 else np.zeros((2, _distill.PRUNE_FEATURES))
-    db = BearoffDatabase.get()
-    _distill.label_fast(
-        boards, plies, 0, prune, *fast_arrays(arrays), pruner, db.dist, db.first, WAYS, targets, max(1, threads)
-    )
+    _distill.label_fast(boards, plies, 0, prune, pruner, leaf_arrays(arrays), targets, max(1, threads))
     return targets
 
 
@@ -386,10 +385,10 @@ __all__ = [
     "MANIFEST",
     "PRUNE",
     "LabelSettings",
-    "fast_arrays",
     "fit_pruner",
     "label_boards_fast",
     "label_shard",
+    "leaf_arrays",
     "load_labels",
     "net_arrays",
     "read_manifest",
