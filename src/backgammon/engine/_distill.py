@@ -345,11 +345,15 @@ def fast_scratch(cb1, rb1):
 
 
 @njit(cache=True, nogil=True)
-def choose_per_roll(board, keep, pw, leaf, level, shared, chosen, values, same) -> None:
-    """For each of the 21 rolls ``r`` of ``board`` (d1 ≤ d2, in order), ``chosen[r]`` = the 0-ply best play
-    (:func:`choose_pruned`, ``keep``) and ``same[r]``: -2 if it has both sides home or the game over
-    (``values[r]`` then holds its exact value, the mover's view), the first earlier roll that chose the same
-    position, or -1 (the caller values it). ``level`` is this ply's ``(cand, work, table)``."""
+def choose_per_roll(board, keep, pw, leaf, level, shared):
+    """``(chosen, values, same)``: for each of the 21 rolls ``r`` of ``board`` (d1 ≤ d2, in order),
+    ``chosen[r]`` = the 0-ply best play (:func:`choose_pruned`, ``keep``) and ``same[r]``: -2 if it has both
+    sides home or the game over (``values[r]`` then holds its exact value, the mover's view), the first earlier
+    roll that chose the same position, or -1 (the caller puts its value in ``values[r]``). ``level`` is this
+    ply's ``(cand, work, table)``."""
+    chosen = np.empty((21, 2, 25), dtype=np.int8)
+    values = np.empty((21, NUM_OUTPUTS))
+    same = np.empty(21, dtype=np.int64)
     cand, work, table = level
     phs = shared[4]
     o = np.empty(NUM_OUTPUTS)
@@ -370,6 +374,7 @@ def choose_per_roll(board, keep, pw, leaf, level, shared, chosen, values, same) 
                         same[r] = q
                         break
             r += 1
+    return chosen, values, same
 
 
 @njit(cache=True, nogil=True)
@@ -420,11 +425,8 @@ def two_ply_fast(board, keep, keep_inner, pw, leaf, scratch, out) -> None:
     (the top ply) and ``keep_inner`` (the replies) by :func:`choose_pruned` (0 keeps them all).
     """
     levels, shared = scratch
-    chosen = np.empty((21, 2, 25), dtype=np.int8)
-    values = np.empty((21, NUM_OUTPUTS))
-    same = np.empty(21, dtype=np.int64)
+    chosen, values, same = choose_per_roll(board, keep, pw, leaf, levels[1], shared)
     inner = np.empty(NUM_OUTPUTS)
-    choose_per_roll(board, keep, pw, leaf, levels[1], shared, chosen, values, same)
     for r in range(21):
         if same[r] == -1:
             one_ply_fast(chosen[r], keep_inner, pw, leaf, levels[0], shared, inner)
@@ -438,11 +440,8 @@ def three_ply_fast(board, keep, keep_inner, pw, leaf, scratch, out) -> None:
     (pruned to ``keep``, 0 keeps all), valued at 2 plies by :func:`two_ply_fast` with ``keep_inner`` replies
     kept at both of its plies; chosen positions as in :func:`two_ply_fast`."""
     levels, shared = scratch
-    chosen = np.empty((21, 2, 25), dtype=np.int8)
-    values = np.empty((21, NUM_OUTPUTS))
-    same = np.empty(21, dtype=np.int64)
+    chosen, values, same = choose_per_roll(board, keep, pw, leaf, levels[2], shared)
     inner = np.empty(NUM_OUTPUTS)
-    choose_per_roll(board, keep, pw, leaf, levels[2], shared, chosen, values, same)
     for r in range(21):
         if same[r] == -1:
             two_ply_fast(chosen[r], keep_inner, keep_inner, pw, leaf, scratch, inner)
