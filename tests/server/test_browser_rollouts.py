@@ -109,16 +109,28 @@ def test_review_rolls_out_a_mistake(browser, server, width, height):
     for _ in range(4):
         tid = _finished_race(server)
         review = _post(server, f"/api/study/reviews/{tid}")
-        if any(d["grade"] != "good" and d["kind"] == "play" and d["best"] != d["chosen"] for d in review["decisions"]):
+        errors = [
+            i
+            for i, d in enumerate(review["decisions"])
+            if d["grade"] != "good" and d["kind"] == "play" and d["best"] != d["chosen"]
+        ]
+        if errors:
             break
     else:
         pytest.fail("no checker-play error in four wasteful games")
     page = new_page(browser, server, width, height)
     page.goto(f"{server.url}/study/review/{tid}")
     page.wait_for_selector("#review-list li.err")
-    page.locator("#review-list li.err").first.click()
+    # the page shows its first error by itself; clicking it while that is still loading must not
+    # draw the panel twice (a second drawing would reset the chosen trials to 144)
+    page.locator(f'#review-list li[data-i="{errors[0]}"]').click()
     page.wait_for_selector("#btn-review-rollout")
     page.select_option("#review-rollout-trials", "432")
+    # showing the same decision again keeps its panel and the trials chosen in it
+    with page.expect_response(lambda r: "/api/study/parse" in r.url):
+        page.locator(f'#review-list li[data-i="{errors[0]}"]').click()
+    page.wait_for_timeout(300)
+    assert page.input_value("#review-rollout-trials") == "432"
     page.click("#btn-review-rollout")
     seen = watch(page, state_script("#review-rollout-progress", "#review-rollout-table", "#review-rollout-status"))
     page.locator("#review-rollout").scroll_into_view_if_needed()

@@ -540,7 +540,7 @@ async function answerLesson(answer) {
 }
 
 // ================================================================== review
-const R = { data: null, current: null, started: false, side: null, id: null };
+const R = { data: null, current: null, started: false, side: null, id: null, shown: 0 };
 
 async function showReviewPick() {
   $("#review").hidden = true;
@@ -655,8 +655,14 @@ async function showDecision(i) {
   renderReviewList();
   renderCharts();
   for (const li of document.querySelectorAll("#review-mistakes li")) li.classList.toggle("current", Number(li.dataset.i) === i);
+  // only the latest click draws: an earlier click's answer arriving late is dropped
+  const shown = ++R.shown;
   let doc;
-  try { doc = await api("POST", "/api/study/parse", { text: d.position_id }); } catch (e) { $("#review-caption").textContent = e.message; return; }
+  try { doc = await api("POST", "/api/study/parse", { text: d.position_id }); } catch (e) {
+    if (shown === R.shown) $("#review-caption").textContent = e.message;
+    return;
+  }
+  if (shown !== R.shown) return;
   const svg = $("#review-board");
   draw(svg, boardModel(doc.mine, doc.theirs, d.dice, { value: 1, owner: null, enabled: false }), d.player === "Black");
   const names = Object.fromEntries(Object.entries(R.data.players).map(([k, v]) => [k, v.name]));
@@ -670,16 +676,20 @@ async function showDecision(i) {
   if (d.grade !== "good") caption += ` — ${d.label[language()] || d.grade} (${fmt(-d.error)})`;
   if (d.equity_label) caption += ` [${d.equity_label}]`;  // the depth and kind of the equities judged
   $("#review-caption").textContent = caption;
-  reviewRolloutPanel(d, doc);
+  reviewRolloutPanel(d, doc, `${R.id}:${i}:${language()}`);
 }
 // Under the caption of a checker-play mistake: roll out the played move against the better play.
 const REVIEW_ROLLOUT = {};
-function reviewRolloutPanel(d, doc) {
+// `key` names the review, decision and language: showing the same decision again keeps its panel
+// (a chosen trial count, or a rollout running or finished) instead of starting it afresh.
+function reviewRolloutPanel(d, doc, key) {
   let box = $("#review-rollout");
   if (!box) {
     box = h("div", { id: "review-rollout", class: "review-rollout" });
     $("#review-caption").after(box);
   }
+  if (REVIEW_ROLLOUT.key === key && box.childElementCount) return;
+  REVIEW_ROLLOUT.key = key;
   clearTimeout(REVIEW_ROLLOUT.timer);
   REVIEW_ROLLOUT.job = null;  // a poll of the previous decision's rollout is dropped
   if (!(d.kind === "play" && d.grade !== "good" && d.best && d.chosen && d.dice && d.best !== d.chosen)) { box.replaceChildren(); return; }
