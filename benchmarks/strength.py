@@ -33,6 +33,11 @@ fewer games); ``--compare`` also gets the reduced difference. The lucks cost a
 
     python benchmarks/strength.py --pairs 0 --gnubg-pairs 3000 --vr --seed 777
     python benchmarks/strength.py --pairs 0 --gnubg-pairs 800 --level world_class --vr --json wc.json
+
+``--pubeval-pairs N`` plays pubeval alone (with ``--pairs 0``), e.g. to pin the score against it down
+with ``--vr`` without the random player's games:
+
+    python benchmarks/strength.py --pairs 0 --gnubg-pairs 0 --pubeval-pairs 3000 --vr --seed 57101
 """
 
 from __future__ import annotations
@@ -64,6 +69,7 @@ from backgammon.errors import BackgammonError
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--pairs", type=int, default=300, help="dice sequences against random and pubeval (0: skip)")
+    ap.add_argument("--pubeval-pairs", type=int, default=0, help="dice sequences against pubeval alone (0: skip)")
     ap.add_argument("--gnubg-pairs", type=int, default=200, help="dice sequences against gnubg 0-ply (0: skip)")
     ap.add_argument("--gnubg2-pairs", type=int, default=0, help="dice sequences against gnubg 2-ply (0: skip)")
     ap.add_argument("--bgsage-pairs", type=int, default=0, help="dice sequences against bgsage 0-ply (0: skip)")
@@ -77,6 +83,8 @@ def main() -> None:
     ap.add_argument("--judge-weights", default=None, help="the luck judge's weights (default: the shipped ones)")
     ap.add_argument("--json", default=None, help="also write the results here")
     args = ap.parse_args()
+    if args.pairs and args.pubeval_pairs:
+        ap.error("--pubeval-pairs plays pubeval alone: give it with --pairs 0")
     if args.level is not None and args.plies is not None:
         ap.error("give --plies or --level, not both")
     level = None
@@ -103,6 +111,8 @@ def main() -> None:
             (ours, me, "random", lambda: random_player(args.seed), args.pairs),
             (ours, me, "pubeval", pubeval_player, args.pairs),
         ]
+    if args.pubeval_pairs:
+        duels.append((ours, me, "pubeval", pubeval_player, args.pubeval_pairs))
     if args.gnubg_pairs:
         duels.append((ours, me, "gnubg 0-ply", lambda: gnubg_player(0), args.gnubg_pairs))
     if args.gnubg2_pairs:
