@@ -173,3 +173,29 @@ def test_teachers_choose_the_shards_by_their_teacher(labels, tmp_path, capsys) -
     )
     assert "200 labels from 1 shards" in capsys.readouterr().out
     assert FitState.load(out / CHECKPOINT).files == ["toy-00001.npz"]
+
+
+def test_plies_choose_the_shards_by_their_depth(labels, tmp_path, capsys) -> None:
+    folder = tmp_path / "labels"
+    folder.mkdir()
+    manifest = json.loads((Path(labels) / MANIFEST).read_text())
+    for entry, plies, teacher in zip(manifest["shards"], (2, 3, 3), ("aaa111", "aaa111", "bbb222"), strict=True):
+        (folder / entry["file"]).write_bytes((Path(labels) / entry["file"]).read_bytes())
+        entry["plies"], entry["teacher"] = plies, "weights-sha256:" + teacher
+    (folder / MANIFEST).write_text(json.dumps(manifest))
+    assert shard_files(folder, 0, "", "3") == ["toy-00001.npz", "toy-00002.npz"]
+    assert shard_files(folder, 0, "", " 2 , 3 ") == ["toy-00000.npz", "toy-00001.npz", "toy-00002.npz"]
+    assert shard_files(folder, 0, "aaa111", "3") == ["toy-00001.npz"]  # both filters
+    assert shard_files(folder, 2, "", "3") == ["toy-00001.npz"]  # the first two shards, then the filter
+    with pytest.raises(EngineError, match=r"labelled at '1' plies"):
+        shard_files(folder, 0, "", "1")
+    for bad in ("4", "two", "2;3"):
+        with pytest.raises(InvalidInputError, match="expected comma-separated plies 1 to 3"):
+            shard_files(folder, 0, "", bad)
+    args = ["fit", "--labels", str(folder), "--epochs", "1", "--contact-hidden", "8", "--race-hidden", "4"]
+    with pytest.raises(SystemExit) as exc:
+        main([*args, "--out", str(tmp_path / "bad"), "--plies", "0"])
+    assert exc.value.code == 2
+    main([*args, "--out", str(tmp_path / "run"), "--plies", "3", "--teachers", "bbb222"])
+    assert "200 labels from 1 shards" in capsys.readouterr().out
+    assert FitState.load(tmp_path / "run" / CHECKPOINT).files == ["toy-00002.npz"]

@@ -285,6 +285,11 @@ def fit(
         help="comma-separated: use only the shards whose teacher (manifest) contains one of these, "
         "e.g. a weights sha256 prefix (default: every teacher)",
     ),
+    plies: str = typer.Option(
+        "",
+        "--plies",
+        help="comma-separated: use only the shards labelled at these depths, e.g. 3 (default: every depth)",
+    ),
 ) -> None:
     """Fit the contact and race nets to the label shards (resumable; prints the error per epoch; the
     best nets by held-out error go to OUT/weights.npz with their training record in OUT/weights.json)."""
@@ -318,6 +323,7 @@ def fit(
         average=average,
         shards=shards,
         teachers=teachers,
+        plies=plies,
     )
     config.check()
     if not (labels / "manifest.json").is_file():

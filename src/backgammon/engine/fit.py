@@ -72,6 +72,7 @@ class FitConfig:
     average: float = 0.0  # decay of the weights' moving average per step (0: none)
     shards: int = 0  # use the manifest's first N shards (0: every shard listed when the run starts)
     teachers: str = ""  # comma-separated: keep only shards whose teacher contains one of these ("": all)
+    plies: str = ""  # comma-separated: keep only shards labelled at one of these depths, e.g. "3" ("": all)
 
     def alpha_at(self, epoch: int) -> float:
         """Adam's step size in epoch ``epoch`` (counted from 0)."""
@@ -96,6 +97,7 @@ class FitConfig:
                 f"expected 0 < holdout < 1, 0 <= average < 1 and shards >= 0, got "
                 f"{self.holdout!r}, {self.average!r}, {self.shards!r}"
             )
+        plies_filter(self.plies)
 
 
 class _Adam:
@@ -246,16 +248,20 @@ def split(boards: np.ndarray, targets: np.ndarray, holdout: float) -> tuple[dict
     return data, counts
 
 
-def shard_files(labels: str | Path, shards: int, teachers: str = "") -> list[str]:
+def shard_files(labels: str | Path, shards: int, teachers: str = "", plies: str = "") -> list[str]:
     """The shard files a run uses: the manifest's first ``shards`` (0: all), of those the ones
-    whose teacher contains one of the comma-separated ``teachers`` ("": every teacher).
+    whose teacher contains one of the comma-separated ``teachers`` ("": every teacher) and whose
+    depth is one of the comma-separated ``plies`` ("": every depth).
 
     >>> teacher_filter(" 8ca5aff2372a, ebf324e68d0d ")
     ['8ca5aff2372a', 'ebf324e68d0d']
+    >>> plies_filter("3, 2")
+    [3, 2]
 
     Raises:
         EngineError: if the folder has no manifest, fewer shards than asked for, or no shard of
-            those teachers.
+            those teachers and depths.
+        InvalidInputError: if ``plies`` is not a list of depths 1 to 3.
     """
     entries = read_manifest(Path(labels))["shards"]
     if not entries:
@@ -268,12 +274,29 @@ def shard_files(labels: str | Path, shards: int, teachers: str = "") -> list[str
         chosen = [e for e in chosen if any(w in str(e.get("teacher", "")) for w in wanted)]
         if not chosen:
             raise EngineError(f"no label shard in {str(labels)!r} has a teacher matching {teachers!r}")
+    depths = plies_filter(plies)
+    if depths:
+        chosen = [e for e in chosen if e.get("plies") in depths]
+        if not chosen:
+            raise EngineError(f"no label shard in {str(labels)!r} of those teachers is labelled at {plies!r} plies")
     return [str(e["file"]) for e in chosen]
 
 
 def teacher_filter(teachers: str) -> list[str]:
     """The non-empty, stripped parts of a comma-separated list of teacher names."""
     return [t.strip() for t in teachers.split(",") if t.strip()]
+
+
+def plies_filter(plies: str) -> list[int]:
+    """The depths of a comma-separated list such as ``"2,3"`` ("" or only commas: none, meaning every depth).
+
+    Raises:
+        InvalidInputError: for a part that is not a depth 1 to 3.
+    """
+    parts = [p.strip() for p in plies.split(",") if p.strip()]
+    if not all(p in ("1", "2", "3") for p in parts):
+        raise InvalidInputError(f"invalid label depths {plies!r}: expected comma-separated plies 1 to 3, e.g. '3'")
+    return [int(p) for p in parts]
 
 
 def shards_digest(labels: str | Path, files: list[str]) -> str:
@@ -300,7 +323,7 @@ class FitState:
     @classmethod
     def fresh(cls, config: FitConfig) -> FitState:
         config.check()
-        files = shard_files(config.labels, config.shards, config.teachers)
+        files = shard_files(config.labels, config.shards, config.teachers, config.plies)
         rng = np.random.default_rng(config.seed)
         record: dict = {}
         if config.init_from:
@@ -507,6 +530,7 @@ __all__ = [
     "encode_boards",
     "errors",
     "held_out",
+    "plies_filter",
     "run",
     "shard_files",
     "split",
