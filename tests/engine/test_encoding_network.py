@@ -87,3 +87,74 @@ def test_sparse_forward_pass_equals_the_dense_one() -> None:
         h = 1.0 / (1.0 + np.exp(-(x @ net.w1 + net.b1)))
         assert np.allclose(hidden, h, rtol=0, atol=1e-12)
         assert np.allclose(out, net.forward(x[None])[0], rtol=0, atol=1e-12)
+
+
+def _race_inputs(position: Position, side: int) -> list[float]:
+    x = encoding.encode(position, race=True)
+    start = encoding.NUM_INPUTS + side * encoding.RACE
+    return x[start : start + encoding.RACE].tolist()
+
+
+def test_race_inputs_by_hand() -> None:
+    # me: four on the ace point (home, eleven off); them: thirteen home, one on their 7 and one on their 23
+    p = Position.from_points({1: 4}, {1: 5, 2: 4, 3: 2, 4: 1, 5: 1, 7: 1, 23: 1})
+    x = encoding.encode(p, race=True)
+    assert x.shape == (encoding.RACE_INPUTS,)
+    assert np.array_equal(x[: encoding.NUM_INPUTS], encoding.encode(p))  # the contact net's inputs first
+    mine = _race_inputs(p, 0)
+    assert mine[:6] == [1.0, 0.0, 0.0, 0.0, 0.0, 0.0]  # home, some off, nothing to cross, nothing stuck back
+    assert mine[6:14] == [0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.0]  # four left: n <= 4 and above
+    assert mine[14] == pytest.approx(2 / 10) and mine[15] == 0.0  # two rolls at least (4 pips: 0.49 rolls)
+    theirs = _race_inputs(p, 1)
+    assert theirs[0] == 0.0 and theirs[1] == 1.0  # not home, none off: a gammon is on
+    assert theirs[2] == pytest.approx((1 + 17) / 60) and theirs[3] == pytest.approx(2 / 15)  # 7 -> 6, 23 -> 6
+    assert theirs[4] == pytest.approx(1 / 15) and theirs[5] == pytest.approx(5 / 30)  # the 23 needs 5 pips out
+    assert theirs[6:14] == [0.0] * 8
+    assert theirs[14] == 0.0 and theirs[15] == pytest.approx((18 + 12) / 8.17 / 10)
+
+
+def test_race_sparse_inputs_equal_the_dense_ones() -> None:
+    from backgammon.engine._movegen import CONTACT, board_of, phase
+
+    from ._helpers import random_positions
+
+    idx = np.empty(encoding.MAX_NONZERO, dtype=np.int64)
+    val = np.empty(encoding.MAX_NONZERO)
+    for p in random_positions(100, seed=9):
+        b = board_of(p)
+        k = encoding.encode_for(b, phase(b), idx, val)
+        race = phase(b) != CONTACT
+        x = np.zeros(encoding.RACE_INPUTS if race else encoding.NUM_INPUTS)
+        x[idx[:k]] = val[:k]
+        assert np.array_equal(x, encoding.encode(p, race=race))
+
+
+def test_weights_of_encoding_3_load_with_zero_race_weights(tmp_path) -> None:
+    """A file made before the race inputs: its race net gets zero weights on them, so the engine's values
+    do not change."""
+    from backgammon.engine._movegen import RACE, board_of, phase
+    from backgammon.engine.evaluator import NetEvaluator, sanitize
+    from backgammon.engine.network import arrays_of, write_npz
+
+    rng = np.random.default_rng(2)
+    contact, race = Net.random(8, rng, 0.3), Net.random(4, rng, 0.3)
+    meta = {"format": "backgammon-mlp", "format_version": 1, "encoding": encoding.V3_NAME, "encoding_version": 3}
+    path = tmp_path / "v3.npz"
+    write_npz(path, meta, arrays_of(contact, race))
+    pair = NetPair.load(path)
+    assert pair.race.w1.shape == (encoding.RACE_INPUTS, 4)
+    assert not pair.race.w1[encoding.NUM_INPUTS :].any()
+    p = Position.from_points({1: 4}, {1: 5, 2: 4, 7: 1, 23: 1})
+    assert phase(board_of(p)) == RACE
+    x = encoding.encode(p)
+    want = race.forward(x[None])[0]
+    sanitize(want)  # as the evaluator does: gammons within wins, backgammons within gammons
+    assert np.allclose(NetEvaluator(path, bearoff=False).evaluate(p).as_array(), want)
+    meta["encoding_version"] = 2
+    write_npz(path, meta, arrays_of(contact, race))
+    with pytest.raises(EngineError, match="encoding"):
+        NetPair.load(path)
+    with pytest.raises(EngineError, match="inputs"):  # a race net without the race inputs never reaches a kernel
+        from backgammon.engine.network import kernel_arrays
+
+        kernel_arrays(contact, race)

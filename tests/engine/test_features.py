@@ -132,7 +132,8 @@ def test_warm_start_keeps_the_old_nets_outputs(tmp_path) -> None:
     for p in _random_positions(5, seed=2):
         x = encoding.encode(p)
         assert np.allclose(contact.forward(x[None]), old[0].forward(x[None, : encoding.V1_INPUTS]))
-        assert np.allclose(race.forward(x[None]), old[1].forward(x[None, : encoding.V1_INPUTS]))
+        xr = encoding.encode(p, race=True)
+        assert np.allclose(race.forward(xr[None]), old[1].forward(x[None, : encoding.V1_INPUTS]))
     with pytest.raises(EngineError, match="cannot fit"):
         warm_start(path, 4, 8, np.random.default_rng(0))
     with pytest.raises(EngineError, match="cannot read"):
@@ -211,7 +212,8 @@ def test_warm_start_from_encoding_2_keeps_the_outputs(tmp_path) -> None:
     for p in _random_positions(5, seed=3):
         x = encoding.encode(p)
         assert np.allclose(contact.forward(x[None]), old[0].forward(x[None, : encoding.V2_INPUTS]))
-        assert np.allclose(race.forward(x[None]), old[1].forward(x[None, : encoding.V2_INPUTS]))
+        xr = encoding.encode(p, race=True)
+        assert np.allclose(race.forward(xr[None]), old[1].forward(x[None, : encoding.V2_INPUTS]))
 
 
 def test_double_shots_moment_and_bar_entry() -> None:

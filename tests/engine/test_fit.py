@@ -199,3 +199,18 @@ def test_plies_choose_the_shards_by_their_depth(labels, tmp_path, capsys) -> Non
     main([*args, "--out", str(tmp_path / "run"), "--plies", "3", "--teachers", "bbb222"])
     assert "200 labels from 1 shards" in capsys.readouterr().out
     assert FitState.load(tmp_path / "run" / CHECKPOINT).files == ["toy-00002.npz"]
+
+
+def test_nets_fit_only_the_race_net(labels, tmp_path, capsys) -> None:
+    shipped = NetPair.load(default_weights_path())
+    cfg = FitConfig(labels=labels, init_from=str(default_weights_path()), alpha=1e-3, batch=32, nets="race")
+    state = run(tmp_path, cfg, 1)
+    assert state.history[1]["contact_holdout"] is None  # no contact positions: the contact net is not fitted
+    assert np.array_equal(NetPair.load(tmp_path / WEIGHTS).contact.w1, shipped.contact.w1)
+    assert np.array_equal(state.opts["contact"].p[0], shipped.contact.w1.astype(np.float32))  # never stepped
+    assert not np.array_equal(state.opts["race"].p[0], shipped.race.w1.astype(np.float32))  # fitted
+    main(["fit", "--labels", labels, "--out", str(tmp_path / "cli"), "--epochs", "0", "--nets", "race"])
+    assert "contact 0 + 0 held out" in capsys.readouterr().out
+    for bad in ("cube", "race,bearoff"):
+        with pytest.raises(InvalidInputError, match="nets"):
+            FitConfig(labels=labels, nets=bad).check()

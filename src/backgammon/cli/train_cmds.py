@@ -290,6 +290,9 @@ def fit(
         "--plies",
         help="comma-separated: use only the shards labelled at these depths, e.g. 3 (default: every depth)",
     ),
+    nets: str = typer.Option(
+        "", "--nets", help="fit only this net, 'contact' or 'race'; the other stays as it starts (default: both)"
+    ),
 ) -> None:
     """Fit the contact and race nets to the label shards (resumable; prints the error per epoch; the
     best nets by held-out error go to OUT/weights.npz with their training record in OUT/weights.json)."""
@@ -324,6 +327,7 @@ def fit(
         shards=shards,
         teachers=teachers,
         plies=plies,
+        nets=nets,
     )
     config.check()
     if not (labels / "manifest.json").is_file():

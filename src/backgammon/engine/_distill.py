@@ -39,7 +39,7 @@ from backgammon.engine._selfplay import (
     roll,
     side_done,
 )
-from backgammon.engine.encoding import MAX_NONZERO, encode_sparse
+from backgammon.engine.encoding import MAX_NONZERO, encode_for
 from backgammon.engine.evaluator import bearoff_probs, sanitize, terminal_probs
 from backgammon.engine.network import NUM_OUTPUTS, flip_outputs, forward_sparse32
 
@@ -264,7 +264,7 @@ def leaf_value(b, ph, leaf, idx, val, hid, o) -> None:
     elif ph == BEAROFF:
         bearoff_probs(b, dist, first, ways, o)
     else:
-        k = encode_sparse(b, idx, val)
+        k = encode_for(b, ph, idx, val)
         if ph == CONTACT:
             forward_sparse32(idx, val, k, cw1, cb1, cw2t, cb2, hid, o)
         else:

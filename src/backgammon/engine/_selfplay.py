@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit
 
 from backgammon.engine._movegen import CONTACT, MAX_PLAYS, new_workspace, phase, successors_ws
-from backgammon.engine.encoding import MAX_NONZERO, encode_sparse
+from backgammon.engine.encoding import MAX_NONZERO, encode_for
 from backgammon.engine.network import NUM_OUTPUTS, flip_outputs, forward_sparse
 from backgammon.engine.pubeval import pubeval_score
 
@@ -71,8 +71,8 @@ def side_done(side: np.ndarray) -> bool:
 @njit(cache=True, nogil=True)
 def net_eval(board, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, idx, val, hid, out) -> int:
     """Evaluate a (non-terminal) board for its side on roll; return the phase used."""
-    k = encode_sparse(board, idx, val)
     ph = phase(board)
+    k = encode_for(board, ph, idx, val)
     if ph == CONTACT:
         forward_sparse(idx, val, k, cw1, cb1, cw2, cb2, hid, out)
     else:
@@ -200,8 +200,8 @@ def td_train_games(cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, seed, game0, ngames, 
         ply = 0
         while True:
             # current evaluation with hidden activations kept for the gradient
-            k = encode_sparse(board, cidx, cval)
             ph = phase(board)
+            k = encode_for(board, ph, cidx, cval)
             contact = ph == CONTACT
             if contact:
                 forward_sparse(cidx, cval, k, cw1, cb1, cw2, cb2, hid_c, cur)
@@ -359,8 +359,9 @@ def fit_board(
     board, target, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, alpha, idx, val, hid_c, hid_r, cur, delta
 ) -> float:
     """One gradient step of the net for ``board``'s phase towards ``target``; return the squared error."""
-    k = encode_sparse(board, idx, val)
-    contact = phase(board) == CONTACT
+    ph = phase(board)
+    k = encode_for(board, ph, idx, val)
+    contact = ph == CONTACT
     if contact:
         forward_sparse(idx, val, k, cw1, cb1, cw2, cb2, hid_c, cur)
     else:

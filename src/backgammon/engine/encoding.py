@@ -48,6 +48,22 @@ in front of it:
 - *bar entry*: with two or more on the bar, the chance that not both enter,
   ``1 - (open home points / 6) ** 2``.
 
+Version 4 gives the race net :data:`RACE` more inputs per side (side 0, then
+side 1) after all of the above, computed by :func:`race_features` (the contact
+net's inputs stay those of version 3); they let the race net see the
+end-of-race gammon and backgammon chances, where most of its error was:
+
+- *home*: 1 when every checker left is in this side's home board;
+- *none off*: 1 when this side has borne off no checker (a gammon is still on);
+- *crossing*: the pips this side's checkers outside its home board need to
+  reach it, / 60, and how many checkers are outside it, / 15;
+- *stuck back*: this side's checkers in the other side's home board (or on the
+  bar), / 15, and the pips they need to leave it, / 30 (a backgammon is on);
+- *checkers left*: ``n <= j`` for ``j`` = 1..8, ``n`` the checkers not off;
+- *rolls left*: when home, the rolls needed at least, ``max(ceil(n / 2), pips /
+  8.17) / 10``; else 0 and, in the next input, the rolls to bring every checker
+  home and one to its lowest point, ``(crossing pips + 6 * outside) / 8.17 / 10``.
+
 The encoding has a :data:`NAME` and :data:`VERSION` that weight files record and
 :mod:`backgammon.engine.network` checks when loading.
 
@@ -62,19 +78,24 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from backgammon.engine._movegen import back_index
+from backgammon.engine._movegen import CONTACT, back_index
 from backgammon.position import Position
 
-NAME = "unary4-hand3-tactics5-plan9"
-VERSION = 3
+NAME = "unary4-hand3-tactics5-plan9-race16"
+VERSION = 4
+#: the name of encoding version 3 (whose weight files still load: the race net's new inputs get zero weights)
+V3_NAME = "unary4-hand3-tactics5-plan9"
 PER_SIDE = 24 * 4 + 2 + 1 + 3
 EXTRA = 5
 PLAN = 9
+RACE = 16
 #: the inputs of encoding version 1, which version 2 extends (for warm starts)
 V1_INPUTS = 2 * PER_SIDE
 #: the inputs of encoding version 2, which version 3 extends
 V2_INPUTS = V1_INPUTS + 2 * EXTRA
 NUM_INPUTS = V2_INPUTS + 2 * PLAN
+#: the race net's inputs: the contact net's, then :data:`RACE` per side
+RACE_INPUTS = NUM_INPUTS + 2 * RACE
 
 
 def _roll_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -490,27 +511,98 @@ def encode_sparse(board: np.ndarray, idx: np.ndarray, val: np.ndarray) -> int:
     return k
 
 
-MAX_NONZERO = 2 * (24 * 4 + 6 + EXTRA + PLAN)
+MAX_NONZERO = 2 * (24 * 4 + 6 + EXTRA + PLAN + RACE)
+
+
+@njit(cache=True, nogil=True)
+def race_features(side: np.ndarray, out: np.ndarray) -> None:
+    """The :data:`RACE` race inputs of one side (its own numbering) into ``out`` (see the module's notes)."""
+    on = 0
+    outside = 0
+    cross = 0
+    back = 0
+    exits = 0
+    home_pips = 0
+    for i in range(24):
+        n = side[i]
+        p = i + 1
+        on += n
+        if p > 6:
+            outside += n
+            cross += n * (p - 6)
+        else:
+            home_pips += n * p
+        if p > 18:
+            back += n
+            exits += n * (p - 18)
+    nb = side[24]
+    on += nb
+    outside += nb
+    cross += 19 * nb
+    back += nb
+    exits += 7 * nb
+    out[0] = 1.0 if outside == 0 else 0.0
+    out[1] = 1.0 if on == 15 else 0.0
+    out[2] = cross / 60.0
+    out[3] = outside / 15.0
+    out[4] = back / 15.0
+    out[5] = exits / 30.0
+    for j in range(8):
+        out[6 + j] = 1.0 if on <= j + 1 else 0.0
+    if outside == 0:
+        out[14] = max((on + 1) // 2, home_pips / 8.17) / 10.0
+        out[15] = 0.0
+    else:
+        out[14] = 0.0
+        out[15] = (cross + 6 * outside) / 8.17 / 10.0
+
+
+@njit(cache=True, nogil=True)
+def encode_race_sparse(board: np.ndarray, idx: np.ndarray, val: np.ndarray) -> int:
+    """:func:`encode_sparse`, then the :data:`RACE` race inputs of each side (the race net's encoding)."""
+    k = encode_sparse(board, idx, val)
+    feats = np.empty(RACE)
+    for s in range(2):
+        race_features(board[s], feats)
+        for f in range(RACE):
+            if feats[f] != 0.0:
+                idx[k] = NUM_INPUTS + s * RACE + f
+                val[k] = feats[f]
+                k += 1
+    return k
+
+
+@njit(cache=True, nogil=True)
+def encode_for(board: np.ndarray, ph: int, idx: np.ndarray, val: np.ndarray) -> int:
+    """The sparse inputs of the net that values ``board`` in phase ``ph``: the contact net's
+    (:func:`encode_sparse`) in contact, else the race net's (:func:`encode_race_sparse`)."""
+    if ph == CONTACT:
+        return encode_sparse(board, idx, val)
+    return encode_race_sparse(board, idx, val)
 
 
 @njit(cache=True, nogil=True)
 def encode_dense(board: np.ndarray, x: np.ndarray) -> None:
-    """Write all inputs of ``board`` into ``x`` (length :data:`NUM_INPUTS`)."""
+    """Write all inputs of ``board`` into ``x``: the contact net's (length :data:`NUM_INPUTS`), or with
+    ``x`` of length :data:`RACE_INPUTS` the race net's."""
     idx = np.empty(MAX_NONZERO, dtype=np.int64)
     val = np.empty(MAX_NONZERO, dtype=np.float64)
     x[:] = 0.0
-    k = encode_sparse(board, idx, val)
+    if x.shape[0] == RACE_INPUTS:
+        k = encode_race_sparse(board, idx, val)
+    else:
+        k = encode_sparse(board, idx, val)
     for j in range(k):
         x[idx[j]] = val[j]
 
 
-def encode_board(board: np.ndarray) -> np.ndarray:
-    """The input vector of a raw ``(2, 25)`` int8 board."""
-    x = np.zeros(NUM_INPUTS, dtype=np.float64)
+def encode_board(board: np.ndarray, race: bool = False) -> np.ndarray:
+    """The input vector of a raw ``(2, 25)`` int8 board (the race net's with ``race``)."""
+    x = np.zeros(RACE_INPUTS if race else NUM_INPUTS, dtype=np.float64)
     encode_dense(np.ascontiguousarray(board, dtype=np.int8), x)
     return x
 
 
-def encode(position: Position) -> np.ndarray:
-    """The input vector of a position (the side on roll's view)."""
-    return encode_board(np.array([position.mine, position.theirs], dtype=np.int8))
+def encode(position: Position, race: bool = False) -> np.ndarray:
+    """The input vector of a position (the side on roll's view; the race net's with ``race``)."""
+    return encode_board(np.array([position.mine, position.theirs], dtype=np.int8), race)

@@ -32,7 +32,7 @@ from numba import njit
 
 from backgammon.engine._movegen import BEAROFF, CONTACT, OVER, board_of, phase
 from backgammon.engine.bearoff import WAYS, BearoffDatabase, race_probs, rank
-from backgammon.engine.encoding import MAX_NONZERO, encode_sparse
+from backgammon.engine.encoding import MAX_NONZERO, encode_for
 from backgammon.engine.network import NUM_OUTPUTS, NetPair, forward_sparse, kernel_arrays
 from backgammon.engine.pubeval import WC, WR, pubeval_score
 from backgammon.errors import EngineError, InvalidInputError
@@ -221,7 +221,7 @@ def net_evaluate_one(
     elif ph == BEAROFF and use_bearoff:
         bearoff_probs(b, dist, first, ways, o)
     else:
-        k = encode_sparse(b, idx, val)
+        k = encode_for(b, ph, idx, val)
         if ph == CONTACT:
             forward_sparse(idx, val, k, cw1, cb1, cw2, cb2, hid, o)
         else:

@@ -73,6 +73,7 @@ class FitConfig:
     shards: int = 0  # use the manifest's first N shards (0: every shard listed when the run starts)
     teachers: str = ""  # comma-separated: keep only shards whose teacher contains one of these ("": all)
     plies: str = ""  # comma-separated: keep only shards labelled at one of these depths, e.g. "3" ("": all)
+    nets: str = ""  # comma-separated: fit only these nets ("race"); the others stay as they start ("": both)
 
     def alpha_at(self, epoch: int) -> float:
         """Adam's step size in epoch ``epoch`` (counted from 0)."""
@@ -98,6 +99,7 @@ class FitConfig:
                 f"{self.holdout!r}, {self.average!r}, {self.shards!r}"
             )
         plies_filter(self.plies)
+        nets_filter(self.nets)
 
 
 class _Adam:
@@ -205,10 +207,12 @@ def held_out(boards: np.ndarray, share: float) -> np.ndarray:
     return np.fromiter((zlib.crc32(row.tobytes()) % _HOLDOUT_SCALE < cut for row in flat), bool, len(flat))
 
 
-def encode_boards(boards: np.ndarray) -> np.ndarray:
-    """The inputs of ``boards`` (``(n, 2, 25)`` int8) as float32 ``(n, NUM_INPUTS)``."""
-    x = np.empty((len(boards), encoding.NUM_INPUTS), dtype=np.float32)
-    row = np.empty(encoding.NUM_INPUTS)
+def encode_boards(boards: np.ndarray, race: bool = False) -> np.ndarray:
+    """The inputs of ``boards`` (``(n, 2, 25)`` int8) as float32 ``(n, NUM_INPUTS)``, or with ``race`` the race
+    net's ``(n, RACE_INPUTS)``."""
+    n_in = encoding.RACE_INPUTS if race else encoding.NUM_INPUTS
+    x = np.empty((len(boards), n_in), dtype=np.float32)
+    row = np.empty(n_in)
     for i, b in enumerate(np.ascontiguousarray(boards, dtype=np.int8)):
         encoding.encode_dense(b, row)
         x[i] = row
@@ -225,18 +229,22 @@ class NetData:
     t_val: np.ndarray
 
 
-def split(boards: np.ndarray, targets: np.ndarray, holdout: float) -> tuple[dict[str, NetData], dict[str, int]]:
-    """The data of each net (by the phase of each board) and counts of what was used and left out."""
+def split(
+    boards: np.ndarray, targets: np.ndarray, holdout: float, nets: tuple[str, ...] = NETS
+) -> tuple[dict[str, NetData], dict[str, int]]:
+    """The data of each net (by the phase of each board) and counts of what was used and left out; a net
+    not in ``nets`` gets no positions (so it is not fitted)."""
     phases = np.fromiter((phase(b) for b in boards), np.int64, len(boards))
     val = held_out(boards, holdout)
     data = {}
     for name in NETS:
-        mine = phases == PHASE_OF[name]
+        mine = (phases == PHASE_OF[name]) & (name in nets)
         tr, ho = mine & ~val, mine & val
+        race = name == "race"
         data[name] = NetData(
-            encode_boards(boards[tr]),
+            encode_boards(boards[tr], race),
             np.asarray(targets[tr], dtype=np.float32),
-            encode_boards(boards[ho]),
+            encode_boards(boards[ho], race),
             np.asarray(targets[ho], dtype=np.float32),
         )
     counts = {
@@ -285,6 +293,18 @@ def shard_files(labels: str | Path, shards: int, teachers: str = "", plies: str 
 def teacher_filter(teachers: str) -> list[str]:
     """The non-empty, stripped parts of a comma-separated list of teacher names."""
     return [t.strip() for t in teachers.split(",") if t.strip()]
+
+
+def nets_filter(nets: str) -> tuple[str, ...]:
+    """The nets of a comma-separated list such as ``"race"`` ("": both).
+
+    Raises:
+        InvalidInputError: for a part that is not a net's name.
+    """
+    parts = tuple(p.strip() for p in nets.split(",") if p.strip())
+    if not all(p in NETS for p in parts):
+        raise InvalidInputError(f"invalid nets {nets!r}: expected comma-separated names among {', '.join(NETS)}")
+    return parts or NETS
 
 
 def plies_filter(plies: str) -> list[int]:
@@ -336,7 +356,7 @@ class FitState:
             }
         else:
             contact = Net.random(config.contact_hidden, rng)
-            race = Net.random(config.race_hidden, rng)
+            race = Net.random(config.race_hidden, rng, inputs=encoding.RACE_INPUTS)
         return cls(config, files, {"contact": _Adam(contact), "race": _Adam(race)}, init_record=record)
 
     def save(self, path: Path) -> None:
@@ -421,7 +441,7 @@ class FitState:
 def load_data(state: FitState) -> tuple[dict[str, NetData], dict[str, int]]:
     """The run's shards, split into each net's training and held-out data."""
     boards, targets = load_labels(state.config.labels, state.files)
-    return split(boards, targets, state.config.holdout)
+    return split(boards, targets, state.config.holdout, nets_filter(state.config.nets))
 
 
 def fit_epoch(state: FitState, data: dict[str, NetData]) -> dict:
@@ -433,6 +453,9 @@ def fit_epoch(state: FitState, data: dict[str, NetData]) -> dict:
     for k, name in enumerate(NETS):
         d = data[name]
         opt = state.opts[name]
+        if len(d.x) == 0:  # a net left out (--nets) or without positions: not fitted
+            info[f"{name}_holdout"], info[f"{name}_holdout_equity_rms"] = errors(opt.avg, d.x_val, d.t_val)
+            continue
         order = np.random.default_rng([cfg.seed, state.epoch, k]).permutation(len(d.x))
         info[f"{name}_train"] = train_epoch(opt, d.x, d.t, order, cfg.batch, alpha, cfg.average)
         val, eq = errors(opt.avg, d.x_val, d.t_val)
@@ -530,6 +553,7 @@ __all__ = [
     "encode_boards",
     "errors",
     "held_out",
+    "nets_filter",
     "plies_filter",
     "run",
     "shard_files",

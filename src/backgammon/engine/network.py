@@ -3,7 +3,8 @@
 A net maps :mod:`~backgammon.engine.encoding` inputs through one sigmoid hidden
 layer to five sigmoid outputs: win, win gammon, win backgammon, lose gammon,
 lose backgammon (the side on roll's view, cumulative). The engine keeps two
-nets, one for contact positions and one for races.
+nets, one for contact positions and one for races; the race net has the race
+inputs too (:data:`~backgammon.engine.encoding.RACE_INPUTS`).
 
 Weights live in an ``.npz`` file with the encoding's name and version; loading
 a file made for another encoding raises :class:`~backgammon.errors.EngineError`.
@@ -120,10 +121,13 @@ class Net:
     b2: np.ndarray
 
     @classmethod
-    def random(cls, hidden: int, rng: np.random.Generator, scale: float = 0.1) -> Net:
-        """Small random weights."""
+    def random(
+        cls, hidden: int, rng: np.random.Generator, scale: float = 0.1, inputs: int = encoding.NUM_INPUTS
+    ) -> Net:
+        """Small random weights (``inputs``: the contact net's by default; a race net takes
+        :data:`~backgammon.engine.encoding.RACE_INPUTS`)."""
         return cls(
-            rng.uniform(-scale, scale, (encoding.NUM_INPUTS, hidden)),
+            rng.uniform(-scale, scale, (inputs, hidden)),
             np.zeros(hidden),
             rng.uniform(-scale, scale, (hidden, NUM_OUTPUTS)),
             np.zeros(NUM_OUTPUTS),
@@ -187,8 +191,27 @@ def nets_of(arrays: dict[str, np.ndarray], source: str) -> tuple[Net, Net]:
 NetArrays = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
+def with_race_inputs(race: Net) -> Net:
+    """A race net with the race net's inputs: one made for the contact net's inputs (encoding version 3)
+    gets zero weights on the race inputs, so it computes what it computed."""
+    if race.w1.shape[0] != encoding.NUM_INPUTS:
+        return race
+    w1 = np.zeros((encoding.RACE_INPUTS, race.w1.shape[1]), dtype=race.w1.dtype)
+    w1[: encoding.NUM_INPUTS] = race.w1
+    return Net(w1, race.b1, race.w2, race.b2)
+
+
 def kernel_arrays(contact: Net, race: Net) -> NetArrays:
-    """The arrays the compiled kernels take for two nets (:data:`NetArrays`), the arrays themselves (no copy)."""
+    """The arrays the compiled kernels take for two nets (:data:`NetArrays`), the arrays themselves (no copy).
+
+    Raises:
+        EngineError: if a net's inputs are not its encoding's (the compiled kernels do not check bounds).
+    """
+    if contact.w1.shape[0] != encoding.NUM_INPUTS or race.w1.shape[0] != encoding.RACE_INPUTS:
+        raise EngineError(
+            f"nets with {contact.w1.shape[0]} and {race.w1.shape[0]} inputs; the encoding has "
+            f"{encoding.NUM_INPUTS} (contact) and {encoding.RACE_INPUTS} (race)"
+        )
     return (contact.w1, contact.b1, contact.w2, contact.b2, race.w1, race.b1, race.w2, race.b2)
 
 
@@ -204,6 +227,9 @@ class NetPair:
     contact: Net
     race: Net
     meta: dict
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "race", with_race_inputs(self.race))
 
     def save(self, path: str | Path, record: bool = False) -> None:
         """Write the weights (float32) and metadata to an ``.npz`` file.
@@ -234,13 +260,16 @@ class NetPair:
                 f"weights file {str(path)!r} has format {meta.get('format')!r} "
                 f"version {meta.get('format_version')!r}, expected {FORMAT!r} version {FORMAT_VERSION}"
             )
-        if meta.get("encoding") != encoding.NAME or meta.get("encoding_version") != encoding.VERSION:
+        made_for = (meta.get("encoding"), meta.get("encoding_version"))
+        if made_for not in ((encoding.NAME, encoding.VERSION), (encoding.V3_NAME, 3)):
             raise EngineError(
                 f"weights file {str(path)!r} was made for encoding {meta.get('encoding')!r} "
                 f"version {meta.get('encoding_version')!r}, expected {encoding.NAME!r} version {encoding.VERSION}"
             )
-        nets = nets_of(arrays, f"weights file {str(path)!r}")
-        for net in nets:
-            if net.w1.shape[0] != encoding.NUM_INPUTS or net.w2.shape[1] != NUM_OUTPUTS:
+        contact, race = nets_of(arrays, f"weights file {str(path)!r}")
+        race = with_race_inputs(race) if made_for[1] == 3 else race
+        inputs = (encoding.NUM_INPUTS, encoding.RACE_INPUTS)
+        for net, n_in in zip((contact, race), inputs):
+            if net.w1.shape[0] != n_in or net.w2.shape[1] != NUM_OUTPUTS:
                 raise EngineError(f"weights file {str(path)!r} has shapes that do not fit the encoding")
-        return cls(nets[0], nets[1], meta)
+        return cls(contact, race, meta)

@@ -93,7 +93,7 @@ class TrainState:
         return cls(
             config,
             Net.random(config.contact_hidden, rng, config.init_scale),
-            Net.random(config.race_hidden, rng, config.init_scale),
+            Net.random(config.race_hidden, rng, config.init_scale, encoding.RACE_INPUTS),
         )
 
     def arrays(self) -> NetArrays:
@@ -176,8 +176,8 @@ def warm_start(
     """The nets of a weights file, widened to this encoding and these hidden sizes.
 
     The file may be made for an older encoding whose inputs are a prefix of the
-    current one (version 1 is a prefix of version 2): the new inputs get zero
-    weights. Hidden units beyond the file's get small random input weights and
+    current one (version 1 is a prefix of version 2, and the contact inputs of the
+    race net's): the new inputs get zero weights. Hidden units beyond the file's get small random input weights and
     zero output weights. Either way the widened nets compute exactly what the
     file's nets computed, and training goes on from there.
 
@@ -189,17 +189,18 @@ def warm_start(
     if meta.get("encoding_version", 0) > encoding.VERSION:
         raise EngineError(f"weights file {str(path)!r} is for a newer encoding {meta.get('encoding')!r}")
     nets = []
-    for old, hidden in zip(nets_of(a, f"weights file {str(path)!r}"), (contact_hidden, race_hidden)):
+    sizes = ((contact_hidden, encoding.NUM_INPUTS), (race_hidden, encoding.RACE_INPUTS))
+    for old, (hidden, inputs) in zip(nets_of(a, f"weights file {str(path)!r}"), sizes):
         w1, b1, w2, b2 = old.w1, old.b1, old.w2, old.b2
         n_in, h = w1.shape
-        if n_in > encoding.NUM_INPUTS or h > hidden:
+        if n_in > inputs or h > hidden:
             raise EngineError(
                 f"weights file {str(path)!r} has {n_in} inputs and {h} hidden units; "
-                f"cannot fit them into {encoding.NUM_INPUTS} inputs and {hidden} hidden units"
+                f"cannot fit them into {inputs} inputs and {hidden} hidden units"
             )
-        nw1 = np.zeros((encoding.NUM_INPUTS, hidden))
+        nw1 = np.zeros((inputs, hidden))
         nw1[:n_in, :h] = w1
-        nw1[:, h:] = rng.uniform(-scale, scale, (encoding.NUM_INPUTS, hidden - h))
+        nw1[:, h:] = rng.uniform(-scale, scale, (inputs, hidden - h))
         nb1 = np.zeros(hidden)
         nb1[:h] = b1
         nw2 = np.zeros((hidden, w2.shape[1]))
