@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 
 import numpy as np
 import pytest
@@ -181,6 +182,7 @@ def test_near_best_exploration_stays_within_the_window(arrays) -> None:
         ("--threads", "0"),
         ("--positions", "-5"),
         ("--focus", "2"),
+        ("--rolls", "3"),  # only at 3 plies
     ],
 )
 def test_bad_settings_exit_2_with_one_line(tmp_path, capsys, args) -> None:
@@ -239,3 +241,8 @@ def test_focus_keeps_more_hard_positions_and_leaves_old_runs_alone(arrays) -> No
     settings = LabelSettings(**{k: v for k, v in entry["settings"].items() if k != "focus"})
     assert run_name(settings, entry["teacher"]) == "p2-s20261207-e08978b6"
     assert run_name(LabelSettings(**{**entry["settings"], "focus": 0.5}), entry["teacher"]) != "p2-s20261207-e08978b6"
+    # so does a run from before --rolls (0: every roll at 2 plies); a sampled run gets a name of its own
+    three = LabelSettings(**{**entry["settings"], "plies": 3})
+    assert run_name(three, entry["teacher"]) != run_name(
+        LabelSettings(**{**asdict(three), "rolls": 3}), entry["teacher"]
+    )

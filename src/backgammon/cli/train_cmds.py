@@ -229,6 +229,13 @@ def label(
         "--focus",
         help="share of back-game and crashed positions labelled, to have more of them (0: as --keep)",
     ),
+    rolls: int = typer.Option(
+        0,
+        "--rolls",
+        help="at 3 plies: value the chosen play at 2 plies for only this many of the 21 rolls, drawn per "
+        "position, and at 1 ply plus their mean difference for the others (an unbiased estimate at a "
+        "fraction of the cost; 0: all rolls)",
+    ),
     weights: Path | None = typer.Option(None, "--weights", help="teacher weights (default: the shipped nets)"),
 ) -> None:
     """Label self-play positions of the shipped nets at 1, 2 or 3 plies into resumable shards (see
@@ -236,7 +243,15 @@ def label(
     from backgammon.engine.labels import LabelSettings, write_labels
 
     settings = LabelSettings(
-        plies=plies, seed=seed, shard_size=shard_size, explore=explore, near=near, keep=keep, prune=prune, focus=focus
+        plies=plies,
+        seed=seed,
+        shard_size=shard_size,
+        explore=explore,
+        near=near,
+        keep=keep,
+        prune=prune,
+        focus=focus,
+        rolls=rolls,
     )
     settings.check()
     if positions < 0 or threads < 1:

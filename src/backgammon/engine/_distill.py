@@ -450,7 +450,77 @@ def three_ply_fast(board, keep, keep_inner, pw, leaf, scratch, out) -> None:
 
 
 @njit(cache=True, nogil=True)
-def _fast_range(boards, plies, keep, keep_inner, pw, leaf, targets, lo, hi) -> None:
+def board_hash(board) -> np.uint64:
+    """A 64-bit FNV-1a hash of a board's 50 counts (the seed of its sampled rolls: a function of the board)."""
+    h = np.uint64(14695981039346656037)
+    for s in range(2):
+        for i in range(25):
+            h = (h ^ np.uint64(board[s, i] & 0xFF)) * np.uint64(1099511628211)
+    return h
+
+
+@njit(cache=True, nogil=True)
+def sampled_rolls(board, own, n_own, k, pick) -> int:
+    """Put ``k`` of the ``n_own`` roll indices ``own[:n_own]`` into ``pick`` (all of them if there are no more
+    than ``k``), drawn without replacement by a xorshift generator seeded by :func:`board_hash`; return how
+    many."""
+    if n_own <= k:
+        for j in range(n_own):
+            pick[j] = own[j]
+        return n_own
+    x = board_hash(board) | np.uint64(1)
+    for j in range(k):  # a partial Fisher-Yates shuffle of own
+        x ^= x << np.uint64(13)
+        x ^= x >> np.uint64(7)
+        x ^= x << np.uint64(17)
+        m = j + int(x % np.uint64(n_own - j))
+        own[j], own[m] = own[m], own[j]
+        pick[j] = own[j]
+    return k
+
+
+@njit(cache=True, nogil=True)
+def three_ply_sampled(board, keep, keep_inner, pw, leaf, scratch, rolls, out) -> None:
+    """``out`` = an unbiased estimate of :func:`three_ply_fast`'s value at a fraction of its cost: per roll the
+    0-ply best play valued at 1 ply (the 2-ply label's terms), plus the mean of the 2-ply minus 1-ply
+    difference of the chosen plays over ``rolls`` of the rolls, drawn per board (:func:`sampled_rolls`; each
+    weighted by its own and its repeats' chances, and scaled by the rolls it stands for). The difference is
+    small (about 0.02 equity rms per roll), so the estimate is close (about 0.006 rms with 5 of 21 rolls
+    against about 0.013 between the 2-ply and 3-ply values); with ``rolls`` of 21 it is the 3-ply value."""
+    levels, shared = scratch
+    chosen, values, same = choose_per_roll(board, keep, pw, leaf, levels[2], shared)
+    inner = np.empty(NUM_OUTPUTS)
+    deep = np.empty(NUM_OUTPUTS)
+    weight = np.zeros(21)
+    own = np.empty(21, dtype=np.int64)
+    n_own = 0
+    r = 0
+    for d1 in range(1, 7):
+        for d2 in range(d1, 7):
+            w = 1.0 if d1 == d2 else 2.0
+            if same[r] == -1:
+                own[n_own] = r
+                n_own += 1
+                weight[r] += w
+                one_ply_fast(chosen[r], keep_inner, pw, leaf, levels[0], shared, inner)
+                flip_outputs(inner, values[r])
+            elif same[r] >= 0:
+                weight[same[r]] += w
+            r += 1
+    average_rolls(values, same, out)
+    pick = np.empty(21, dtype=np.int64)
+    m = sampled_rolls(board, own, n_own, rolls, pick)
+    scale = n_own / m / 36.0 if m > 0 else 0.0
+    for j in range(m):
+        q = pick[j]
+        two_ply_fast(chosen[q], keep_inner, keep_inner, pw, leaf, scratch, inner)
+        flip_outputs(inner, deep)
+        for o in range(NUM_OUTPUTS):
+            out[o] += scale * weight[q] * (deep[o] - values[q, o])
+
+
+@njit(cache=True, nogil=True)
+def _fast_range(boards, plies, keep, keep_inner, pw, leaf, targets, lo, hi, rolls) -> None:
     scratch = fast_scratch(leaf[1], leaf[5])
     levels, shared = scratch
     idx, val, hid, _, _ = shared
@@ -458,6 +528,8 @@ def _fast_range(boards, plies, keep, keep_inner, pw, leaf, targets, lo, hi) -> N
         ph = phase(boards[i])
         if ph >= BEAROFF:
             leaf_value(boards[i], ph, leaf, idx, val, hid, targets[i])
+        elif plies == 3 and 0 < rolls < 21:
+            three_ply_sampled(boards[i], keep, keep_inner, pw, leaf, scratch, rolls, targets[i])
         elif plies == 3:
             three_ply_fast(boards[i], keep, keep_inner, pw, leaf, scratch, targets[i])
         elif plies == 2:
@@ -467,15 +539,16 @@ def _fast_range(boards, plies, keep, keep_inner, pw, leaf, targets, lo, hi) -> N
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def label_fast(boards, plies, keep, keep_inner, pw, leaf, targets, threads) -> None:
+def label_fast(boards, plies, keep, keep_inner, pw, leaf, targets, threads, rolls=0) -> None:
     """``targets[i]`` = the ``plies``-ply value (1, 2 or 3) of ``boards[i]`` by the fast labeller
-    (:func:`two_ply_fast`; at 1 ply :func:`one_ply_fast`, at 3 :func:`three_ply_fast`; with both sides home or
-    the game over the exact value), over ``threads`` threads (each label is a function of its board alone).
-    ``pw``: the pruning models (:func:`choose_pruned`); ``leaf``: as :func:`leaf_value` takes it."""
+    (:func:`two_ply_fast`; at 1 ply :func:`one_ply_fast`, at 3 :func:`three_ply_fast`, or with ``rolls`` from 1
+    to 20 :func:`three_ply_sampled`; with both sides home or the game over the exact value), over ``threads``
+    threads (each label is a function of its board alone). ``pw``: the pruning models (:func:`choose_pruned`);
+    ``leaf``: as :func:`leaf_value` takes it."""
     n = boards.shape[0]
     size = (n + threads - 1) // threads
     for t in prange(threads):
-        _fast_range(boards, plies, keep, keep_inner, pw, leaf, targets, t * size, min(n, (t + 1) * size))
+        _fast_range(boards, plies, keep, keep_inner, pw, leaf, targets, t * size, min(n, (t + 1) * size), rolls)
 
 
 @njit(cache=True, nogil=True)

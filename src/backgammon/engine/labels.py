@@ -65,6 +65,7 @@ class LabelSettings:
     keep: float = 0.25  # share of the games' positions kept (spreads a shard over more games)
     prune: int = PRUNE  # replies per roll the pruning model keeps at the inner plies of a label (0: all)
     focus: float = 0.0  # share of back-game and crashed positions kept (0: ``keep``, as for the others)
+    rolls: int = 0  # at 3 plies: rolls per position valued at 2 plies, the rest at 1 ply (0 or 21: all)
 
     def check(self) -> None:
         """Raises InvalidInputError for settings outside their ranges."""
@@ -83,6 +84,8 @@ class LabelSettings:
             raise InvalidInputError(f"expected 0 <= focus <= 1 (0: as --keep), got {self.focus!r}")
         if self.prune < 0:
             raise InvalidInputError(f"expected --prune >= 0 (0: no pruning), got {self.prune!r}")
+        if not 0 <= self.rolls <= 21 or (self.rolls and self.plies != 3):
+            raise InvalidInputError(f"expected --rolls from 0 to 21, and only with 3 plies, got {self.rolls!r}")
 
 
 def net_arrays(weights: Path) -> NetArrays:
@@ -100,8 +103,9 @@ def teacher_of(weights: Path) -> str:
 def run_name(settings: LabelSettings, teacher: str) -> str:
     """The file-name prefix of a run: its depth, seed and a hash of everything that shapes its labels."""
     fields = asdict(settings)
-    if not settings.focus:  # runs from before the setting existed keep their names
-        del fields["focus"]
+    for name in ("focus", "rolls"):
+        if not fields[name]:  # runs from before the setting existed keep their names
+            del fields[name]
     key = json.dumps({**fields, "teacher": teacher}, sort_keys=True).encode()
     return f"p{settings.plies}-s{settings.seed}-{hashlib.sha256(key).hexdigest()[:8]}"
 
@@ -168,20 +172,24 @@ def label_boards_fast(
     threads: int = 1,
     prune: int = PRUNE,
     pruner: np.ndarray | None = None,
+    rolls: int = 0,
 ) -> np.ndarray:
     """The ``plies``-ply labels (1, 2 or 3) of ``boards`` (``(n, 5)``) by the fast labeller
     (:func:`backgammon.engine._distill.label_fast`): the n-ply value as :mod:`backgammon.engine.search` defines
     it (the 0-ply best play of each roll, valued at n − 1 plies), the leaves in float32, the bear-off database
     where both sides are home (the root, the chosen plays, the leaves), and at the inner plies only the ``prune``
     replies per roll that the pruning model (``pruner``, default :func:`fit_pruner` of ``arrays``) ranks best
-    (0: all). Each label is a function of its board, so any ``threads`` gives the same labels."""
+    (0: all). At 3 plies, ``rolls`` from 1 to 20 values the chosen play at 2 plies for only that many of the
+    rolls, drawn per board, and at 1 ply for the others, corrected by the sampled rolls' mean difference
+    (:func:`backgammon.engine._distill.three_ply_sampled`: an unbiased estimate of the 3-ply value). Each
+    label is a function of its board, so any ``threads`` gives the same labels."""
     boards = np.ascontiguousarray(boards, dtype=np.int8)
     targets = np.empty((len(boards), 5))
     if not len(boards):
         return targets
     if pruner is None:
         pruner = fit_pruner(arrays) if prune > 0 else np.zeros((2, _distill.PRUNE_FEATURES))
-    _distill.label_fast(boards, plies, 0, prune, pruner, leaf_arrays(arrays), targets, max(1, threads))
+    _distill.label_fast(boards, plies, 0, prune, pruner, leaf_arrays(arrays), targets, max(1, threads), rolls)
     return targets
 
 
@@ -192,13 +200,15 @@ def label_shard(
     threads: int = 1,
     progress: Callable[[int], None] | None = None,
     prune: int = PRUNE,
+    rolls: int = 0,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The sanitised ``plies``-ply labels of ``boards`` (:func:`label_boards_fast`; positions with both sides
     home get the bear-off database's exact value) and their phases. ``progress`` is told the boards done
     after each chunk."""
     targets = np.empty((len(boards), 5))
     for lo in range(0, len(boards), _CHUNK):
-        targets[lo : lo + _CHUNK] = label_boards_fast(boards[lo : lo + _CHUNK], arrays, plies, threads, prune)
+        chunk = boards[lo : lo + _CHUNK]
+        targets[lo : lo + _CHUNK] = label_boards_fast(chunk, arrays, plies, threads, prune, rolls=rolls)
         if progress is not None:
             progress(min(lo + _CHUNK, len(boards)))
     phases = np.array([phase(b) for b in boards], dtype=np.uint8)
@@ -306,7 +316,7 @@ def write_labels(
             rate = k / max(time.perf_counter() - t0, 1e-9)
             say(f"shard {index + 1}/{n_shards}: {k}/{count} labelled, {rate:.1f} labels/s")
 
-        targets, phases = label_shard(boards, arrays, settings.plies, threads, progress, settings.prune)
+        targets, phases = label_shard(boards, arrays, settings.plies, threads, progress, settings.prune, settings.rolls)
         ids = _position_ids(boards)
         _write_atomic(folder / file, lambda p: _save_shard(p, ids, targets, phases))
         seconds = time.perf_counter() - t0
