@@ -495,19 +495,22 @@ def encode_sparse(board: np.ndarray, idx: np.ndarray, val: np.ndarray) -> int:
     reach = np.zeros((2, 21), dtype=np.int64)  # per side: its blots the other side hits with each roll
     for s in range(2):
         _side_features(board[s], board[1 - s], feats, reach[s])
-        for f in range(EXTRA):
-            if feats[f] != 0.0:
-                idx[k] = V1_INPUTS + s * EXTRA + f
-                val[k] = feats[f]
-                k += 1
+        k = _append_nonzero(feats, V1_INPUTS + s * EXTRA, idx, val, k)
     plan = np.empty(PLAN)
     for s in range(2):
         _plan_features(board[s], board[1 - s], plan, reach[s])
-        for f in range(PLAN):
-            if plan[f] != 0.0:
-                idx[k] = V2_INPUTS + s * PLAN + f
-                val[k] = plan[f]
-                k += 1
+        k = _append_nonzero(plan, V2_INPUTS + s * PLAN, idx, val, k)
+    return k
+
+
+@njit(cache=True, nogil=True)
+def _append_nonzero(feats: np.ndarray, base: int, idx: np.ndarray, val: np.ndarray, k: int) -> int:
+    """Append the non-zero entries of ``feats`` as the sparse inputs ``base + f``; return the new count."""
+    for f in range(feats.shape[0]):
+        if feats[f] != 0.0:
+            idx[k] = base + f
+            val[k] = feats[f]
+            k += 1
     return k
 
 
@@ -564,11 +567,7 @@ def encode_race_sparse(board: np.ndarray, idx: np.ndarray, val: np.ndarray) -> i
     feats = np.empty(RACE)
     for s in range(2):
         race_features(board[s], feats)
-        for f in range(RACE):
-            if feats[f] != 0.0:
-                idx[k] = NUM_INPUTS + s * RACE + f
-                val[k] = feats[f]
-                k += 1
+        k = _append_nonzero(feats, NUM_INPUTS + s * RACE, idx, val, k)
     return k
 
 
