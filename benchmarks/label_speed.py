@@ -12,7 +12,11 @@ cubeless equity and of each output. Last, how often the pruned choice of a reply
 unpruned one (every roll of every position, the choice both ways by the 0-ply net) and the mean
 equity it loses.
 
-    python benchmarks/label_speed.py [--positions 200] [--seed 20261203] [--prune 12]
+With ``--three N``, 3-ply labels of the first N positions too: the full label and the sampled-roll
+estimates (``backgammon label --plies 3 --rolls K``, K = 3, 5, 7), timed the same way, with each
+estimate's rms equity difference from the full label.
+
+    python benchmarks/label_speed.py [--positions 200] [--seed 20261203] [--prune 12] [--three 60]
 """
 
 from __future__ import annotations
@@ -65,12 +69,40 @@ def equity(t: np.ndarray) -> np.ndarray:
     return 2 * t[:, 0] - 1 + t[:, 1] - t[:, 3] + t[:, 2] - t[:, 4]
 
 
+def three_ply(boards, arrays, prune, pruner, threads_list, console) -> None:
+    """3-ply labels of ``boards``: the full label and the sampled-roll estimates (``backgammon label --plies 3
+    --rolls K``), their speed and how far the estimates stray from the full label."""
+    label_boards_fast(boards[:2], arrays, 3, 1, prune, pruner, rolls=3)  # compile
+    speed = Table(title=f"3-ply labels of {len(boards)} positions")
+    for col in ("labeller", "threads", "labels/s (wall)", "labels/s per core (CPU)", "CPU ms / label", "rms Δ equity"):
+        speed.add_column(col, justify="right" if col != "labeller" else "left")
+    full = None
+    for rolls in (0, 3, 5, 7):
+        name = "3-ply, every roll" if rolls == 0 else f"3-ply, --rolls {rolls}"
+        for threads in threads_list:
+            out, wall, cpu = timed(lambda r=rolls, t=threads: label_boards_fast(boards, arrays, 3, t, prune, pruner, r))
+            full = out if full is None else full
+            rms = float(np.sqrt(np.mean((equity(out) - equity(full)) ** 2)))
+            n = len(boards)
+            speed.add_row(
+                name, str(threads), f"{n / wall:.1f}", f"{n / cpu:.1f}", f"{1000 * cpu / n:.1f}", f"{rms:.4f}"
+            )
+    console.print(speed)
+    console.print("(rms Δ equity: from the full 3-ply label of the same positions)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--positions", type=int, default=200)
     ap.add_argument("--seed", type=int, default=20261203)
     ap.add_argument("--prune", type=int, default=12, help="replies kept per roll at the inner ply")
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    ap.add_argument(
+        "--three",
+        type=int,
+        default=0,
+        help="also time 3-ply labels (full, and with --rolls 3, 5 and 7) on this many of the positions",
+    )
     args = ap.parse_args()
     console = Console(width=150)
 
@@ -114,6 +146,9 @@ def main() -> None:
     console.print(agree)
     signed = float(np.mean(equity(pruned) - equity(exact)))
     console.print(f"mean signed equity difference, pruned - unpruned: {signed:+.5f}")
+
+    if args.three:
+        three_ply(boards[: args.three], arrays, args.prune, pruner, args.threads, console)
 
     stats = np.zeros(4)
     pruned_choices(boards, args.prune, pruner, leaf_arrays(arrays), stats)
