@@ -266,10 +266,8 @@ class NetPair:
                 f"weights file {str(path)!r} was made for encoding {meta.get('encoding')!r} "
                 f"version {meta.get('encoding_version')!r}, expected {encoding.NAME!r} version {encoding.VERSION}"
             )
-        contact, race = nets_of(arrays, f"weights file {str(path)!r}")
-        race = with_race_inputs(race) if made_for[1] == 3 else race
-        inputs = (encoding.NUM_INPUTS, encoding.RACE_INPUTS)
-        for net, n_in in zip((contact, race), inputs):
+        pair = cls(*nets_of(arrays, f"weights file {str(path)!r}"), meta)  # a version-3 race net gets its inputs
+        for net, n_in in ((pair.contact, encoding.NUM_INPUTS), (pair.race, encoding.RACE_INPUTS)):
             if net.w1.shape[0] != n_in or net.w2.shape[1] != NUM_OUTPUTS:
                 raise EngineError(f"weights file {str(path)!r} has shapes that do not fit the encoding")
-        return cls(contact, race, meta)
+        return pair
