@@ -214,3 +214,52 @@ def test_nets_fit_only_the_race_net(labels, tmp_path, capsys) -> None:
     for bad in ("cube", "race,bearoff"):
         with pytest.raises(InvalidInputError, match="nets"):
             FitConfig(labels=labels, nets=bad).check()
+
+
+def _by_depth(labels: str, folder: Path) -> Path:
+    """A copy of the toy labels whose shards are labelled at 2, 3 and 3 plies."""
+    folder.mkdir()
+    manifest = json.loads((Path(labels) / MANIFEST).read_text())
+    for entry, plies in zip(manifest["shards"], (2, 3, 3), strict=True):
+        (folder / entry["file"]).write_bytes((Path(labels) / entry["file"]).read_bytes())
+        entry["plies"] = plies
+    (folder / MANIFEST).write_text(json.dumps(manifest))
+    return folder
+
+
+def test_auxiliary_labels_train_a_second_output_layer(labels, tmp_path, capsys) -> None:
+    folder = _by_depth(labels, tmp_path / "labels")
+    plain = run(tmp_path / "plain", small(str(folder), plies="3"), 3)
+    cfg = small(str(folder), plies="3", aux_plies="2", aux_ratio=1.0)
+    state = run(tmp_path / "aux", cfg, 3)
+    assert state.files == ["toy-00001.npz", "toy-00002.npz"] and state.aux_files == ["toy-00000.npz"]
+    contact = state.opts["contact"]
+    assert len(contact.p) == 6 and contact.p[4].shape == contact.p[2].shape
+    assert not np.array_equal(contact.p[4], contact.p[2])  # its own outputs, fitted to the other labels
+    aux_errors = [h["contact_aux_holdout"] for h in state.history[1:]]
+    assert aux_errors[-1] < aux_errors[0]  # learnable targets: the auxiliary outputs learn them too
+    # the auxiliary rows train the shared hidden layer, so the net differs from one fitted without them
+    assert not np.array_equal(contact.p[0], plain.opts["contact"].p[0])
+    # the weights file holds the net's own outputs only, and names the auxiliary shards
+    nets = NetPair.load(tmp_path / "aux" / WEIGHTS)
+    assert nets.contact.w2.shape == (8, 5)
+    record = json.loads((tmp_path / "aux" / "weights.json").read_text())
+    assert record["aux_labels"]["shards"] == 1 and "auxiliary output layer" in record["method"]
+    # resuming restores the auxiliary layer exactly
+    run(tmp_path / "resumed", cfg, 2)
+    resumed = run(tmp_path / "resumed", cfg, 3)
+    for x, y in zip(resumed.opts["contact"].avg, contact.avg, strict=True):
+        assert np.array_equal(x, y)
+    # ratio 0 is the plain fit, whatever the auxiliary filters say
+    none = run(tmp_path / "none", small(str(folder), plies="3", aux_plies="2"), 3)
+    assert none.aux_files == [] and np.array_equal(none.opts["contact"].p[0], plain.opts["contact"].p[0])
+    with pytest.raises(EngineError, match="no auxiliary label shards"):
+        run(tmp_path / "same", small(str(folder), plies="3", aux_plies="3", aux_ratio=1.0), 1)
+    with pytest.raises(InvalidInputError, match="auxiliary ratio"):
+        small(str(folder), aux_ratio=-1.0).check()
+    with pytest.raises(InvalidInputError, match="plies 1 to 3"):
+        small(str(folder), aux_ratio=1.0, aux_plies="4").check()
+    args = ["fit", "--labels", str(folder), "--out", str(tmp_path / "cli"), "--epochs", "1", "--plies", "3"]
+    main([*args, "--contact-hidden", "8", "--race-hidden", "4", "--aux-ratio", "0.5", "--aux-plies", "2"])
+    out = capsys.readouterr().out
+    assert "auxiliary: 200 labels from 1 shards" in out and ", auxiliary 0." in out

@@ -308,6 +308,16 @@ def fit(
     nets: str = typer.Option(
         "", "--nets", help="fit only this net, 'contact' or 'race'; the other stays as it starts (default: both)"
     ),
+    aux_ratio: float = typer.Option(
+        0.0,
+        "--aux-ratio",
+        help="also fit an auxiliary output layer, on the same hidden layer, to this many other labels per label "
+        "each epoch (e.g. 2-ply labels beside 3-ply ones; 0: none)",
+    ),
+    aux_teachers: str = typer.Option(
+        "", "--aux-teachers", help="like --teachers, for the auxiliary labels (default: every teacher)"
+    ),
+    aux_plies: str = typer.Option("", "--aux-plies", help="like --plies, for the auxiliary labels, e.g. 2"),
 ) -> None:
     """Fit the contact and race nets to the label shards (resumable; prints the error per epoch; the
     best nets by held-out error go to OUT/weights.npz with their training record in OUT/weights.json)."""
@@ -343,6 +353,9 @@ def fit(
         teachers=teachers,
         plies=plies,
         nets=nets,
+        aux_ratio=aux_ratio,
+        aux_teachers=aux_teachers,
+        aux_plies=aux_plies,
     )
     config.check()
     if not (labels / "manifest.json").is_file():

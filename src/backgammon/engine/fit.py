@@ -52,6 +52,7 @@ NETS = ("contact", "race")
 PHASE_OF = {"contact": CONTACT, "race": RACE}
 _HOLDOUT_SCALE = 10_000  # the held-out share is counted in these parts
 _PARAMS = ("w1", "b1", "w2", "b2")
+_AUX_PARAMS = ("aux_w2", "aux_b2")
 _BETA1, _BETA2, _EPS = 0.9, 0.999, 1e-8
 _EVAL_CHUNK = 8192
 
@@ -74,6 +75,9 @@ class FitConfig:
     teachers: str = ""  # comma-separated: keep only shards whose teacher contains one of these ("": all)
     plies: str = ""  # comma-separated: keep only shards labelled at one of these depths, e.g. "3" ("": all)
     nets: str = ""  # comma-separated: fit only these nets ("race"); the others stay as they start ("": both)
+    aux_ratio: float = 0.0  # auxiliary labels met per epoch, per main label (0: none)
+    aux_teachers: str = ""  # like teachers, for the auxiliary labels (the shards not among the main ones)
+    aux_plies: str = ""  # like plies, for the auxiliary labels, e.g. "2"
 
     def alpha_at(self, epoch: int) -> float:
         """Adam's step size in epoch ``epoch`` (counted from 0)."""
@@ -98,15 +102,22 @@ class FitConfig:
                 f"expected 0 < holdout < 1, 0 <= average < 1 and shards >= 0, got "
                 f"{self.holdout!r}, {self.average!r}, {self.shards!r}"
             )
+        if not 0 <= self.aux_ratio < math.inf:
+            raise InvalidInputError(f"expected an auxiliary ratio >= 0, got {self.aux_ratio!r}")
         plies_filter(self.plies)
+        plies_filter(self.aux_plies)
         nets_filter(self.nets)
 
 
 class _Adam:
-    """One net's float32 parameters with Adam's moments and, optionally, their moving average."""
+    """One net's float32 parameters with Adam's moments and, optionally, their moving average. With
+    ``aux``, the parameters also hold an auxiliary output layer (``aux_w2``, ``aux_b2``: a second set of
+    outputs on the same hidden layer, for labels of another kind), which starts as the net's own."""
 
-    def __init__(self, net: Net) -> None:
+    def __init__(self, net: Net, aux: bool = False) -> None:
         self.p = [np.ascontiguousarray(getattr(net, name), dtype=np.float32) for name in _PARAMS]
+        if aux:
+            self.p += [self.p[2].copy(), self.p[3].copy()]
         self.m = [np.zeros_like(a) for a in self.p]
         self.v = [np.zeros_like(a) for a in self.p]
         self.avg = [a.copy() for a in self.p]
@@ -131,9 +142,14 @@ class _Adam:
             for a, p in zip(self.avg, self.p):
                 a[...] = p
 
+    @property
+    def net_avg(self) -> list[np.ndarray]:
+        """The averaged parameters of the net itself (without the auxiliary output layer)."""
+        return self.avg[: len(_PARAMS)]
+
     def state(self, prefix: str) -> dict[str, np.ndarray]:
         out = {}
-        for name, p, m, v, a in zip(_PARAMS, self.p, self.m, self.v, self.avg):
+        for name, p, m, v, a in zip(_PARAMS + _AUX_PARAMS, self.p, self.m, self.v, self.avg):
             out.update({f"{prefix}_{name}": p, f"{prefix}_m_{name}": m, f"{prefix}_v_{name}": v})
             out[f"{prefix}_avg_{name}"] = a
         return out
@@ -141,10 +157,11 @@ class _Adam:
     @classmethod
     def restore(cls, arrays: dict[str, np.ndarray], prefix: str, t: int) -> _Adam:
         opt = cls.__new__(cls)
-        opt.p = [arrays[f"{prefix}_{name}"] for name in _PARAMS]
-        opt.m = [arrays[f"{prefix}_m_{name}"] for name in _PARAMS]
-        opt.v = [arrays[f"{prefix}_v_{name}"] for name in _PARAMS]
-        opt.avg = [arrays[f"{prefix}_avg_{name}"] for name in _PARAMS]
+        names = _PARAMS + (_AUX_PARAMS if f"{prefix}_{_AUX_PARAMS[0]}" in arrays else ())
+        opt.p = [arrays[f"{prefix}_{name}"] for name in names]
+        opt.m = [arrays[f"{prefix}_m_{name}"] for name in names]
+        opt.v = [arrays[f"{prefix}_v_{name}"] for name in names]
+        opt.avg = [arrays[f"{prefix}_avg_{name}"] for name in names]
         opt.t = t
         return opt
 
@@ -181,22 +198,45 @@ def errors(params: list[np.ndarray], x: np.ndarray, t: np.ndarray) -> tuple[floa
 
 
 def train_epoch(
-    opt: _Adam, x: np.ndarray, t: np.ndarray, order: np.ndarray, batch: int, alpha: float, average: float
+    opt: _Adam,
+    x: np.ndarray,
+    t: np.ndarray,
+    order: np.ndarray,
+    batch: int,
+    alpha: float,
+    average: float,
+    aux: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> float:
     """One pass of minibatch Adam over ``x[order]``; returns the mean squared error per output met (before
-    each step)."""
+    each step) on those rows. With ``aux`` (inputs and targets of auxiliary labels, for an optimiser with an
+    auxiliary output layer), a negative entry ``-1 - i`` of ``order`` is the auxiliary row ``i``: it trains
+    the auxiliary outputs and, through them, the shared hidden layer."""
     sq = 0.0
+    met = 0
     for i in range(0, len(order), batch):
         rows = order[i : i + batch]
-        xb, tb = x[rows], t[rows]
-        w2 = opt.p[2]
-        h, y = forward(opt.p, xb)
-        d2 = y - tb  # cross-entropy of sigmoid outputs: the gradient at the output sums
+        if aux is None:
+            xb, tb = x[rows], t[rows]
+            k = len(rows)
+        else:
+            own, other = rows[rows >= 0], -1 - rows[rows < 0]
+            xb, tb = np.concatenate([x[own], aux[0][other]]), np.concatenate([t[own], aux[1][other]])
+            k = len(own)
+        w1, b1, w2, b2 = opt.p[:4]
+        h = _sigmoid(xb @ w1 + b1)
+        d2 = _sigmoid(h[:k] @ w2 + b2) - tb[:k]  # cross-entropy of sigmoid outputs: the gradient at the output sums
         sq += float(np.sum(d2.astype(np.float64) ** 2))
+        met += k
         d2 /= np.float32(len(rows))
-        d1 = (d2 @ w2.T) * h * (1.0 - h)
-        opt.step([xb.T @ d1, d1.sum(axis=0), h.T @ d2, d2.sum(axis=0)], alpha, average)
-    return sq / max(len(order) * NUM_OUTPUTS, 1)
+        dh = d2 @ w2.T
+        grads = [h[:k].T @ d2, d2.sum(axis=0)]
+        if aux is not None:
+            da = (_sigmoid(h[k:] @ opt.p[4] + opt.p[5]) - tb[k:]) / np.float32(len(rows))
+            grads += [h[k:].T @ da, da.sum(axis=0)]
+            dh = np.concatenate([dh, da @ opt.p[4].T])
+        d1 = dh * h * (1.0 - h)
+        opt.step([xb.T @ d1, d1.sum(axis=0), *grads], alpha, average)
+    return sq / max(met * NUM_OUTPUTS, 1)
 
 
 def held_out(boards: np.ndarray, share: float) -> np.ndarray:
@@ -221,12 +261,14 @@ def encode_boards(boards: np.ndarray, race: bool = False) -> np.ndarray:
 
 @dataclass(slots=True)
 class NetData:
-    """One net's positions: training and held-out inputs and targets."""
+    """One net's positions: training and held-out inputs and targets, and optionally those of its auxiliary
+    labels (``aux``: another ``NetData``)."""
 
     x: np.ndarray
     t: np.ndarray
     x_val: np.ndarray
     t_val: np.ndarray
+    aux: NetData | None = None
 
 
 def split(
@@ -339,11 +381,13 @@ class FitState:
     best_loss: dict[str, float | None] = field(default_factory=dict)
     best_epoch: dict[str, int] = field(default_factory=dict)
     init_record: dict = field(default_factory=dict)
+    aux_files: list[str] = field(default_factory=list)
 
     @classmethod
     def fresh(cls, config: FitConfig) -> FitState:
         config.check()
         files = shard_files(config.labels, config.shards, config.teachers, config.plies)
+        aux_files = aux_shard_files(config, files)
         rng = np.random.default_rng(config.seed)
         record: dict = {}
         if config.init_from:
@@ -357,7 +401,9 @@ class FitState:
         else:
             contact = Net.random(config.contact_hidden, rng)
             race = Net.random(config.race_hidden, rng, inputs=encoding.RACE_INPUTS)
-        return cls(config, files, {"contact": _Adam(contact), "race": _Adam(race)}, init_record=record)
+        aux = bool(aux_files)
+        opts = {"contact": _Adam(contact, aux), "race": _Adam(race, aux)}
+        return cls(config, files, opts, init_record=record, aux_files=aux_files)
 
     def save(self, path: Path) -> None:
         """Write the checkpoint atomically."""
@@ -365,6 +411,7 @@ class FitState:
             "kind": "fit",
             "config": self.config.to_json(),
             "files": self.files,
+            "aux_files": self.aux_files,
             "epoch": self.epoch,
             "seconds": self.seconds,
             "history": self.history,
@@ -405,6 +452,7 @@ class FitState:
             meta["best_loss"],
             meta["best_epoch"],
             meta["init_record"],
+            meta.get("aux_files", []),
         )
 
     def weights(self, counts: dict[str, int]) -> NetPair:
@@ -414,6 +462,11 @@ class FitState:
         meta = {
             "method": (
                 "fitted to the n-ply labels of training/labels by minibatch Adam on the outputs' cross-entropy"
+                + (
+                    f", with an auxiliary output layer fitted to {cfg.aux_ratio:g} other labels per label"
+                    if self.aux_files
+                    else ""
+                )
                 + (f", weights averaged (decay {cfg.average:g} per step)" if cfg.average else "")
                 + (", from " + Path(cfg.init_from).name if cfg.init_from else ", from random weights")
                 + " (backgammon fit)"
@@ -435,13 +488,44 @@ class FitState:
         }
         if self.init_record:
             meta["init_record"] = self.init_record
+        if self.aux_files:
+            meta["aux_labels"] = {
+                "shards": len(self.aux_files),
+                "first": self.aux_files[0],
+                "last": self.aux_files[-1],
+                "digest": shards_digest(cfg.labels, self.aux_files),
+            }
         return NetPair(nets["contact"], nets["race"], meta)
 
 
+def aux_shard_files(config: FitConfig, files: list[str]) -> list[str]:
+    """The auxiliary label shards of a run (none when ``aux_ratio`` is 0): those of the first ``shards``
+    that match ``aux_teachers`` and ``aux_plies`` and are not among the run's main ``files``.
+
+    Raises:
+        EngineError: if an auxiliary ratio is set and no such shard is left.
+    """
+    if config.aux_ratio == 0:
+        return []
+    main = set(files)
+    aux = [f for f in shard_files(config.labels, config.shards, config.aux_teachers, config.aux_plies) if f not in main]
+    if not aux:
+        raise EngineError(f"no auxiliary label shards in {config.labels!r}: every one that matches is a main one")
+    return aux
+
+
 def load_data(state: FitState) -> tuple[dict[str, NetData], dict[str, int]]:
-    """The run's shards, split into each net's training and held-out data."""
-    boards, targets = load_labels(state.config.labels, state.files)
-    return split(boards, targets, state.config.holdout, nets_filter(state.config.nets))
+    """The run's shards, split into each net's training and held-out data (with their auxiliary data)."""
+    cfg = state.config
+    boards, targets = load_labels(cfg.labels, state.files)
+    data, counts = split(boards, targets, cfg.holdout, nets_filter(cfg.nets))
+    if state.aux_files:
+        boards, targets = load_labels(cfg.labels, state.aux_files)
+        aux, aux_counts = split(boards, targets, cfg.holdout, nets_filter(cfg.nets))
+        for name in NETS:
+            data[name].aux = aux[name]
+        counts.update({f"aux_{k}": v for k, v in aux_counts.items()})
+    return data, counts
 
 
 def fit_epoch(state: FitState, data: dict[str, NetData]) -> dict:
@@ -454,17 +538,29 @@ def fit_epoch(state: FitState, data: dict[str, NetData]) -> dict:
         d = data[name]
         opt = state.opts[name]
         if len(d.x) == 0:  # a net left out (--nets) or without positions: not fitted
-            info[f"{name}_holdout"], info[f"{name}_holdout_equity_rms"] = errors(opt.avg, d.x_val, d.t_val)
+            info[f"{name}_holdout"], info[f"{name}_holdout_equity_rms"] = errors(opt.net_avg, d.x_val, d.t_val)
             continue
-        order = np.random.default_rng([cfg.seed, state.epoch, k]).permutation(len(d.x))
-        info[f"{name}_train"] = train_epoch(opt, d.x, d.t, order, cfg.batch, alpha, cfg.average)
-        val, eq = errors(opt.avg, d.x_val, d.t_val)
+        rng = np.random.default_rng([cfg.seed, state.epoch, k])
+        order = rng.permutation(len(d.x))
+        aux = None
+        if d.aux is not None and len(d.aux.x) and len(opt.p) > len(_PARAMS):
+            # each epoch meets a fresh sample of the auxiliary labels, mixed into the main ones
+            n = min(round(cfg.aux_ratio * len(d.x)), len(d.aux.x))
+            order = rng.permutation(np.concatenate([order, -1 - rng.choice(len(d.aux.x), n, replace=False)]))
+            aux = (d.aux.x, d.aux.t)
+        info[f"{name}_train"] = train_epoch(opt, d.x, d.t, order, cfg.batch, alpha, cfg.average, aux)
+        val, eq = errors(opt.net_avg, d.x_val, d.t_val)
         info[f"{name}_holdout"], info[f"{name}_holdout_equity_rms"] = val, eq
+        if aux is not None and d.aux is not None:
+            aux_params = opt.avg[:2] + opt.avg[len(_PARAMS) :]
+            info[f"{name}_aux_holdout"], info[f"{name}_aux_holdout_equity_rms"] = errors(
+                aux_params, d.aux.x_val, d.aux.t_val
+            )
         best = state.best_loss.get(name)
         if val is None or best is None or val < best:  # without held-out positions: the latest
             state.best_loss[name] = val
             state.best_epoch[name] = state.epoch + 1
-            state.best[name] = [a.copy() for a in opt.avg]
+            state.best[name] = [a.copy() for a in opt.net_avg]
     state.epoch += 1
     state.seconds += time.perf_counter() - t0
     info["seconds"] = round(time.perf_counter() - t0, 1)
@@ -475,11 +571,12 @@ def baseline(state: FitState, data: dict[str, NetData]) -> dict:
     """The held-out error of the starting nets (epoch 0); they are the best nets until an epoch beats them."""
     info: dict = {"epoch": 0}
     for name in NETS:
-        val, eq = errors(state.opts[name].p, data[name].x_val, data[name].t_val)
+        params = state.opts[name].p[: len(_PARAMS)]
+        val, eq = errors(params, data[name].x_val, data[name].t_val)
         info[f"{name}_holdout"], info[f"{name}_holdout_equity_rms"] = val, eq
         state.best_loss[name] = val
         state.best_epoch[name] = 0
-        state.best[name] = [a.copy() for a in state.opts[name].p]
+        state.best[name] = [a.copy() for a in params]
     return info
 
 
@@ -510,6 +607,13 @@ def run(
         f"contact {counts['contact_train']} + {counts['contact_holdout']} held out, "
         f"race {counts['race_train']} + {counts['race_holdout']} held out, "
         f"{counts['not_used']} bear-offs and finished games not used"
+        + (
+            f"; auxiliary: {counts['aux_labels']} labels from {len(state.aux_files)} shards, contact "
+            f"{counts['aux_contact_train']} + {counts['aux_contact_holdout']} held out, race "
+            f"{counts['aux_race_train']} + {counts['aux_race_holdout']} held out"
+            if state.aux_files
+            else ""
+        )
     )
     if len(data["contact"].x) + len(data["race"].x) == 0:
         raise EngineError(f"no contact or race positions to fit in {str(config.labels)!r}")
@@ -540,6 +644,8 @@ def describe(info: dict, epochs: int) -> str:
         train = f"train {info[name + '_train']:.6f} " if name + "_train" in info else ""
         val, eq = info[name + "_holdout"], info[name + "_holdout_equity_rms"]
         held = "none held out" if val is None else f"held out {val:.6f} (equity rms {eq:.4f})"
+        if info.get(name + "_aux_holdout") is not None:
+            held += f", auxiliary {info[name + '_aux_holdout']:.6f}"
         parts.append(f"{name} {train}{held}")
     if "seconds" in info:
         parts.append(f"{info['seconds']} s")
