@@ -47,6 +47,19 @@ def labels(tmp_path_factory) -> str:
     return str(folder)
 
 
+def _by_depth(labels: str, folder: Path, teachers: tuple[str, ...] | None = None) -> Path:
+    """A copy of the toy labels whose shards are labelled at 2, 3 and 3 plies (by ``teachers``, if given)."""
+    folder.mkdir()
+    manifest = json.loads((Path(labels) / MANIFEST).read_text())
+    for i, (entry, plies) in enumerate(zip(manifest["shards"], (2, 3, 3), strict=True)):
+        (folder / entry["file"]).write_bytes((Path(labels) / entry["file"]).read_bytes())
+        entry["plies"] = plies
+        if teachers:
+            entry["teacher"] = "weights-sha256:" + teachers[i]
+    (folder / MANIFEST).write_text(json.dumps(manifest))
+    return folder
+
+
 def small(labels: str, **kw) -> FitConfig:
     settings = {"seed": 3, "contact_hidden": 8, "race_hidden": 4, "batch": 32, "alpha": 0.01, "holdout": 0.2}
     return FitConfig(labels=labels, **{**settings, **kw})
@@ -176,13 +189,7 @@ def test_teachers_choose_the_shards_by_their_teacher(labels, tmp_path, capsys) -
 
 
 def test_plies_choose_the_shards_by_their_depth(labels, tmp_path, capsys) -> None:
-    folder = tmp_path / "labels"
-    folder.mkdir()
-    manifest = json.loads((Path(labels) / MANIFEST).read_text())
-    for entry, plies, teacher in zip(manifest["shards"], (2, 3, 3), ("aaa111", "aaa111", "bbb222"), strict=True):
-        (folder / entry["file"]).write_bytes((Path(labels) / entry["file"]).read_bytes())
-        entry["plies"], entry["teacher"] = plies, "weights-sha256:" + teacher
-    (folder / MANIFEST).write_text(json.dumps(manifest))
+    folder = _by_depth(labels, tmp_path / "labels", ("aaa111", "aaa111", "bbb222"))
     assert shard_files(folder, 0, "", "3") == ["toy-00001.npz", "toy-00002.npz"]
     assert shard_files(folder, 0, "", " 2 , 3 ") == ["toy-00000.npz", "toy-00001.npz", "toy-00002.npz"]
     assert shard_files(folder, 0, "aaa111", "3") == ["toy-00001.npz"]  # both filters
@@ -214,17 +221,6 @@ def test_nets_fit_only_the_race_net(labels, tmp_path, capsys) -> None:
     for bad in ("cube", "race,bearoff"):
         with pytest.raises(InvalidInputError, match="nets"):
             FitConfig(labels=labels, nets=bad).check()
-
-
-def _by_depth(labels: str, folder: Path) -> Path:
-    """A copy of the toy labels whose shards are labelled at 2, 3 and 3 plies."""
-    folder.mkdir()
-    manifest = json.loads((Path(labels) / MANIFEST).read_text())
-    for entry, plies in zip(manifest["shards"], (2, 3, 3), strict=True):
-        (folder / entry["file"]).write_bytes((Path(labels) / entry["file"]).read_bytes())
-        entry["plies"] = plies
-    (folder / MANIFEST).write_text(json.dumps(manifest))
-    return folder
 
 
 def test_auxiliary_labels_train_a_second_output_layer(labels, tmp_path, capsys) -> None:

@@ -147,6 +147,11 @@ class _Adam:
         """The averaged parameters of the net itself (without the auxiliary output layer)."""
         return self.avg[: len(_PARAMS)]
 
+    @property
+    def aux_avg(self) -> list[np.ndarray]:
+        """The averaged parameters of the auxiliary net: the shared hidden layer and the auxiliary outputs."""
+        return self.avg[:2] + self.avg[len(_PARAMS) :]
+
     def state(self, prefix: str) -> dict[str, np.ndarray]:
         out = {}
         for name, p, m, v, a in zip(_PARAMS + _AUX_PARAMS, self.p, self.m, self.v, self.avg):
@@ -542,20 +547,18 @@ def fit_epoch(state: FitState, data: dict[str, NetData]) -> dict:
             continue
         rng = np.random.default_rng([cfg.seed, state.epoch, k])
         order = rng.permutation(len(d.x))
-        aux = None
-        if d.aux is not None and len(d.aux.x) and len(opt.p) > len(_PARAMS):
+        extra = d.aux if d.aux is not None and len(d.aux.x) and len(opt.p) > len(_PARAMS) else None
+        if extra is not None:
             # each epoch meets a fresh sample of the auxiliary labels, mixed into the main ones
-            n = min(round(cfg.aux_ratio * len(d.x)), len(d.aux.x))
-            order = rng.permutation(np.concatenate([order, -1 - rng.choice(len(d.aux.x), n, replace=False)]))
-            aux = (d.aux.x, d.aux.t)
+            n = min(round(cfg.aux_ratio * len(d.x)), len(extra.x))
+            order = rng.permutation(np.concatenate([order, -1 - rng.choice(len(extra.x), n, replace=False)]))
+        aux = None if extra is None else (extra.x, extra.t)
         info[f"{name}_train"] = train_epoch(opt, d.x, d.t, order, cfg.batch, alpha, cfg.average, aux)
         val, eq = errors(opt.net_avg, d.x_val, d.t_val)
         info[f"{name}_holdout"], info[f"{name}_holdout_equity_rms"] = val, eq
-        if aux is not None and d.aux is not None:
-            aux_params = opt.avg[:2] + opt.avg[len(_PARAMS) :]
-            info[f"{name}_aux_holdout"], info[f"{name}_aux_holdout_equity_rms"] = errors(
-                aux_params, d.aux.x_val, d.aux.t_val
-            )
+        if extra is not None:
+            aux_val = errors(opt.aux_avg, extra.x_val, extra.t_val)
+            info[f"{name}_aux_holdout"], info[f"{name}_aux_holdout_equity_rms"] = aux_val
         best = state.best_loss.get(name)
         if val is None or best is None or val < best:  # without held-out positions: the latest
             state.best_loss[name] = val
