@@ -505,6 +505,7 @@ def run(args) -> int:
         print(f"error: no decisions under {args.data}: build them with --build", file=sys.stderr)
         return 2
     ev = load_evaluator(args.weights)
+    old = load_evaluator(None if args.compare == "shipped" else args.compare) if args.compare else None
     console = Console(width=200)
     names = [n.strip() for n in args.players.split(",") if n.strip()]
     counts = np.bincount(ds.phase, minlength=len(PHASES))
@@ -537,6 +538,14 @@ def run(args) -> int:
         cidx = spread(len(ds.cube_board), limit)
         decide = cube_player(name, ev)
         d, k = score_cube(ds, decide, cidx)
+        if old is not None and not name.startswith("gnubg"):
+            # the same decisions with the --compare weights: the paired difference, this player's own noise gone
+            diff = errs - score_checker(ds, checker_player(name, old, args.seed), idx)
+            cells = [_fmt(diff[ph == k], "±") for k in range(len(PHASES))]
+            checker.add_row(f"{name} − compare", str(len(idx)), _fmt(diff), *cells, "", "")
+            od, ok = score_cube(ds, cube_player(name, old), cidx)
+            both = np.concatenate([d - od, k - ok])
+            cube.add_row(f"{name} − compare", str(len(cidx)), _fmt(d - od), _fmt(k - ok), _fmt(both), "", "")
         cube.add_row(
             name,
             str(len(cidx)),
@@ -567,6 +576,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, default=None, help="score at most N decisions per player (evenly spread)")
     ap.add_argument("--slow-limit", type=int, default=2000, help="at most N decisions for 2- and 3-ply players")
     ap.add_argument("--weights", default=None, help="our weights file (default: the shipped one)")
+    ap.add_argument(
+        "--compare",
+        default=None,
+        help="another weights file ('shipped': the package's): each of our players' rows is followed by the paired "
+        "difference, these weights' errors minus those of --compare's on the same decisions",
+    )
     args = ap.parse_args(argv)
     if args.build:
         build(args.chunks, args.seed, args.data, args.reverse)

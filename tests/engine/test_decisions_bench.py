@@ -142,3 +142,16 @@ def test_prime_needs_a_checker_behind_it(bench) -> None:
     escaped[1, 23], escaped[1, 15] = 0, 2  # now on my 9-point, past the prime
     assert bench.phase(escaped, g) != "prime"
     assert bench.phase(escaped, g, sampling=True) == "prime"  # the sampling's looser tag
+
+
+def test_compare_prints_the_paired_difference(bench, monkeypatch, capsys) -> None:
+    monkeypatch.setattr(bench.DecisionSet, "load", classmethod(lambda cls, data=None: _tiny_set(bench)))
+    assert bench.main(["--players", "expert", "--compare", "shipped"]) == 0
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if "expert − compare" in line]
+    assert len(rows) == 2  # checker play and cube
+    assert all("0.0 ± 0.0" in row for row in rows)  # the same nets on the same decisions: no difference
+    with pytest.raises(SystemExit) as exc:
+        bench.main(["--players", "expert", "--compare", "no-such-file.npz"])
+    assert exc.value.code == 2
+    assert "no-such-file.npz" in capsys.readouterr().err

@@ -10,7 +10,7 @@ import pytest
 
 from backgammon.cli import main
 from backgammon.engine import _distill, _selfplay
-from backgammon.engine._movegen import BEAROFF, MAX_PLAYS, hard_contact, phase, successors_py
+from backgammon.engine._movegen import BEAROFF, CONTACT, MAX_PLAYS, board_of, hard_contact, phase, successors_py
 from backgammon.engine.bearoff import BearoffDatabase
 from backgammon.engine.evaluator import default_weights_path
 from backgammon.engine.labels import (
@@ -246,3 +246,41 @@ def test_focus_keeps_more_hard_positions_and_leaves_old_runs_alone(arrays) -> No
     assert run_name(three, entry["teacher"]) != run_name(
         LabelSettings(**{**asdict(three), "rolls": 3}), entry["teacher"]
     )
+
+
+def test_sibling_shards_label_the_best_plays_of_each_decision(tmp_path, capsys, arrays) -> None:
+    from backgammon.engine.evaluator import NetEvaluator, equities, flip_array
+    from backgammon.position import Position
+
+    out = tmp_path / "labels"
+    args = ("--out", str(out), "--plies", "1", "--seed", "4", "--positions", "30", "--shard-size", "30")
+    code, _, err = cli(capsys, *args, "--siblings", "4", "--window", "0.2")
+    assert code == 0, err
+    (entry,) = read_manifest(out)["shards"]
+    assert entry["count"] == 30 and entry["settings"]["siblings"] == 4 and entry["decisions"] >= 8
+    z = shard(out / entry["file"])
+    group, roots, dice = z["group"], z["root_ids"], z["dice"]
+    assert len(group) == 30 and len(roots) == len(dice) == entry["decisions"]
+    assert np.array_equal(np.unique(group), np.arange(len(roots))) and np.all(np.diff(group) >= 0)
+    boards, targets = load_labels(out)
+    evaluator = NetEvaluator.default()
+    for g, (pid, (d1, d2)) in enumerate(zip(roots, dice)):
+        mine = boards[group == g]
+        root = board_of(Position.from_position_id(pid.decode("ascii")))
+        assert phase(root) == CONTACT
+        cands = successors_py(root, int(d1), int(d2))
+        eq = equities(flip_array(evaluator.evaluate_boards(cands)))
+        rank = np.argsort(-eq, kind="stable")
+        want = [j for j in rank[:4] if eq[j] >= eq[rank[0]] - 0.2]
+        if g < len(roots) - 1:  # the last decision may be cut to fill the shard
+            assert len(mine) == len(want) >= 2
+        assert np.array_equal(mine, cands[want[: len(mine)]])  # the best plays, best first
+    assert np.allclose(targets, label_boards_fast(boards, arrays, 1), atol=2e-3)
+    # a sibling run has its own name; the same settings again skip the shard, and its file is made again identically
+    assert entry["run"] != run_name(LabelSettings(plies=1, seed=4, shard_size=30), entry["teacher"])
+    first = (out / entry["file"]).read_bytes()
+    (out / entry["file"]).unlink()
+    assert cli(capsys, *args, "--siblings", "4", "--window", "0.2")[0] == 0
+    assert (out / entry["file"]).read_bytes() == first
+    code, _, err = cli(capsys, *args, "--siblings", "1")
+    assert code == 2 and "--siblings" in err and "Traceback" not in err

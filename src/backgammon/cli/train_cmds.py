@@ -236,6 +236,15 @@ def label(
         "position, and at 1 ply plus their mean difference for the others (an unbiased estimate at a "
         "fraction of the cost; 0: all rolls)",
     ),
+    siblings: int = typer.Option(
+        0,
+        "--siblings",
+        help="label decisions instead of positions: for each sampled contact position and a random roll, up to this "
+        "many of its best plays by 0 ply (their results), grouped by decision (0: positions)",
+    ),
+    window: float = typer.Option(
+        0.12, "--window", help="with --siblings: only the plays within this equity of the 0-ply best"
+    ),
     weights: Path | None = typer.Option(None, "--weights", help="teacher weights (default: the shipped nets)"),
 ) -> None:
     """Label self-play positions of the shipped nets at 1, 2 or 3 plies into resumable shards (see
@@ -252,6 +261,8 @@ def label(
         prune=prune,
         focus=focus,
         rolls=rolls,
+        siblings=siblings,
+        window=window,
     )
     settings.check()
     if positions < 0 or threads < 1:

@@ -15,6 +15,10 @@ gnubg prunes its candidates), makes the five chances consistent and writes them 
 - ``manifest.json``: every shard's file, count, seed, depth, teacher (the
   weights' sha256 prefix and the code's version), counts by phase and time.
 
+With ``siblings`` (:class:`LabelSettings`) a shard labels decisions instead of positions: the best plays of a
+random roll of each sampled contact position (:func:`sample_siblings`), with ``group``, ``root_ids`` and
+``dice`` arrays that tie each play's result to its decision.
+
 A *run* is the settings (depth, seed, sampler, shard size, teacher); its name
 is their hash, so runs with other settings share the folder. Shard ``i`` of a
 run samples with a seed derived from ``(seed, i)`` alone, so a rerun skips the
@@ -33,14 +37,15 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from backgammon import __version__
 from backgammon.engine import _distill
-from backgammon.engine._movegen import BEAROFF, CONTACT, RACE, board_of, hard_contact, phase
+from backgammon.engine._movegen import BEAROFF, CONTACT, RACE, board_of, hard_contact, phase, successors_py
 from backgammon.engine.bearoff import WAYS, BearoffDatabase
-from backgammon.engine.evaluator import default_weights_path, sanitize
+from backgammon.engine.evaluator import NetEvaluator, default_weights_path, equities, flip_array, sanitize
 from backgammon.engine.network import NetArrays, NetPair, kernel_arrays
 from backgammon.errors import EngineError, InvalidInputError
 from backgammon.position import Position
@@ -51,6 +56,7 @@ LABEL_VERSION = 2  # of the labelling (bump when the same settings would give ot
 PHASES = {"contact": CONTACT, "race": RACE, "bearoff": BEAROFF}
 _CHUNK = 500  # boards labelled between progress reports
 PRUNE = 12  # replies per roll the pruning model keeps at the inner plies of a 2- or 3-ply label, by default
+MAX_SIBLINGS = 32  # plays per decision a sibling run labels at most
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +72,8 @@ class LabelSettings:
     prune: int = PRUNE  # replies per roll the pruning model keeps at the inner plies of a label (0: all)
     focus: float = 0.0  # share of back-game and crashed positions kept (0: ``keep``, as for the others)
     rolls: int = 0  # at 3 plies: rolls per position valued at 2 plies, the rest at 1 ply (0 or 21: all)
+    siblings: int = 0  # > 0: label a decision's best plays (this many at most, by 0 ply) instead of positions
+    window: float = 0.12  # with siblings: only the plays within this equity of the 0-ply best
 
     def check(self) -> None:
         """Raises InvalidInputError for settings outside their ranges."""
@@ -86,6 +94,13 @@ class LabelSettings:
             raise InvalidInputError(f"expected --prune >= 0 (0: no pruning), got {self.prune!r}")
         if not 0 <= self.rolls <= 21 or (self.rolls and self.plies != 3):
             raise InvalidInputError(f"expected --rolls from 0 to 21, and only with 3 plies, got {self.rolls!r}")
+        if self.siblings != 0 and not 2 <= self.siblings <= MAX_SIBLINGS:
+            raise InvalidInputError(
+                f"expected --siblings 0 (positions) or from 2 to {MAX_SIBLINGS} plays per decision, "
+                f"got {self.siblings!r}"
+            )
+        if not 0 < self.window <= 1:
+            raise InvalidInputError(f"expected 0 < --window <= 1 (equity), got {self.window!r}")
 
 
 def net_arrays(weights: Path) -> NetArrays:
@@ -103,9 +118,11 @@ def teacher_of(weights: Path) -> str:
 def run_name(settings: LabelSettings, teacher: str) -> str:
     """The file-name prefix of a run: its depth, seed and a hash of everything that shapes its labels."""
     fields = asdict(settings)
-    for name in ("focus", "rolls"):
+    for name in ("focus", "rolls", "siblings"):
         if not fields[name]:  # runs from before the setting existed keep their names
             del fields[name]
+    if not settings.siblings:
+        del fields["window"]
     key = json.dumps({**fields, "teacher": teacher}, sort_keys=True).encode()
     return f"p{settings.plies}-s{settings.seed}-{hashlib.sha256(key).hexdigest()[:8]}"
 
@@ -215,6 +232,66 @@ def label_shard(
     return sanitized(targets), phases
 
 
+@dataclass(frozen=True, slots=True)
+class Siblings:
+    """The plays a sibling shard labels: ``boards`` (``(n, 2, 25)``, each a play's result, the opponent on roll),
+    ``group`` (``(n,)``: the decision each belongs to, 0, 1, ... in order), and per decision its position
+    (``roots``, side on roll first) and roll (``dice``, ``(g, 2)``)."""
+
+    boards: np.ndarray
+    group: np.ndarray
+    roots: np.ndarray
+    dice: np.ndarray
+    games: int
+
+
+def sample_siblings(
+    arrays: NetArrays, evaluator: NetEvaluator, seed: int, count: int, settings: LabelSettings
+) -> Siblings:
+    """``count`` plays from decisions of the labels' sampling games (:func:`_distill.sample_positions` with the
+    run's ``explore``, ``near``, ``keep`` and ``focus``): for each sampled contact position a roll drawn from
+    ``seed``, and of that roll's plays the ``settings.siblings`` best by ``evaluator``'s 0-ply equity that lie
+    within ``settings.window`` of the best, when at least two do. The last decision is cut to make ``count``.
+    A function of ``(arrays, seed, count, settings)``."""
+    rng = np.random.default_rng(seed)
+    boards: list[np.ndarray] = []
+    group: list[np.ndarray] = []
+    roots: list[np.ndarray] = []
+    dice: list[tuple[int, int]] = []
+    total = game0 = 0
+    while total < count:
+        batch = np.empty((count, 2, 25), dtype=np.int8)
+        game0 += _distill.sample_positions(
+            *arrays, seed, game0, settings.explore, batch, settings.keep, settings.near, settings.focus
+        )
+        for root in batch:
+            if phase(root) != CONTACT:
+                continue
+            d1, d2 = (int(x) for x in rng.integers(1, 7, 2))
+            cands = successors_py(root, d1, d2)
+            if len(cands) < 2:
+                continue
+            eq = equities(flip_array(evaluator.evaluate_boards(cands)))  # the mover's view
+            order = np.argsort(-eq, kind="stable")[: settings.siblings]
+            chosen = order[eq[order] >= eq[order[0]] - settings.window][: count - total]
+            if len(chosen) < 2 and total + len(chosen) < count:
+                continue
+            boards.append(cands[chosen])
+            group.append(np.full(len(chosen), len(roots), dtype=np.int32))
+            roots.append(root.copy())
+            dice.append((d1, d2))
+            total += len(chosen)
+            if total >= count:
+                break
+    return Siblings(
+        np.concatenate(boards),
+        np.concatenate(group),
+        np.array(roots, dtype=np.int8),
+        np.array(dice, dtype=np.uint8),
+        game0,
+    )
+
+
 def _position_ids(boards: np.ndarray) -> np.ndarray:
     return np.array(
         [Position(tuple(int(x) for x in b[0]), tuple(int(x) for x in b[1])).position_id() for b in boards], dtype="S14"
@@ -225,9 +302,14 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _save_shard(path: Path, ids: np.ndarray, targets: np.ndarray, phases: np.ndarray) -> None:
+def _save_shard(
+    path: Path, ids: np.ndarray, targets: np.ndarray, phases: np.ndarray, siblings: Siblings | None = None
+) -> None:
+    extra: dict[str, Any] = {}  # as Any: numpy's stubs match a name in **extra to savez's allow_pickle
+    if siblings is not None:
+        extra = {"group": siblings.group, "root_ids": _position_ids(siblings.roots), "dice": siblings.dice}
     with path.open("wb") as f:  # a file object: numpy would add ".npz" to a temporary name
-        np.savez_compressed(f, position_ids=ids, targets=targets.astype(np.float16), phase=phases)
+        np.savez_compressed(f, position_ids=ids, targets=targets.astype(np.float16), phase=phases, **extra)
 
 
 def _write_atomic(path: Path, write: Callable[[Path], object]) -> None:
@@ -289,6 +371,7 @@ def write_labels(
     say = log or (lambda s: None)
     n_shards = -(-positions // settings.shard_size)
     done = skipped = 0
+    evaluator: NetEvaluator | None = None
     start = time.perf_counter()
     for index in range(n_shards):
         count = min(settings.shard_size, positions - index * settings.shard_size)
@@ -307,10 +390,17 @@ def write_labels(
             skipped = 0
         seed = shard_seed(settings.seed, index)
         t0 = time.perf_counter()
-        boards = np.empty((count, 2, 25), dtype=np.int8)
-        games = _distill.sample_positions(
-            *arrays, seed, 0, settings.explore, boards, settings.keep, settings.near, settings.focus
-        )
+        siblings = None
+        if settings.siblings:
+            if evaluator is None:
+                evaluator = NetEvaluator(weights)
+            siblings = sample_siblings(arrays, evaluator, seed, count, settings)
+            boards, games = siblings.boards, siblings.games
+        else:
+            boards = np.empty((count, 2, 25), dtype=np.int8)
+            games = _distill.sample_positions(
+                *arrays, seed, 0, settings.explore, boards, settings.keep, settings.near, settings.focus
+            )
 
         def progress(k: int, index: int = index, t0: float = t0) -> None:
             rate = k / max(time.perf_counter() - t0, 1e-9)
@@ -318,7 +408,7 @@ def write_labels(
 
         targets, phases = label_shard(boards, arrays, settings.plies, threads, progress, settings.prune, settings.rolls)
         ids = _position_ids(boards)
-        _write_atomic(folder / file, lambda p: _save_shard(p, ids, targets, phases))
+        _write_atomic(folder / file, lambda p: _save_shard(p, ids, targets, phases, siblings))
         seconds = time.perf_counter() - t0
         new = {
             "file": file,
@@ -333,6 +423,7 @@ def write_labels(
             "games": int(games),
             "phases": {k: int((phases == v).sum()) for k, v in PHASES.items()},
             "hard": int(sum(hard_contact(b) for b in boards)),
+            **({"decisions": len(siblings.roots)} if siblings is not None else {}),
             "seconds": round(seconds, 1),
             "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "sha256": _sha256(folder / file),
@@ -393,8 +484,10 @@ def load_labels(folder: str | Path, files: Sequence[str] | None = None) -> tuple
 
 __all__ = [
     "MANIFEST",
+    "MAX_SIBLINGS",
     "PRUNE",
     "LabelSettings",
+    "Siblings",
     "fit_pruner",
     "label_boards_fast",
     "label_shard",
@@ -403,6 +496,7 @@ __all__ = [
     "net_arrays",
     "read_manifest",
     "run_name",
+    "sample_siblings",
     "sanitized",
     "shard_seed",
     "teacher_of",
