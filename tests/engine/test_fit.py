@@ -12,8 +12,19 @@ from backgammon.cli import main
 from backgammon.engine import _distill
 from backgammon.engine._movegen import BEAROFF, CONTACT, OVER, RACE, phase
 from backgammon.engine.evaluator import NetEvaluator, default_weights_path
-from backgammon.engine.fit import WEIGHTS, FitConfig, FitState, held_out, run, shard_files, split
-from backgammon.engine.labels import MANIFEST, load_labels, net_arrays
+from backgammon.engine.fit import (
+    WEIGHTS,
+    FitConfig,
+    FitState,
+    centred_gradient,
+    decision_errors,
+    equity,
+    held_out,
+    run,
+    shard_files,
+    split,
+)
+from backgammon.engine.labels import MANIFEST, LabelSettings, load_labels, net_arrays, write_labels
 from backgammon.engine.network import NetPair
 from backgammon.engine.train import CHECKPOINT, LOG
 from backgammon.errors import EngineError, InvalidInputError
@@ -259,3 +270,79 @@ def test_auxiliary_labels_train_a_second_output_layer(labels, tmp_path, capsys) 
     main([*args, "--contact-hidden", "8", "--race-hidden", "4", "--aux-ratio", "0.5", "--aux-plies", "2"])
     out = capsys.readouterr().out
     assert "auxiliary: 200 labels from 1 shards" in out and ", auxiliary 0." in out
+
+
+def test_centred_gradient_is_the_gradient_of_the_errors_between_plays() -> None:
+    rng = np.random.default_rng(5)
+    z = rng.normal(size=(7, 5))
+    t = rng.uniform(size=(7, 5)).astype(np.float32)
+    gid = np.array([0, 0, 0, 1, 1, 2, 2])
+
+    def loss(zz: np.ndarray) -> float:
+        e = equity(1.0 / (1.0 + np.exp(-zz))) - equity(t.astype(np.float64))
+        return 3.0 * sum(float(np.sum((e[gid == g] - e[gid == g].mean()) ** 2)) for g in range(3))
+
+    y = (1.0 / (1.0 + np.exp(-z))).astype(np.float32)
+    grad = centred_gradient(y, t, gid, 3.0)
+    numeric = np.zeros_like(z)
+    for i in range(7):
+        for j in range(5):
+            dz = np.zeros_like(z)
+            dz[i, j] = 1e-6
+            numeric[i, j] = (loss(z + dz) - loss(z - dz)) / 2e-6
+    assert np.allclose(grad, numeric, atol=1e-4)
+    # the same error on every play of a decision costs nothing: it does not change the choice
+    same = np.tile(y[:1], (2, 1))
+    assert np.allclose(centred_gradient(same, same - 0.05, np.zeros(2, dtype=np.int64), 1.0), 0.0)
+
+
+def test_decision_errors_by_hand() -> None:
+    # a "net" whose outputs are its first five inputs; two decisions of two and three plays
+    params = [np.eye(7, 5, dtype=np.float32) * 50, np.full(5, -25, dtype=np.float32), np.eye(5, dtype=np.float32) * 60,
+              np.full(5, -30, dtype=np.float32)]  # fmt: skip
+    x = np.zeros((5, 7), dtype=np.float32)
+    x[[0, 2, 3], 0] = 1.0  # the net: the opponent wins plays 0, 2 and 3 (mover's equity -1), loses 1 and 4 (+1)
+    t = np.zeros((5, 5), dtype=np.float32)
+    t[[0, 1, 2], 0] = 1.0  # the labels: the opponent wins 0, 1 and 2
+    got = decision_errors(params, x, t, np.array([0, 2, 5]))
+    # decision 1: the net prefers play 1 (label -1; best 0 ... both -1): regret 0; decision 2: the net prefers
+    # play 4 (label +1, the best): regret 0; errors (net - label, opponent's equity) 0, -2 | 0, +2, 0
+    assert got["regret"] == pytest.approx(0.0, abs=1e-6)
+    dev = np.array([1.0, -1.0, -2 / 3, 4 / 3, -2 / 3])
+    assert got["within"] == pytest.approx(np.sqrt(np.mean(dev**2)), rel=1e-4)
+    t[4, 0] = 1.0  # now play 4 loses too and play 3 is the best (+1): the net's choice (4) falls short by 2
+    assert decision_errors(params, x, t, np.array([0, 2, 5]))["regret"] == pytest.approx(1.0, rel=1e-4)
+    assert decision_errors(params, x[:0], t[:0], np.zeros(1, dtype=np.int64)) == {"within": None, "regret": None}
+
+
+def test_sibling_shards_add_a_loss_on_the_errors_between_plays(labels, tmp_path, capsys) -> None:
+    folder = tmp_path / "labels"
+    folder.mkdir()
+    for f in Path(labels).iterdir():
+        (folder / f.name).write_bytes(f.read_bytes())
+    (sib,) = [e["file"] for e in write_labels(folder, LabelSettings(plies=1, seed=9, shard_size=300, siblings=4), 300)]
+    plain = run(tmp_path / "plain", small(str(folder)), 3)
+    assert sib in plain.files and plain.sibling_files == []  # without a weight, plain labels like any other
+    cfg = small(str(folder), sibling_weight=4.0, sibling_groups=4)
+    state = run(tmp_path / "sib", cfg, 3)
+    assert state.sibling_files == [sib] and sib not in state.files
+    assert all(h["contact_decisions_within"] > 0 and h["contact_decisions_regret"] >= 0 for h in state.history)
+    zero = run(tmp_path / "zero-weight", small(str(folder), sibling_weight=1e-12, sibling_groups=4), 3)
+    # the decisions' rows are labels like the others, and the weight adds its own pull
+    assert not np.array_equal(zero.opts["contact"].p[0], plain.opts["contact"].p[0])
+    assert not np.array_equal(state.opts["contact"].p[0], zero.opts["contact"].p[0])
+    assert np.array_equal(state.opts["race"].p[0], zero.opts["race"].p[0])  # the contact net's decisions only
+    record = json.loads((tmp_path / "sib" / "weights.json").read_text())
+    assert record["sibling_labels"]["shards"] == 1 and "between the plays" in record["method"]
+    run(tmp_path / "resumed", cfg, 2)
+    resumed = run(tmp_path / "resumed", cfg, 3)
+    for x, y in zip(resumed.opts["contact"].avg, state.opts["contact"].avg, strict=True):
+        assert np.array_equal(x, y)
+    with pytest.raises(EngineError, match="no sibling shards"):
+        run(tmp_path / "none", small(labels, sibling_weight=1.0), 1)
+    with pytest.raises(InvalidInputError, match="sibling weight"):
+        small(labels, sibling_weight=-1.0).check()
+    args = ["fit", "--labels", str(folder), "--out", str(tmp_path / "cli"), "--epochs", "1"]
+    main([*args, "--contact-hidden", "8", "--race-hidden", "4", "--sibling-weight", "2"])
+    out = capsys.readouterr().out
+    assert "decisions + " in out and "held-out decisions: within 0." in out

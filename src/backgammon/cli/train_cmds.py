@@ -329,6 +329,17 @@ def fit(
         "", "--aux-teachers", help="like --teachers, for the auxiliary labels (default: every teacher)"
     ),
     aux_plies: str = typer.Option("", "--aux-plies", help="like --plies, for the auxiliary labels, e.g. 2"),
+    sibling_weight: float = typer.Option(
+        0.0,
+        "--sibling-weight",
+        help="also fit the contact net to sibling shards (backgammon label --siblings), adding this weight times "
+        "the squared errors between each decision's plays to the loss (0: none)",
+    ),
+    sibling_teachers: str = typer.Option(
+        "", "--sibling-teachers", help="like --teachers, for the sibling shards (default: every teacher)"
+    ),
+    sibling_plies: str = typer.Option("", "--sibling-plies", help="like --plies, for the sibling shards"),
+    sibling_groups: int = typer.Option(16, "--sibling-groups", help="sibling decisions met per Adam step"),
 ) -> None:
     """Fit the contact and race nets to the label shards (resumable; prints the error per epoch; the
     best nets by held-out error go to OUT/weights.npz with their training record in OUT/weights.json)."""
@@ -367,6 +378,10 @@ def fit(
         aux_ratio=aux_ratio,
         aux_teachers=aux_teachers,
         aux_plies=aux_plies,
+        sibling_weight=sibling_weight,
+        sibling_teachers=sibling_teachers,
+        sibling_plies=sibling_plies,
+        sibling_groups=sibling_groups,
     )
     config.check()
     if not (labels / "manifest.json").is_file():

@@ -30,6 +30,7 @@ True
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import math
 import time
@@ -42,7 +43,7 @@ import numpy as np
 
 from backgammon.engine import encoding
 from backgammon.engine._movegen import CONTACT, RACE, phase
-from backgammon.engine.labels import load_labels, read_manifest
+from backgammon.engine.labels import load_labels, load_siblings, read_manifest
 from backgammon.engine.network import NUM_OUTPUTS, Net, NetPair, read_npz, write_npz
 from backgammon.engine.train import CHECKPOINT, LOG, config_from_json, config_json, halved, open_run, warm_start
 from backgammon.errors import EngineError, InvalidInputError
@@ -78,6 +79,10 @@ class FitConfig:
     aux_ratio: float = 0.0  # auxiliary labels met per epoch, per main label (0: none)
     aux_teachers: str = ""  # like teachers, for the auxiliary labels (the shards not among the main ones)
     aux_plies: str = ""  # like plies, for the auxiliary labels, e.g. "2"
+    sibling_weight: float = 0.0  # weight of the loss on the errors between a decision's plays (0: none)
+    sibling_teachers: str = ""  # like teachers, for the sibling shards (``backgammon label --siblings``)
+    sibling_plies: str = ""  # like plies, for the sibling shards
+    sibling_groups: int = 16  # decisions met per Adam step beside the batch of labels
 
     def alpha_at(self, epoch: int) -> float:
         """Adam's step size in epoch ``epoch`` (counted from 0)."""
@@ -104,8 +109,14 @@ class FitConfig:
             )
         if not 0 <= self.aux_ratio < math.inf:
             raise InvalidInputError(f"expected an auxiliary ratio >= 0, got {self.aux_ratio!r}")
+        if not 0 <= self.sibling_weight < math.inf or self.sibling_groups < 1:
+            raise InvalidInputError(
+                f"expected a sibling weight >= 0 and at least 1 decision per step, got "
+                f"{self.sibling_weight!r}, {self.sibling_groups!r}"
+            )
         plies_filter(self.plies)
         plies_filter(self.aux_plies)
+        plies_filter(self.sibling_plies)
         nets_filter(self.nets)
 
 
@@ -202,6 +213,53 @@ def errors(params: list[np.ndarray], x: np.ndarray, t: np.ndarray) -> tuple[floa
     return sq / (len(x) * NUM_OUTPUTS), math.sqrt(eq / len(x))
 
 
+# d(equity)/d(output) for the five outputs: equity = 2 win - 1 + win gammon + win backgammon - lose gammon - ...
+_EQUITY_WEIGHTS = np.array([2.0, 1.0, 1.0, -1.0, -1.0], dtype=np.float32)
+
+
+@dataclass(slots=True)
+class GroupData:
+    """The contact results of sibling decisions (``backgammon label --siblings``): inputs, targets and ``starts``
+    (decision ``i`` is rows ``starts[i]:starts[i + 1]``), for training and held out."""
+
+    x: np.ndarray
+    t: np.ndarray
+    starts: np.ndarray
+    x_val: np.ndarray
+    t_val: np.ndarray
+    starts_val: np.ndarray
+
+
+class _GroupBatches:
+    """Whole decisions for each Adam step: ``per_step`` of them at a time in the order ``perm``, starting over
+    when it runs out."""
+
+    def __init__(self, starts: np.ndarray, perm: np.ndarray, per_step: int) -> None:
+        lengths = np.diff(starts)[perm]
+        self.rows = np.concatenate([np.arange(starts[g], starts[g + 1]) for g in perm])
+        self.gid = np.repeat(np.arange(len(perm)), lengths)
+        self.first = np.concatenate([[0], np.cumsum(lengths)])
+        self.per_step = min(per_step, len(perm))
+        self.next = 0
+
+    def take(self) -> tuple[np.ndarray, np.ndarray]:
+        """The rows of the next decisions and each row's decision among them (0, 1, ...)."""
+        if self.next + self.per_step > len(self.first) - 1:
+            self.next = 0
+        lo, hi = self.first[self.next], self.first[self.next + self.per_step]
+        self.next += self.per_step
+        return self.rows[lo:hi], self.gid[lo:hi] - self.gid[lo]
+
+
+def centred_gradient(y: np.ndarray, t: np.ndarray, gid: np.ndarray, weight: float) -> np.ndarray:
+    """The gradient, at the output sums, of ``weight`` times the sum over rows of the squared deviation of each
+    row's equity error (outputs ``y`` against targets ``t``) from the mean error of its decision (``gid``: each
+    row's decision, 0, 1, ...): a loss on the errors between the plays of a decision alone."""
+    e = (y - t) @ _EQUITY_WEIGHTS
+    dev = (e - (np.bincount(gid, e) / np.bincount(gid))[gid]).astype(np.float32)
+    return np.float32(2.0 * weight) * dev[:, None] * _EQUITY_WEIGHTS * y * (1.0 - y)
+
+
 def train_epoch(
     opt: _Adam,
     x: np.ndarray,
@@ -211,11 +269,15 @@ def train_epoch(
     alpha: float,
     average: float,
     aux: tuple[np.ndarray, np.ndarray] | None = None,
+    groups: tuple[np.ndarray, np.ndarray, _GroupBatches, float] | None = None,
 ) -> float:
     """One pass of minibatch Adam over ``x[order]``; returns the mean squared error per output met (before
     each step) on those rows. With ``aux`` (inputs and targets of auxiliary labels, for an optimiser with an
     auxiliary output layer), a negative entry ``-1 - i`` of ``order`` is the auxiliary row ``i``: it trains
-    the auxiliary outputs and, through them, the shared hidden layer."""
+    the auxiliary outputs and, through them, the shared hidden layer. With ``groups`` (inputs, targets, the
+    decisions to take and a weight), each step also meets whole decisions: their rows are labels like the
+    others, and the weight times the squared deviation of each row's equity error from its decision's mean
+    error is added to the loss (only the errors *between* a decision's plays, which choose the play)."""
     sq = 0.0
     met = 0
     for i in range(0, len(order), batch):
@@ -225,23 +287,53 @@ def train_epoch(
             k = len(rows)
         else:
             own, other = rows[rows >= 0], -1 - rows[rows < 0]
-            xb, tb = np.concatenate([x[own], aux[0][other]]), np.concatenate([t[own], aux[1][other]])
+            xb, tb = x[own], t[own]
             k = len(own)
+        n_own = k
+        if groups is not None:
+            gx, gt, batches, weight = groups
+            g_rows, gid = batches.take()
+            xb, tb = np.concatenate([xb, gx[g_rows]]), np.concatenate([tb, gt[g_rows]])
+            n_own += len(g_rows)
+        if aux is not None:
+            xb, tb = np.concatenate([xb, aux[0][other]]), np.concatenate([tb, aux[1][other]])
         w1, b1, w2, b2 = opt.p[:4]
         h = _sigmoid(xb @ w1 + b1)
-        d2 = _sigmoid(h[:k] @ w2 + b2) - tb[:k]  # cross-entropy of sigmoid outputs: the gradient at the output sums
-        sq += float(np.sum(d2.astype(np.float64) ** 2))
+        y = _sigmoid(h[:n_own] @ w2 + b2)
+        d2 = y - tb[:n_own]  # cross-entropy of sigmoid outputs: the gradient at the output sums
+        sq += float(np.sum(d2[:k].astype(np.float64) ** 2))
         met += k
-        d2 /= np.float32(len(rows))
+        if groups is not None and weight > 0:
+            d2[k:] += centred_gradient(y[k:], tb[k:n_own], gid, weight)
+        d2 /= np.float32(len(xb))
         dh = d2 @ w2.T
-        grads = [h[:k].T @ d2, d2.sum(axis=0)]
+        grads = [h[:n_own].T @ d2, d2.sum(axis=0)]
         if aux is not None:
-            da = (_sigmoid(h[k:] @ opt.p[4] + opt.p[5]) - tb[k:]) / np.float32(len(rows))
-            grads += [h[k:].T @ da, da.sum(axis=0)]
+            da = (_sigmoid(h[n_own:] @ opt.p[4] + opt.p[5]) - tb[n_own:]) / np.float32(len(xb))
+            grads += [h[n_own:].T @ da, da.sum(axis=0)]
             dh = np.concatenate([dh, da @ opt.p[4].T])
         d1 = dh * h * (1.0 - h)
         opt.step([xb.T @ d1, d1.sum(axis=0), *grads], alpha, average)
     return sq / max(met * NUM_OUTPUTS, 1)
+
+
+def decision_errors(params: list[np.ndarray], x: np.ndarray, t: np.ndarray, starts: np.ndarray) -> dict:
+    """How a net chooses among the plays of sibling decisions (``starts`` as in :class:`GroupData`): ``within``,
+    the rms deviation of each play's equity error from its decision's mean error (what the choice depends on),
+    and ``regret``, the mean shortfall by the labels of the play the net ranks best from the best play (the
+    mover's equity); None without decisions."""
+    if len(starts) < 2:
+        return {"within": None, "regret": None}
+    y = np.concatenate([forward(params, x[i : i + _EVAL_CHUNK])[1] for i in range(0, len(x), _EVAL_CHUNK)])
+    err = (equity(y) - equity(t)).astype(np.float64)
+    label = -equity(t).astype(np.float64)  # each row is the opponent's position: the mover's equity
+    value = -equity(y).astype(np.float64)
+    within = regret = 0.0
+    for a, b in itertools.pairwise(starts):
+        e = err[a:b]
+        within += float(np.sum((e - e.mean()) ** 2))
+        regret += float(label[a:b].max() - label[a + int(np.argmax(value[a:b]))])
+    return {"within": math.sqrt(within / (starts[-1] - starts[0])), "regret": regret / (len(starts) - 1)}
 
 
 def held_out(boards: np.ndarray, share: float) -> np.ndarray:
@@ -274,6 +366,7 @@ class NetData:
     x_val: np.ndarray
     t_val: np.ndarray
     aux: NetData | None = None
+    groups: GroupData | None = None
 
 
 def split(
@@ -301,6 +394,35 @@ def split(
         "not_used": int(np.sum((phases != CONTACT) & (phases != RACE))),
     }
     return data, counts
+
+
+def split_groups(boards: np.ndarray, targets: np.ndarray, group: np.ndarray, holdout: float) -> GroupData:
+    """The contact net's sibling decisions: each decision's contact results (a decision left with fewer than two
+    is dropped), a decision held out as a whole when its first result is (:func:`held_out`)."""
+    phases = np.fromiter((phase(b) for b in boards), np.int64, len(boards))
+    rows = np.flatnonzero(phases == CONTACT)
+    sizes = np.bincount(group[rows], minlength=int(group.max()) + 1 if len(group) else 0)
+    rows = rows[sizes[group[rows]] >= 2]
+    g = group[rows]
+    starts = np.concatenate([[0], np.flatnonzero(np.diff(g)) + 1, [len(g)]]) if len(g) else np.zeros(1, np.int64)
+    held = held_out(boards[rows[starts[:-1]]], holdout) if len(g) else np.zeros(0, bool)
+
+    def part(which: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        lengths = np.diff(starts)[which]
+        picked = (
+            np.concatenate([rows[starts[i] : starts[i + 1]] for i in np.flatnonzero(which)])
+            if which.any()
+            else rows[:0]
+        )
+        return (
+            encode_boards(boards[picked]),
+            np.asarray(targets[picked], dtype=np.float32),
+            np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
+        )
+
+    x, t, st = part(~held)
+    x_val, t_val, st_val = part(held)
+    return GroupData(x, t, st, x_val, t_val, st_val)
 
 
 def shard_files(labels: str | Path, shards: int, teachers: str = "", plies: str = "") -> list[str]:
@@ -387,12 +509,20 @@ class FitState:
     best_epoch: dict[str, int] = field(default_factory=dict)
     init_record: dict = field(default_factory=dict)
     aux_files: list[str] = field(default_factory=list)
+    sibling_files: list[str] = field(default_factory=list)
 
     @classmethod
     def fresh(cls, config: FitConfig) -> FitState:
         config.check()
-        files = shard_files(config.labels, config.shards, config.teachers, config.plies)
-        aux_files = aux_shard_files(config, files)
+        sibling_files = sibling_shard_files(config)
+        files = [
+            f
+            for f in shard_files(config.labels, config.shards, config.teachers, config.plies)
+            if f not in sibling_files
+        ]
+        if not files:
+            raise EngineError(f"no label shards in {config.labels!r} beside the sibling shards")
+        aux_files = aux_shard_files(config, files + sibling_files)
         rng = np.random.default_rng(config.seed)
         record: dict = {}
         if config.init_from:
@@ -408,7 +538,7 @@ class FitState:
             race = Net.random(config.race_hidden, rng, inputs=encoding.RACE_INPUTS)
         aux = bool(aux_files)
         opts = {"contact": _Adam(contact, aux), "race": _Adam(race, aux)}
-        return cls(config, files, opts, init_record=record, aux_files=aux_files)
+        return cls(config, files, opts, init_record=record, aux_files=aux_files, sibling_files=sibling_files)
 
     def save(self, path: Path) -> None:
         """Write the checkpoint atomically."""
@@ -417,6 +547,7 @@ class FitState:
             "config": self.config.to_json(),
             "files": self.files,
             "aux_files": self.aux_files,
+            "sibling_files": self.sibling_files,
             "epoch": self.epoch,
             "seconds": self.seconds,
             "history": self.history,
@@ -458,6 +589,7 @@ class FitState:
             meta["best_epoch"],
             meta["init_record"],
             meta.get("aux_files", []),
+            meta.get("sibling_files", []),
         )
 
     def weights(self, counts: dict[str, int]) -> NetPair:
@@ -470,6 +602,12 @@ class FitState:
                 + (
                     f", with an auxiliary output layer fitted to {cfg.aux_ratio:g} other labels per label"
                     if self.aux_files
+                    else ""
+                )
+                + (
+                    f", with the errors between the plays of {len(self.sibling_files)} shards of sibling decisions "
+                    f"weighted {cfg.sibling_weight:g}"
+                    if self.sibling_files
                     else ""
                 )
                 + (f", weights averaged (decay {cfg.average:g} per step)" if cfg.average else "")
@@ -500,6 +638,13 @@ class FitState:
                 "last": self.aux_files[-1],
                 "digest": shards_digest(cfg.labels, self.aux_files),
             }
+        if self.sibling_files:
+            meta["sibling_labels"] = {
+                "shards": len(self.sibling_files),
+                "first": self.sibling_files[0],
+                "last": self.sibling_files[-1],
+                "digest": shards_digest(cfg.labels, self.sibling_files),
+            }
         return NetPair(nets["contact"], nets["race"], meta)
 
 
@@ -519,6 +664,24 @@ def aux_shard_files(config: FitConfig, files: list[str]) -> list[str]:
     return aux
 
 
+def sibling_shard_files(config: FitConfig) -> list[str]:
+    """The sibling shards of a run (none when ``sibling_weight`` is 0): those of the first ``shards`` made by
+    ``backgammon label --siblings`` that match ``sibling_teachers`` and ``sibling_plies``.
+
+    Raises:
+        EngineError: if a sibling weight is set and no such shard is listed.
+    """
+    if config.sibling_weight == 0:
+        return []
+    entries = read_manifest(Path(config.labels))["shards"]
+    grouped = {str(e.get("file")) for e in entries if (e.get("settings") or {}).get("siblings")}
+    matching = shard_files(config.labels, config.shards, config.sibling_teachers, config.sibling_plies)
+    files = [f for f in matching if f in grouped]
+    if not files:
+        raise EngineError(f"no sibling shards (backgammon label --siblings) of those teachers in {config.labels!r}")
+    return files
+
+
 def load_data(state: FitState) -> tuple[dict[str, NetData], dict[str, int]]:
     """The run's shards, split into each net's training and held-out data (with their auxiliary data)."""
     cfg = state.config
@@ -530,6 +693,14 @@ def load_data(state: FitState) -> tuple[dict[str, NetData], dict[str, int]]:
         for name in NETS:
             data[name].aux = aux[name]
         counts.update({f"aux_{k}": v for k, v in aux_counts.items()})
+    if state.sibling_files and "contact" in nets_filter(cfg.nets):
+        groups = split_groups(*load_siblings(cfg.labels, state.sibling_files), cfg.holdout)
+        data["contact"].groups = groups
+        counts.update(
+            sibling_decisions=len(groups.starts) - 1,
+            sibling_holdout=len(groups.starts_val) - 1,
+            sibling_rows=len(groups.x) + len(groups.x_val),
+        )
     return data, counts
 
 
@@ -553,9 +724,21 @@ def fit_epoch(state: FitState, data: dict[str, NetData]) -> dict:
             n = min(round(cfg.aux_ratio * len(d.x)), len(extra.x))
             order = rng.permutation(np.concatenate([order, -1 - rng.choice(len(extra.x), n, replace=False)]))
         aux = None if extra is None else (extra.x, extra.t)
-        info[f"{name}_train"] = train_epoch(opt, d.x, d.t, order, cfg.batch, alpha, cfg.average, aux)
+        groups = None
+        if d.groups is not None and len(d.groups.starts) > 1:
+            perm = rng.permutation(len(d.groups.starts) - 1)
+            groups = (
+                d.groups.x,
+                d.groups.t,
+                _GroupBatches(d.groups.starts, perm, cfg.sibling_groups),
+                cfg.sibling_weight,
+            )
+        info[f"{name}_train"] = train_epoch(opt, d.x, d.t, order, cfg.batch, alpha, cfg.average, aux, groups)
         val, eq = errors(opt.net_avg, d.x_val, d.t_val)
         info[f"{name}_holdout"], info[f"{name}_holdout_equity_rms"] = val, eq
+        if d.groups is not None:
+            dec = decision_errors(opt.net_avg, d.groups.x_val, d.groups.t_val, d.groups.starts_val)
+            info[f"{name}_decisions_within"], info[f"{name}_decisions_regret"] = dec["within"], dec["regret"]
         if extra is not None:
             aux_val = errors(opt.aux_avg, extra.x_val, extra.t_val)
             info[f"{name}_aux_holdout"], info[f"{name}_aux_holdout_equity_rms"] = aux_val
@@ -577,6 +760,10 @@ def baseline(state: FitState, data: dict[str, NetData]) -> dict:
         params = state.opts[name].p[: len(_PARAMS)]
         val, eq = errors(params, data[name].x_val, data[name].t_val)
         info[f"{name}_holdout"], info[f"{name}_holdout_equity_rms"] = val, eq
+        g = data[name].groups
+        if g is not None:
+            dec = decision_errors(params, g.x_val, g.t_val, g.starts_val)
+            info[f"{name}_decisions_within"], info[f"{name}_decisions_regret"] = dec["within"], dec["regret"]
         state.best_loss[name] = val
         state.best_epoch[name] = 0
         state.best[name] = [a.copy() for a in params]
@@ -617,6 +804,12 @@ def run(
             if state.aux_files
             else ""
         )
+        + (
+            f"; siblings: {counts['sibling_decisions']} decisions + {counts['sibling_holdout']} held out "
+            f"({counts['sibling_rows']} contact results) from {len(state.sibling_files)} shards"
+            if "sibling_decisions" in counts
+            else ""
+        )
     )
     if len(data["contact"].x) + len(data["race"].x) == 0:
         raise EngineError(f"no contact or race positions to fit in {str(config.labels)!r}")
@@ -649,6 +842,11 @@ def describe(info: dict, epochs: int) -> str:
         held = "none held out" if val is None else f"held out {val:.6f} (equity rms {eq:.4f})"
         if info.get(name + "_aux_holdout") is not None:
             held += f", auxiliary {info[name + '_aux_holdout']:.6f}"
+        if info.get(name + "_decisions_within") is not None:
+            held += (
+                f", held-out decisions: within {info[name + '_decisions_within']:.5f}, "
+                f"regret {1000 * info[name + '_decisions_regret']:.2f} mp"
+            )
         parts.append(f"{name} {train}{held}")
     if "seconds" in info:
         parts.append(f"{info['seconds']} s")
@@ -659,6 +857,9 @@ __all__ = [
     "WEIGHTS",
     "FitConfig",
     "FitState",
+    "GroupData",
+    "centred_gradient",
+    "decision_errors",
     "encode_boards",
     "errors",
     "held_out",
@@ -666,5 +867,7 @@ __all__ = [
     "plies_filter",
     "run",
     "shard_files",
+    "sibling_shard_files",
     "split",
+    "split_groups",
 ]

@@ -482,6 +482,30 @@ def load_labels(folder: str | Path, files: Sequence[str] | None = None) -> tuple
     return np.concatenate(boards), np.concatenate(targets)
 
 
+def load_siblings(folder: str | Path, files: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The boards and targets of sibling shards (:func:`load_labels`) and each board's decision (``int64``,
+    numbered through all of ``files`` in order).
+
+    Raises:
+        EngineError: as :func:`load_labels`, or if a shard has no ``group`` array (it is not a sibling shard).
+    """
+    boards, targets = load_labels(folder, files)
+    groups, first = [], 0
+    for file in files:
+        path = Path(folder) / file
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                g = z["group"].astype(np.int64)
+        except KeyError:
+            raise EngineError(f"the label shard {str(path)!r} is not a sibling shard (no 'group' array)") from None
+        groups.append(g + first)
+        first += int(g.max()) + 1 if len(g) else 0
+    group = np.concatenate(groups) if groups else np.empty(0, dtype=np.int64)
+    if len(group) != len(boards):
+        raise EngineError(f"the sibling shards in {str(folder)!r} have groups that do not match their labels")
+    return boards, targets, group
+
+
 __all__ = [
     "MANIFEST",
     "MAX_SIBLINGS",
@@ -493,6 +517,7 @@ __all__ = [
     "label_shard",
     "leaf_arrays",
     "load_labels",
+    "load_siblings",
     "net_arrays",
     "read_manifest",
     "run_name",
