@@ -489,10 +489,10 @@ def mean_se(x: np.ndarray) -> tuple[float, float]:
     return float(x.mean()), float(x.std(ddof=1) / math.sqrt(n)) if n > 1 else float("nan")
 
 
-def _fmt(x: np.ndarray, sep: str = " ± ") -> str:
+def _fmt(x: np.ndarray, sep: str = " ± ", digits: int = 1) -> str:
     """Mean ± standard error in millipoints (thousandths of a point per decision)."""
     m, se = mean_se(x)
-    return "" if not len(x) else f"{1000 * m:.1f}{sep}{1000 * se:.1f}"
+    return "" if not len(x) else f"{1000 * m:.{digits}f}{sep}{1000 * se:.{digits}f}"
 
 
 def run(args) -> int:
@@ -541,11 +541,13 @@ def run(args) -> int:
         if old is not None and not name.startswith("gnubg"):
             # the same decisions with the --compare weights: the paired difference, this player's own noise gone
             diff = errs - score_checker(ds, checker_player(name, old, args.seed), idx)
-            cells = [_fmt(diff[ph == k], "±") for k in range(len(PHASES))]
-            checker.add_row(f"{name} − compare", str(len(idx)), _fmt(diff), *cells, "", "")
+            cells = [_fmt(diff[ph == k], "±", 2) for k in range(len(PHASES))]
+            checker.add_row(f"{name} − compare", str(len(idx)), _fmt(diff, digits=2), *cells, "", "")
             od, ok = score_cube(ds, cube_player(name, old), cidx)
             both = np.concatenate([d - od, k - ok])
-            cube.add_row(f"{name} − compare", str(len(cidx)), _fmt(d - od), _fmt(k - ok), _fmt(both), "", "")
+            cube.add_row(
+                f"{name} − compare", str(len(cidx)), *(_fmt(v, digits=2) for v in (d - od, k - ok, both)), "", ""
+            )
         cube.add_row(
             name,
             str(len(cidx)),

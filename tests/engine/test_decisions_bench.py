@@ -150,7 +150,7 @@ def test_compare_prints_the_paired_difference(bench, monkeypatch, capsys) -> Non
     out = capsys.readouterr().out
     rows = [line for line in out.splitlines() if "expert − compare" in line]
     assert len(rows) == 2  # checker play and cube
-    assert all("0.0 ± 0.0" in row for row in rows)  # the same nets on the same decisions: no difference
+    assert all("0.00 ± 0.00" in row for row in rows)  # the same nets on the same decisions: no difference
     with pytest.raises(SystemExit) as exc:
         bench.main(["--players", "expert", "--compare", "no-such-file.npz"])
     assert exc.value.code == 2
