@@ -327,6 +327,8 @@ def test_sibling_shards_add_a_loss_on_the_errors_between_plays(labels, tmp_path,
     state = run(tmp_path / "sib", cfg, 3)
     assert state.sibling_files == [sib] and sib not in state.files
     assert all(h["contact_decisions_within"] > 0 and h["contact_decisions_regret"] >= 0 for h in state.history)
+    withins = [h["contact_decisions_within"] for h in state.history]  # epoch 0 (the start), 1, 2, 3
+    assert state.best_epoch["contact"] == int(np.argmin(withins))  # the best by what the sibling loss aims at
     zero = run(tmp_path / "zero-weight", small(str(folder), sibling_weight=1e-12, sibling_groups=4), 3)
     # the decisions' rows are labels like the others, and the weight adds its own pull
     assert not np.array_equal(zero.opts["contact"].p[0], plain.opts["contact"].p[0])
@@ -334,6 +336,9 @@ def test_sibling_shards_add_a_loss_on_the_errors_between_plays(labels, tmp_path,
     assert np.array_equal(state.opts["race"].p[0], zero.opts["race"].p[0])  # the contact net's decisions only
     record = json.loads((tmp_path / "sib" / "weights.json").read_text())
     assert record["sibling_labels"]["shards"] == 1 and "between the plays" in record["method"]
+    assert "within error" in record["selected_by"] and "selected_by" not in json.loads(
+        (tmp_path / "plain" / "weights.json").read_text()
+    )
     run(tmp_path / "resumed", cfg, 2)
     resumed = run(tmp_path / "resumed", cfg, 3)
     for x, y in zip(resumed.opts["contact"].avg, state.opts["contact"].avg, strict=True):

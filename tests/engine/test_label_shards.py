@@ -284,3 +284,18 @@ def test_sibling_shards_label_the_best_plays_of_each_decision(tmp_path, capsys, 
     assert (out / entry["file"]).read_bytes() == first
     code, _, err = cli(capsys, *args, "--siblings", "1")
     assert code == 2 and "--siblings" in err and "Traceback" not in err
+
+
+def test_runs_writing_to_one_folder_keep_each_others_entries(tmp_path) -> None:
+    other = LabelSettings(plies=1, seed=8, shard_size=5)
+    started: list[str] = []
+
+    def log(line: str) -> None:  # while the first run labels its shard, another run writes one to the folder
+        if "labelled" in line and not started:
+            started.append(line)
+            write_labels(tmp_path, other, 5)
+
+    write_labels(tmp_path, LabelSettings(plies=1, seed=7, shard_size=5), 5, log=log)
+    entries = read_manifest(tmp_path)["shards"]
+    assert started and len(entries) == 2 and len({e["run"] for e in entries}) == 2
+    assert all((tmp_path / e["file"]).is_file() for e in entries)

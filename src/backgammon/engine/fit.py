@@ -626,6 +626,11 @@ class FitState:
             "epochs": self.epoch,
             "best_epoch": self.best_epoch,
             "holdout_mse": self.best_loss,
+            **(
+                {"selected_by": "the contact net: its held-out decisions' within error (holdout_mse holds it)"}
+                if self.sibling_files
+                else {}
+            ),
             "seconds": round(self.seconds, 1),
             "history": self.history,
         }
@@ -742,6 +747,7 @@ def fit_epoch(state: FitState, data: dict[str, NetData]) -> dict:
         if extra is not None:
             aux_val = errors(opt.aux_avg, extra.x_val, extra.t_val)
             info[f"{name}_aux_holdout"], info[f"{name}_aux_holdout_equity_rms"] = aux_val
+        val = _selection_error(info, name, val)
         best = state.best_loss.get(name)
         if val is None or best is None or val < best:  # without held-out positions: the latest
             state.best_loss[name] = val
@@ -751,6 +757,13 @@ def fit_epoch(state: FitState, data: dict[str, NetData]) -> dict:
     state.seconds += time.perf_counter() - t0
     info["seconds"] = round(time.perf_counter() - t0, 1)
     return info
+
+
+def _selection_error(info: dict, name: str, val: float | None) -> float | None:
+    """What picks a net's best epoch: its held-out decisions' within error when it has sibling decisions (what
+    the sibling loss aims at), else its held-out error per output."""
+    within = info.get(f"{name}_decisions_within")
+    return within if within is not None else val
 
 
 def baseline(state: FitState, data: dict[str, NetData]) -> dict:
@@ -764,7 +777,7 @@ def baseline(state: FitState, data: dict[str, NetData]) -> dict:
         if g is not None:
             dec = decision_errors(params, g.x_val, g.t_val, g.starts_val)
             info[f"{name}_decisions_within"], info[f"{name}_decisions_regret"] = dec["within"], dec["regret"]
-        state.best_loss[name] = val
+        state.best_loss[name] = _selection_error(info, name, val)
         state.best_epoch[name] = 0
         state.best[name] = [a.copy() for a in params]
     return info

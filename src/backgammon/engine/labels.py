@@ -428,8 +428,10 @@ def write_labels(
             "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "sha256": _sha256(folder / file),
         }
-        if entry is not None:  # made again: in its old place, so the manifest's order stays the runs' order
-            manifest["shards"] = [new if e is entry else e for e in manifest["shards"]]
+        # read again: another run may have written to the folder meanwhile, and its entries must stay
+        manifest = read_manifest(folder)
+        if any(e.get("file") == file for e in manifest["shards"]):  # made again: in its old place (the runs' order)
+            manifest["shards"] = [new if e.get("file") == file else e for e in manifest["shards"]]
         else:
             manifest["shards"].append(new)
         _write_manifest(folder, manifest)
