@@ -12,8 +12,8 @@ Each level's depth, noise and measured error rate: the mean error per checker
 decision (cubeless money equity, ± standard error) on the fixed decision
 benchmark ``benchmarks/decisions.py`` (20,000 decisions from varied play,
 refereed by GNU Backgammon 2-ply; measured 2026-12-05, the noisy levels with the stage-9 nets,
-expert with stage 13 (2026-12-06), world_class with stage 11, supremo with stage 6; world_class on an evenly spread 2,000
-of them, supremo on 300)::
+expert with stage 13 (2026-12-06), world_class with stage 11, supremo with stage 6; world_class
+on an evenly spread 2,000 of them, supremo on 300)::
 
     level          plies  noise   error / decision
     beginner         0    0.30    0.0898 +- 0.0009
