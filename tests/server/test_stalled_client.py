@@ -58,7 +58,9 @@ def test_a_spectator_that_never_reads_does_not_stop_the_players(tmp_path):
 
         last, slowest = asyncio.run(main())
         st = httpx.get(f"{server.http}/api/tables/{table}").json()
-        assert st["version"] == last >= 1000  # all played past the stuck readers
+        # all played past the stuck readers; the server may have moved one step further by itself
+        # (after a game ends it rolls the next opening), so the table may be ahead of what we saw
+        assert st["version"] >= last >= 1000
         # no action waited on the stuck connections (one action takes milliseconds; a send that
         # blocked would hold an action until uvicorn's ping timeout, 20 s and more)
         assert slowest < 5, slowest

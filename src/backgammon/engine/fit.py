@@ -615,14 +615,7 @@ class FitState:
                 + " (backgammon fit)"
             ),
             "config": cfg.to_json(),
-            "labels": {
-                "folder": cfg.labels,
-                "shards": len(self.files),
-                "first": self.files[0],
-                "last": self.files[-1],
-                "digest": shards_digest(cfg.labels, self.files),
-                **counts,
-            },
+            "labels": {"folder": cfg.labels, **_shards_record(cfg.labels, self.files), **counts},
             "epochs": self.epoch,
             "best_epoch": self.best_epoch,
             "holdout_mse": self.best_loss,
@@ -637,20 +630,15 @@ class FitState:
         if self.init_record:
             meta["init_record"] = self.init_record
         if self.aux_files:
-            meta["aux_labels"] = {
-                "shards": len(self.aux_files),
-                "first": self.aux_files[0],
-                "last": self.aux_files[-1],
-                "digest": shards_digest(cfg.labels, self.aux_files),
-            }
+            meta["aux_labels"] = _shards_record(cfg.labels, self.aux_files)
         if self.sibling_files:
-            meta["sibling_labels"] = {
-                "shards": len(self.sibling_files),
-                "first": self.sibling_files[0],
-                "last": self.sibling_files[-1],
-                "digest": shards_digest(cfg.labels, self.sibling_files),
-            }
+            meta["sibling_labels"] = _shards_record(cfg.labels, self.sibling_files)
         return NetPair(nets["contact"], nets["race"], meta)
+
+
+def _shards_record(folder: str, files: list[str]) -> dict:
+    """How a weights record names a list of shards: their count, first, last and content digest."""
+    return {"shards": len(files), "first": files[0], "last": files[-1], "digest": shards_digest(folder, files)}
 
 
 def aux_shard_files(config: FitConfig, files: list[str]) -> list[str]:
