@@ -40,11 +40,18 @@ def click_point(page, svg, point):
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
 
 
+def paste_opening(page) -> None:
+    """Paste the 5-2 opening and wait until the page has taken it. The page starts on the initial position (the
+    same board and IDs, no dice), so only the dice tell that the pasted position has arrived."""
+    page.fill("#paste-text", OPENING_52)
+    page.click("#paste button[type=submit]")
+    page.wait_for_function("() => ['#die1', '#die2'].map((d) => document.querySelector(d).value).join() === '5,2'")
+
+
 def test_analysis_from_pasted_xgid(browser, server):
     page = page_for(browser, server)
     page.goto(server.url + "/study")
-    page.fill("#paste-text", OPENING_52)
-    page.click("#paste button[type=submit]")
+    paste_opening(page)
     page.wait_for_function("() => document.querySelector('#id-xgid').textContent.startsWith('XGID=-b----E-C')")
     assert page.text_content("#id-pos") == "4HPwATDgc/ABMA"
     assert page.input_value("#die1") == "5" and page.input_value("#die2") == "2"
@@ -87,8 +94,7 @@ def test_an_illegal_clicked_step_is_refused_with_a_message(browser, server):
     """Issue 16, item 6: the server checks each clicked step; one no legal play starts with is undone."""
     page = page_for(browser, server)
     page.goto(server.url + "/study")
-    page.fill("#paste-text", OPENING_52)
-    page.click("#paste button[type=submit]")
+    paste_opening(page)
     page.wait_for_function("() => document.querySelector('#id-pos').textContent === '4HPwATDgc/ABMA'")
     for point in (6, 3):  # 6/3: there is no 3 in 5-2
         click_point(page, "#board", point)
