@@ -17,7 +17,7 @@ from backgammon.position import Position
 from ._wire import moves_of
 from .test_browser import SHOTS, browser, center, server, shot
 from .test_browser_ux import DESKTOP, PHONE, axe_js, axe_violations
-from .test_study_browser import RACE
+from .test_puzzles_api import RACE
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 _ = (browser, server, axe_js)  # fixtures
