@@ -91,6 +91,13 @@ BAD: dict[str, list[list[str]]] = {
         ["--labels", "{tmp}", "--out", "{tmp}/f"],
         ["--labels", "{file}", "--out", "{tmp}/f"],
     ],
+    "ship": [
+        ["{missing}", "--stage", "s", "--selected", "s", "--strength", "{file}"],
+        ["{tmp}", "--stage", "s", "--selected", "s", "--strength", "{missing}"],
+        ["{tmp}", "--stage", "s", "--selected", "s", "--strength", "{file}", "--into", "{missing}"],
+        ["{tmp}", "--stage", "s", "--selected", "s", "--strength", "{file}"],
+        ["{tmp}", "--stage", "s", "--strength", "{file}"],
+    ],
     "serve": [
         ["--port", "0"],
         ["--bot-delay", "-1"],

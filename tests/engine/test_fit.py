@@ -22,10 +22,11 @@ from backgammon.engine.fit import (
     held_out,
     run,
     shard_files,
+    ship,
     split,
 )
 from backgammon.engine.labels import MANIFEST, LabelSettings, load_labels, net_arrays, write_labels
-from backgammon.engine.network import NetPair
+from backgammon.engine.network import Net, NetPair
 from backgammon.engine.train import CHECKPOINT, LOG
 from backgammon.errors import EngineError, InvalidInputError
 from backgammon.position import Position
@@ -351,3 +352,51 @@ def test_sibling_shards_add_a_loss_on_the_errors_between_plays(labels, tmp_path,
     main([*args, "--contact-hidden", "8", "--race-hidden", "4", "--sibling-weight", "2"])
     out = capsys.readouterr().out
     assert "decisions + " in out and "held-out decisions: within 0." in out
+
+
+def test_ship_makes_a_run_the_weights_and_keeps_the_history(labels, tmp_path, capsys) -> None:
+    target = tmp_path / "weights.npz"
+    target.write_bytes(default_weights_path().read_bytes())
+    before = NetPair.load(target)
+    cfg = FitConfig(labels=labels, init_from=str(target), alpha=1e-3, batch=32, nets="race", holdout=0.2)
+    run(tmp_path / "run", cfg, 1)
+    # the toy targets are the nets' own values, so the best epoch may be the start: mark both of the run's nets
+    fitted = NetPair.load(tmp_path / "run" / WEIGHTS)
+    fitted = NetPair(*(Net(n.w1 + 0.5, n.b1, n.w2, n.b2) for n in (fitted.contact, fitted.race)), fitted.meta)
+    fitted.save(tmp_path / "run" / WEIGHTS)
+    fitted = NetPair.load(tmp_path / "run" / WEIGHTS)
+    strength = tmp_path / "strength.json"
+    strength.write_text(json.dumps({"paired_vs_previous": {"games": 4000, "difference": 0.004, "se": 0.002}}))
+    args = ["ship", str(tmp_path / "run"), "--into", str(target), "--strength", str(strength)]
+    main([*args, "--stage", "a toy race fit", "--selected", "the only epoch", "--note", "toy labels"])
+    assert "shipped" in capsys.readouterr().out
+    after = NetPair.load(target)
+    # the net the run fitted (--nets race) is the run's, the other the file's as it was
+    assert np.array_equal(after.race.w1, fitted.race.w1) and np.array_equal(after.contact.w1, before.contact.w1)
+    number = before.meta.get("stage_number") or 1 + max(
+        int(k.split()[0][6:]) for k in before.meta["previous"] if k.startswith("stage-")
+    )
+    assert after.meta["stage_number"] == number + 1
+    assert after.meta["previous"][f"stage-{number} selected"] == before.meta["selected"]
+    assert after.meta["previous"][f"stage-{number} strength"] == before.meta["strength"]
+    assert after.meta["strength"]["paired_vs_previous"]["games"] == 4000 and after.meta["selected"] == "the only epoch"
+    last = after.meta["stages"][-1]
+    assert len(after.meta["stages"]) == len(before.meta["stages"]) + 1
+    assert last["stage"] == "a toy race fit" and last["note"] == "toy labels" and last["config"]["nets"] == "race"
+    assert last["labels"]["shards"] == 3 and after.meta["method"].endswith(f"stage {number + 1}: a toy race fit")
+    assert json.loads(target.with_suffix(".json").read_text())["stage_number"] == number + 1
+    # the run started from the weights as they were: shipping it again (into what it made) is refused
+    with pytest.raises(SystemExit) as exc:
+        main([*args, "--stage", "again", "--selected", "again"])
+    assert exc.value.code == 2
+    assert "started from weights" in capsys.readouterr().err
+    assert NetPair.load(target).meta["stage_number"] == number + 1  # nothing written
+    for bad in ("[1, 2]", "{}", "{not json"):
+        strength.write_text(bad)
+        with pytest.raises(SystemExit) as exc:
+            main([*args, "--stage", "s", "--selected", "s"])
+        assert exc.value.code == 2
+    with pytest.raises(InvalidInputError, match="--stage"):
+        ship(tmp_path / "run", target, " ", "s", {"a": 1})
+    with pytest.raises(EngineError, match=r"no weights\.npz"):
+        ship(tmp_path / "nothing", target, "s", "s", {"a": 1})

@@ -395,8 +395,38 @@ def fit(
     )
 
 
+def ship(
+    run_dir: Path = typer.Argument(..., help="a finished backgammon fit run (its weights.npz and weights.json)"),
+    stage: str = typer.Option(..., "--stage", help="what the stage is, in a few words"),
+    selected: str = typer.Option(..., "--selected", help="how the run's nets were chosen, with the figures"),
+    strength: Path = typer.Option(..., "--strength", help="a JSON file: an object of the figures measured"),
+    note: str = typer.Option("", "--note", help="more about the stage (its labels, what changed)"),
+    into: str = typer.Option(
+        "shipped", "--into", help="the weights file to replace ('shipped': the package's, weights.npz and .json)"
+    ),
+) -> None:
+    """Ship a fit run's nets: they replace the weights file (the package's by default), whose record keeps
+    every earlier stage and gains this one (the run's configuration, history and label shards)."""
+    from backgammon import safejson
+    from backgammon.engine.evaluator import default_weights_path
+    from backgammon.engine.fit import ship as ship_run
+
+    target = default_weights_path() if into == "shipped" else Path(into)
+    if not target.is_file():
+        raise InvalidInputError(f"--into: no such weights file {str(target)!r}")
+    try:
+        text = strength.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInputError(f"--strength: cannot read {str(strength)!r} ({exc})") from None
+    figures = safejson.loads(text, what="--strength file", max_length=1_000_000, expect_object=True)
+    pair = ship_run(run_dir, target, stage, selected, figures, note)
+    record = target.with_suffix(".json")
+    print(f"shipped {run_dir} as stage {pair.meta['stage_number']} into {target} (record {record})")
+
+
 def register_train(app: typer.Typer) -> None:
     app.command("train")(train)
     app.command("refine")(refine)
     app.command("label")(label)
     app.command("fit")(fit)
+    app.command("ship")(ship)

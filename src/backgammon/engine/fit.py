@@ -854,6 +854,80 @@ def describe(info: dict, epochs: int) -> str:
     return "  ".join(parts)
 
 
+def _stage_number(meta: dict) -> int:
+    """The stage number of a shipped weights file: its ``stage_number``, or one past the highest stage
+    its ``previous`` records name (``"stage-13 selected"``), or 0 for a file with neither."""
+    if isinstance(meta.get("stage_number"), int):
+        return int(meta["stage_number"])
+    numbers = [int(k.split()[0][6:]) for k in meta.get("previous", {}) if k.startswith("stage-") and k[6:7].isdigit()]
+    return max(numbers) + 1 if numbers else 0
+
+
+def ship(run_dir: str | Path, into: str | Path, stage: str, selected: str, strength: dict, note: str = "") -> NetPair:
+    """Make a fit run's nets the weights file ``into`` (the package's, for shipping), keeping its history.
+
+    The run must have started from ``into`` as it is now (``--init-from``; its record holds the file's
+    digest), so that a net the run did not fit (``--nets``) is the one ``into`` holds. The file's record
+    gains the run's stage (``stage``: a short name, the run's configuration, epochs, history, label shards,
+    ``note``); ``selected`` (how the nets were chosen) and ``strength`` (the figures measured: a JSON
+    object) replace the file's own, which move to ``previous`` under ``stage-N``, N the outgoing stage's
+    number (``stage_number``). Writes ``into`` and its ``.json`` record; returns the new nets.
+
+    Raises:
+        InvalidInputError: for an empty ``stage`` or ``selected``, or ``strength`` not a non-empty object.
+        EngineError: if the run has no weights, or did not start from ``into`` as it is now.
+    """
+    run_dir, into = Path(run_dir), Path(into)
+    if not stage.strip() or not selected.strip():
+        raise InvalidInputError("say what the stage is (--stage) and how its nets were selected (--selected)")
+    if not isinstance(strength, dict) or not strength:
+        raise InvalidInputError("the strength record must be a JSON object with the figures measured")
+    if not (run_dir / WEIGHTS).is_file():
+        raise EngineError(f"no {WEIGHTS} in {str(run_dir)!r}: is it a finished backgammon fit run?")
+    new = NetPair.load(run_dir / WEIGHTS)
+    old = NetPair.load(into)
+    digest = hashlib.sha256(into.read_bytes()).hexdigest()[:12]
+    started = new.meta.get("init_record", {}).get("sha256")
+    if started != digest:
+        raise EngineError(
+            f"the run {str(run_dir)!r} started from weights {started or 'at random'}, not from {str(into)!r} "
+            f"({digest}): fit from those weights (--init-from) to ship into them"
+        )
+    meta = dict(old.meta)
+    config = dict(new.meta["config"])
+    number = _stage_number(meta)
+    keys = ("epochs", "best_epoch", "history", "holdout_mse", "selected_by", "labels", "aux_labels", "sibling_labels")
+    record = {"stage": stage, "config": config, **{k: new.meta[k] for k in keys if k in new.meta}}
+    record["seconds"] = new.meta.get("seconds", 0.0)
+    if note:
+        record["note"] = note
+    previous = dict(meta.get("previous", {}))
+    previous[f"stage-{number} selected"] = meta.get("selected")
+    previous[f"stage-{number} strength"] = meta.get("strength")
+    meta.update(
+        previous=previous,
+        stages=[*meta.get("stages", []), record],
+        stage_number=number + 1,
+        selected=selected,
+        strength=strength,
+        config=config,
+        method=f"{meta.get('method', '')}; stage {number + 1}: {stage}".lstrip("; "),
+        seconds=round(float(meta.get("seconds", 0.0)) + float(record["seconds"]), 1),
+    )
+    for key in ("labels", "aux_labels", "sibling_labels"):
+        meta.pop(key, None)
+        if key in new.meta:
+            meta[key] = new.meta[key]
+    fitted = config.get("nets") or ""
+    pair = NetPair(
+        new.contact if fitted in ("", "contact") else old.contact,
+        new.race if fitted in ("", "race") else old.race,
+        meta,
+    )
+    pair.save(into, record=True)
+    return pair
+
+
 __all__ = [
     "WEIGHTS",
     "FitConfig",
@@ -868,6 +942,7 @@ __all__ = [
     "plies_filter",
     "run",
     "shard_files",
+    "ship",
     "sibling_shard_files",
     "split",
     "split_groups",
