@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from dataclasses import asdict
 
 import numpy as np
@@ -15,7 +16,9 @@ from backgammon.engine.bearoff import BearoffDatabase
 from backgammon.engine.evaluator import default_weights_path
 from backgammon.engine.labels import (
     MANIFEST,
+    MANIFEST_LOCK,
     LabelSettings,
+    _manifest_lock,
     label_boards_fast,
     label_shard,
     load_labels,
@@ -68,7 +71,7 @@ def test_shards_are_written_skipped_and_regenerated_identically(tmp_path, capsys
         assert set(z) == {"position_ids", "targets", "phase"}
         assert z["position_ids"].dtype == np.dtype("S14") and z["targets"].dtype == np.float16
         assert z["phase"].dtype == np.uint8 and z["targets"].shape == (e["count"], 5)
-    assert sorted(p.name for p in out.iterdir()) == sorted([MANIFEST] + [e["file"] for e in entries])
+    assert sorted(p.name for p in out.iterdir()) == sorted([MANIFEST, MANIFEST_LOCK] + [e["file"] for e in entries])
 
     # a rerun with the same arguments writes nothing
     before = {p.name: p.stat().st_mtime_ns for p in out.iterdir()}
@@ -299,3 +302,21 @@ def test_runs_writing_to_one_folder_keep_each_others_entries(tmp_path) -> None:
     entries = read_manifest(tmp_path)["shards"]
     assert started and len(entries) == 2 and len({e["run"] for e in entries}) == 2
     assert all((tmp_path / e["file"]).is_file() for e in entries)
+
+
+def test_labellers_sharing_a_folder_take_turns_at_the_manifest(tmp_path) -> None:
+    """Each labeller rewrites the manifest under the folder's lock: a second one waits for the first."""
+    order: list[str] = []
+
+    def second() -> None:
+        with _manifest_lock(tmp_path):
+            order.append("second")
+
+    with _manifest_lock(tmp_path):
+        other = threading.Thread(target=second)
+        other.start()
+        other.join(0.3)
+        assert other.is_alive()  # waiting for the lock
+        order.append("first")
+    other.join(10)
+    assert order == ["first", "second"] and (tmp_path / MANIFEST_LOCK).is_file()

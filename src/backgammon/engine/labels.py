@@ -30,11 +30,12 @@ next run overwrites. :func:`load_labels` reads a folder back for training.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -51,6 +52,7 @@ from backgammon.errors import EngineError, InvalidInputError
 from backgammon.position import Position
 
 MANIFEST = "manifest.json"
+MANIFEST_LOCK = ".manifest.lock"  # held while a labeller rewrites the manifest
 FORMAT = 1  # of the shards and manifest
 LABEL_VERSION = 2  # of the labelling (bump when the same settings would give other labels); 2: label_boards_fast
 PHASES = {"contact": CONTACT, "race": RACE, "bearoff": BEAROFF}
@@ -336,6 +338,24 @@ def read_manifest(folder: Path) -> dict:
     return doc
 
 
+@contextlib.contextmanager
+def _manifest_lock(folder: Path) -> Iterator[None]:
+    """Hold the folder's manifest lock (``.manifest.lock``, an advisory ``flock``) while reading and rewriting the
+    manifest, so that labellers sharing a folder do not drop each other's entries (no lock where ``fcntl`` is
+    missing)."""
+    try:
+        import fcntl
+    except ImportError:  # not a POSIX system: one labeller per folder
+        yield
+        return
+    with open(folder / MANIFEST_LOCK, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def _write_manifest(folder: Path, doc: dict) -> None:
     text = json.dumps(doc, indent=1) + "\n"
     _write_atomic(folder / MANIFEST, lambda p: p.write_text(text, encoding="utf-8"))
@@ -428,13 +448,14 @@ def write_labels(
             "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "sha256": _sha256(folder / file),
         }
-        # read again: another run may have written to the folder meanwhile, and its entries must stay
-        manifest = read_manifest(folder)
-        if any(e.get("file") == file for e in manifest["shards"]):  # made again: in its old place (the runs' order)
-            manifest["shards"] = [new if e.get("file") == file else e for e in manifest["shards"]]
-        else:
-            manifest["shards"].append(new)
-        _write_manifest(folder, manifest)
+        # read again, under the lock: another run may have written to the folder meanwhile, and its entries must stay
+        with _manifest_lock(folder):
+            manifest = read_manifest(folder)
+            if any(e.get("file") == file for e in manifest["shards"]):  # made again: in its old place (runs' order)
+                manifest["shards"] = [new if e.get("file") == file else e for e in manifest["shards"]]
+            else:
+                manifest["shards"].append(new)
+            _write_manifest(folder, manifest)
         done += count
         say(
             f"shard {index + 1}/{n_shards} written: {file}, {count} labels in {seconds:.0f} s "
