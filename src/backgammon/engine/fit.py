@@ -895,6 +895,10 @@ def ship(run_dir: str | Path, into: str | Path, stage: str, selected: str, stren
         )
     meta = dict(old.meta)
     config = dict(new.meta["config"])
+    try:  # the file the run started from, as the repository names it (not this machine's absolute path)
+        config["init_from"] = Path(config["init_from"]).resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except (KeyError, ValueError):
+        pass
     number = _stage_number(meta)
     keys = ("epochs", "best_epoch", "history", "holdout_mse", "selected_by", "labels", "aux_labels", "sibling_labels")
     record = {"stage": stage, "config": config, **{k: new.meta[k] for k in keys if k in new.meta}}
