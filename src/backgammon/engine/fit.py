@@ -44,7 +44,7 @@ import numpy as np
 from backgammon.engine import encoding
 from backgammon.engine._movegen import CONTACT, RACE, phase
 from backgammon.engine.labels import load_labels, load_siblings, read_manifest
-from backgammon.engine.network import NUM_OUTPUTS, Net, NetPair, read_npz, write_npz
+from backgammon.engine.network import NUM_OUTPUTS, Net, NetPair, read_npz, weights_digest, write_npz
 from backgammon.engine.train import CHECKPOINT, LOG, config_from_json, config_json, halved, open_run, warm_start
 from backgammon.errors import EngineError, InvalidInputError
 
@@ -530,7 +530,7 @@ class FitState:
             meta, _ = read_npz(config.init_from)
             record = {
                 "file": config.init_from,
-                "sha256": hashlib.sha256(Path(config.init_from).read_bytes()).hexdigest()[:12],
+                "sha256": weights_digest(config.init_from),
                 "meta": meta,
             }
         else:
@@ -886,7 +886,7 @@ def ship(run_dir: str | Path, into: str | Path, stage: str, selected: str, stren
         raise EngineError(f"no {WEIGHTS} in {str(run_dir)!r}: is it a finished backgammon fit run?")
     new = NetPair.load(run_dir / WEIGHTS)
     old = NetPair.load(into)
-    digest = hashlib.sha256(into.read_bytes()).hexdigest()[:12]
+    digest = weights_digest(into)
     started = new.meta.get("init_record", {}).get("sha256")
     if started != digest:
         raise EngineError(
@@ -922,11 +922,9 @@ def ship(run_dir: str | Path, into: str | Path, stage: str, selected: str, stren
         meta.pop(key, None)
         if key in new.meta:
             meta[key] = new.meta[key]
-    fitted = config.get("nets") or ""
+    fitted = nets_filter(config.get("nets", ""))
     pair = NetPair(
-        new.contact if fitted in ("", "contact") else old.contact,
-        new.race if fitted in ("", "race") else old.race,
-        meta,
+        new.contact if "contact" in fitted else old.contact, new.race if "race" in fitted else old.race, meta
     )
     pair.save(into, record=True)
     return pair

@@ -47,7 +47,7 @@ from backgammon.engine import _distill
 from backgammon.engine._movegen import BEAROFF, CONTACT, RACE, board_of, hard_contact, phase, successors_py
 from backgammon.engine.bearoff import WAYS, BearoffDatabase
 from backgammon.engine.evaluator import NetEvaluator, default_weights_path, equities, flip_array, sanitize
-from backgammon.engine.network import NetArrays, NetPair, kernel_arrays
+from backgammon.engine.network import NetArrays, NetPair, kernel_arrays, weights_digest
 from backgammon.errors import EngineError, InvalidInputError
 from backgammon.position import Position
 
@@ -113,8 +113,7 @@ def net_arrays(weights: Path) -> NetArrays:
 
 def teacher_of(weights: Path) -> str:
     """The teacher's name: the weights file's sha256 prefix and the code's version."""
-    digest = hashlib.sha256(Path(weights).read_bytes()).hexdigest()[:12]
-    return f"weights-sha256:{digest} backgammon-{__version__} labels-v{LABEL_VERSION}"
+    return f"weights-sha256:{weights_digest(weights)} backgammon-{__version__} labels-v{LABEL_VERSION}"
 
 
 def run_name(settings: LabelSettings, teacher: str) -> str:

@@ -12,6 +12,7 @@ a file made for another encoding raises :class:`~backgammon.errors.EngineError`.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -218,6 +219,12 @@ def kernel_arrays(contact: Net, race: Net) -> NetArrays:
 def arrays_of(contact: Net, race: Net, dtype: type = np.float64) -> dict[str, np.ndarray]:
     """The arrays of two nets by their names in a file (``contact_w1`` ...)."""
     return {f"{name}_{p}": getattr(net, p).astype(dtype) for name, net in zip(NAMES, (contact, race)) for p in PARTS}
+
+
+def weights_digest(path: str | Path) -> str:
+    """A weights file's short name: the first 12 hex digits of its sha256 (the labels' teacher names and the
+    fit runs' starting records use it)."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:12]
 
 
 @dataclass(frozen=True, slots=True)
