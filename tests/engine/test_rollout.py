@@ -201,10 +201,13 @@ def test_one_ply_rollout_is_seeded_and_chooses_at_one_ply(net_evaluator) -> None
 
 
 def test_one_ply_rollout_same_result_in_worker_processes(net_evaluator) -> None:
-    settings = RolloutSettings(trials=8, truncate=4, seed=9, ply=1, chunk=4)
-    here = rollout_position(MIDGAME, net_evaluator, settings)
-    assert rollout_position(MIDGAME, net_evaluator, replace(settings, workers=2)) == here
-    assert rollout_position(MIDGAME, net_evaluator, replace(settings, ply=0)) != here
+    # a position where 0-ply and 1-ply choose differently for some first roll, which every 36 trials play once:
+    # so the 1-ply result must differ from the 0-ply one, whatever the nets
+    position = _disagreement(net_evaluator)
+    settings = RolloutSettings(trials=36, truncate=2, seed=9, ply=1, chunk=4)
+    here = rollout_position(position, net_evaluator, settings)
+    assert rollout_position(position, net_evaluator, replace(settings, workers=2)) == here
+    assert rollout_position(position, net_evaluator, replace(settings, ply=0)) != here
 
 
 # ------------------------------------------------------------- the compiled 0-ply trials
