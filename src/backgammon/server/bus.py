@@ -30,13 +30,14 @@ when the site gives a Redis URL (the leases stay on PostgreSQL).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import logging
 import re
 import uuid
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import AsyncGenerator, Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from backgammon.errors import InvalidInputError
@@ -200,45 +201,46 @@ def _started(conn: psycopg.AsyncConnection[Any] | None) -> psycopg.AsyncConnecti
     return conn
 
 
-class PostgresBus:
-    """The bus over PostgreSQL ``LISTEN``/``NOTIFY`` (one channel, topics inside the payload)."""
+class _ListeningBus:
+    """What the buses over a server share: one listening task that reconnects after a loss (then every
+    ``on_reconnect`` callback runs), delivery to this process's subscribers, and closing. A subclass
+    gives ``_payloads`` (subscribe, call ``_subscribed``, then yield each payload received) and
+    ``_disconnect``."""
 
-    def __init__(self, url: str, *, retry: float = 0.5) -> None:
-        self.url = psycopg_url(url)
+    def __init__(self, retry: float) -> None:
         self.retry = retry
         self._subs = _Subscribers()
-        self._send: psycopg.AsyncConnection[Any] | None = None
-        self._send_lock = asyncio.Lock()
         self._listener: asyncio.Task | None = None
         self._ready = asyncio.Event()
         self._closed = False
-        self._tag = uuid.uuid4().hex[:8]
-        self._sent = 0
+        self._reconnecting = False
 
-    async def start(self) -> None:
-        """Connect both connections; returns once this process is listening."""
-        import psycopg
-
-        self._send = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
+    async def _start_listening(self) -> None:
+        """Start the listening task; returns once this process listens."""
         self._listener = asyncio.create_task(self._listen(), name="bus-listener")
         await asyncio.wait_for(self._ready.wait(), timeout=30)
 
-    async def _listen(self) -> None:
-        import psycopg
+    def _payloads(self) -> AsyncGenerator[str | bytes, None]:
+        raise NotImplementedError
 
-        first = True
+    async def _disconnect(self) -> None:
+        raise NotImplementedError
+
+    def _subscribed(self) -> None:
+        """Called by ``_payloads`` once subscribed: the first time, ``start()`` may return; after a
+        reconnection, the ``on_reconnect`` callbacks run (messages may have been missed)."""
+        self._ready.set()
+        if self._reconnecting:
+            for callback in list(self._subs.reconnect):
+                callback()
+        self._reconnecting = True
+
+    async def _listen(self) -> None:
         while not self._closed:
             try:
-                conn = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
-                async with conn:
-                    await conn.execute(f"LISTEN {CHANNEL}")
-                    self._ready.set()
-                    if not first:
-                        for callback in list(self._subs.reconnect):
-                            callback()
-                    first = False
-                    async for note in conn.notifies():
-                        for topic, message in _unpack(note.payload):
+                async with contextlib.aclosing(self._payloads()) as payloads:
+                    async for payload in payloads:
+                        for topic, message in _unpack(payload):
                             self._subs.deliver(topic, message)
             except asyncio.CancelledError:
                 raise
@@ -251,6 +253,54 @@ class PostgresBus:
     async def publish(self, topic: str, message: dict[str, Any]) -> None:
         encode(topic, message)  # raises for a message too large
         await self.publish_many([(topic, message)])
+
+    async def publish_many(self, items: list[tuple[str, dict[str, Any]]]) -> None:
+        raise NotImplementedError
+
+    def subscribe(self, topic: str, callback: Callback) -> Callable[[], None]:
+        return self._subs.add(topic, callback)
+
+    def on_reconnect(self, callback: Callable[[], None]) -> None:
+        self._subs.reconnect.append(callback)
+
+    async def close(self) -> None:
+        self._closed = True
+        if self._listener is not None:
+            self._listener.cancel()
+            try:
+                await self._listener
+            except (asyncio.CancelledError, Exception):  # noqa: BLE001 - closing anyway
+                pass
+        await self._disconnect()
+
+
+class PostgresBus(_ListeningBus):
+    """The bus over PostgreSQL ``LISTEN``/``NOTIFY`` (one channel, topics inside the payload)."""
+
+    def __init__(self, url: str, *, retry: float = 0.5) -> None:
+        super().__init__(retry)
+        self.url = psycopg_url(url)
+        self._send: psycopg.AsyncConnection[Any] | None = None
+        self._send_lock = asyncio.Lock()
+        self._tag = uuid.uuid4().hex[:8]
+        self._sent = 0
+
+    async def start(self) -> None:
+        """Connect both connections; returns once this process is listening."""
+        import psycopg
+
+        self._send = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
+        await self._start_listening()
+
+    async def _payloads(self) -> AsyncGenerator[str, None]:
+        import psycopg
+
+        conn = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
+        async with conn:
+            await conn.execute(f"LISTEN {CHANNEL}")
+            self._subscribed()
+            async for note in conn.notifies():
+                yield note.payload
 
     async def publish_many(self, items: list[tuple[str, dict[str, Any]]]) -> None:
         """Every payload in one statement: one round trip and one transaction, delivered in order."""
@@ -269,37 +319,20 @@ class PostgresBus:
                 self._send = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
                 await self._send.execute(query, params)
 
-    def subscribe(self, topic: str, callback: Callback) -> Callable[[], None]:
-        return self._subs.add(topic, callback)
-
-    def on_reconnect(self, callback: Callable[[], None]) -> None:
-        self._subs.reconnect.append(callback)
-
-    async def close(self) -> None:
-        self._closed = True
-        if self._listener is not None:
-            self._listener.cancel()
-            try:
-                await self._listener
-            except (asyncio.CancelledError, Exception):  # noqa: BLE001 - closing anyway
-                pass
+    async def _disconnect(self) -> None:
         if self._send is not None:
             await self._send.close()
 
 
-class RedisBus:
+class RedisBus(_ListeningBus):
     """The bus over Redis pub/sub (redis-py's asyncio client; one channel, topics inside the
     payload), for sites that run Redis anyway. Delivery is at most once, as on PostgreSQL: after
     the subscription is lost and made again, every ``on_reconnect`` callback runs."""
 
     def __init__(self, url: str, *, retry: float = 0.5) -> None:
+        super().__init__(retry)
         self.url = url
-        self.retry = retry
-        self._subs = _Subscribers()
         self._redis: Any = None
-        self._listener: asyncio.Task | None = None
-        self._ready = asyncio.Event()
-        self._closed = False
 
     async def start(self) -> None:
         """Connect (failing at once if Redis does not answer); returns once this process listens."""
@@ -312,36 +345,15 @@ class RedisBus:
             await self._redis.ping()
         except Exception as exc:  # noqa: BLE001 - any connection failure: one clear line
             raise InvalidInputError(f"cannot reach Redis at {redacted(self.url)}: {type(exc).__name__}") from None
-        self._listener = asyncio.create_task(self._listen(), name="bus-listener")
-        await asyncio.wait_for(self._ready.wait(), timeout=30)
+        await self._start_listening()
 
-    async def _listen(self) -> None:
-        first = True
-        while not self._closed:
-            try:
-                pubsub = self._redis.pubsub()
-                await pubsub.subscribe(CHANNEL)
-                self._ready.set()
-                if not first:
-                    for callback in list(self._subs.reconnect):
-                        callback()
-                first = False
-                async for note in pubsub.listen():
-                    if note.get("type") != "message":
-                        continue
-                    for topic, message in _unpack(note["data"]):
-                        self._subs.deliver(topic, message)
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                if self._closed:
-                    return
-                log.warning("bus connection lost; reconnecting", exc_info=True)
-                await asyncio.sleep(self.retry)
-
-    async def publish(self, topic: str, message: dict[str, Any]) -> None:
-        encode(topic, message)  # raises for a message too large
-        await self.publish_many([(topic, message)])
+    async def _payloads(self) -> AsyncGenerator[bytes, None]:
+        pubsub = self._redis.pubsub()
+        await pubsub.subscribe(CHANNEL)
+        self._subscribed()
+        async for note in pubsub.listen():
+            if note.get("type") == "message":
+                yield note["data"]
 
     async def publish_many(self, items: list[tuple[str, dict[str, Any]]]) -> None:
         payloads = _batches(items, "redis")
@@ -353,20 +365,7 @@ class RedisBus:
                 pipe.publish(CHANNEL, payload)
             await pipe.execute()
 
-    def subscribe(self, topic: str, callback: Callback) -> Callable[[], None]:
-        return self._subs.add(topic, callback)
-
-    def on_reconnect(self, callback: Callable[[], None]) -> None:
-        self._subs.reconnect.append(callback)
-
-    async def close(self) -> None:
-        self._closed = True
-        if self._listener is not None:
-            self._listener.cancel()
-            try:
-                await self._listener
-            except (asyncio.CancelledError, Exception):  # noqa: BLE001 - closing anyway
-                pass
+    async def _disconnect(self) -> None:
         if self._redis is not None:
             await self._redis.aclose()
 
