@@ -24,35 +24,10 @@ MAX_LENGTH = MAX_AWAY
 
 QUIT = "quit"
 
-ROLL_WORDS = {
-    "": "roll",
-    "r": "roll",
-    "roll": "roll",
-    "d": "double",
-    "double": "double",
-    "s": "resign",
-    "resign": "resign",
-    "b": "board",
-    "board": "board",
-    "h": "help",
-    "help": "help",
-    "?": "help",
-    "q": QUIT,
-    "quit": QUIT,
-    "exit": QUIT,
-}
-MOVE_WORDS = {
-    "s": "resign",
-    "resign": "resign",
-    "b": "board",
-    "board": "board",
-    "h": "help",
-    "help": "help",
-    "?": "help",
-    "q": QUIT,
-    "quit": QUIT,
-    "exit": QUIT,
-}
+_ANY_TIME_WORDS = {"h": "help", "help": "help", "?": "help", "q": QUIT, "quit": QUIT, "exit": QUIT}
+"""The words every prompt takes."""
+MOVE_WORDS = {"s": "resign", "resign": "resign", "b": "board", "board": "board", **_ANY_TIME_WORDS}
+ROLL_WORDS = {"": "roll", "r": "roll", "roll": "roll", "d": "double", "double": "double", **MOVE_WORDS}
 DOUBLE_WORDS = {
     "t": "take",
     "take": "take",
@@ -60,12 +35,7 @@ DOUBLE_WORDS = {
     "pass": "pass",
     "drop": "pass",
     "beaver": "beaver",
-    "h": "help",
-    "help": "help",
-    "?": "help",
-    "q": QUIT,
-    "quit": QUIT,
-    "exit": QUIT,
+    **_ANY_TIME_WORDS,
 }
 LEVEL_WORDS = {
     "1": "single",
