@@ -193,25 +193,14 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     account_failures = RateLimiter(config.auth_failures_per_minute)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
-    @app.exception_handler(Exception)
     async def _errors(request: Request, exc: Exception) -> JSONResponse:
         status, message = error_status(exc)
         return JSONResponse(protocol.error_body(message), status_code=status)
 
-    @app.exception_handler(BackgammonError)
-    async def _bg_errors(request: Request, exc: Exception) -> JSONResponse:
-        status, message = error_status(exc)
-        return JSONResponse(protocol.error_body(message), status_code=status)
-
-    @app.exception_handler(HTTPError)
-    async def _http_errors(request: Request, exc: Exception) -> JSONResponse:
-        status, message = error_status(exc)
-        return JSONResponse(protocol.error_body(message), status_code=status)
-
-    @app.exception_handler(LookupError)
-    async def _lookup_errors(request: Request, exc: Exception) -> JSONResponse:
-        status, message = error_status(exc)
-        return JSONResponse(protocol.error_body(message), status_code=status)
+    # Exception's handler runs in Starlette's outermost middleware (which re-raises after answering); the
+    # kinds named beside it are answered by the inner one, as ordinary responses
+    for kind in (Exception, BackgammonError, HTTPError, LookupError):
+        app.add_exception_handler(kind, _errors)
 
     @app.exception_handler(RequestValidationError)  # bad query or path parameters: 400, one readable line
     async def _validation_errors(request: Request, exc: Exception) -> JSONResponse:
