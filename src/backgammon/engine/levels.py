@@ -12,7 +12,7 @@ Each level's depth, noise and measured error rate: the mean error per checker
 decision (cubeless money equity, ± standard error) on the fixed decision
 benchmark ``benchmarks/decisions.py`` (20,000 decisions from varied play,
 refereed by GNU Backgammon 2-ply; measured 2026-12-05, the noisy levels with the stage-9 nets,
-expert with stage 16 and world_class with stage 15 (2026-12-06), supremo with stage 6; world_class
+expert and world_class with stage 16 (2026-12-06), supremo with stage 6; world_class
 on an evenly spread 2,000 of them, supremo on 300)::
 
     level          plies  noise   error / decision
@@ -21,7 +21,7 @@ on an evenly spread 2,000 of them, supremo on 300)::
     intermediate     0    0.07    0.0256 +- 0.0003
     advanced         0    0.03    0.0127 +- 0.0002
     expert           0    0       0.0049 +- 0.0001   (stage 16)
-    world_class      2    0       0.0030 +- 0.0003   (the default; stage 15)
+    world_class      2    0       0.0029 +- 0.0003   (the default; stage 16)
     supremo          3    0       0.0040 +- 0.0011   (stage 6)
 
 (gnubg 0-ply: 0.0039 +- 0.0001, gnubg 1-ply: 0.0019 +- 0.0001 on the same
