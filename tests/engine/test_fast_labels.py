@@ -36,6 +36,17 @@ def boards(arrays) -> np.ndarray:
     return out
 
 
+class _Plain:
+    """The shipped network behind a plain ``evaluate_boards``: n-ply search then takes its Python path (the
+    reference), where with a :class:`NetEvaluator` it would run these same fast kernels."""
+
+    def __init__(self) -> None:
+        self._ev = NetEvaluator.default()
+
+    def evaluate_boards(self, boards: np.ndarray) -> np.ndarray:
+        return self._ev.evaluate_boards(boards)
+
+
 def equity(t: np.ndarray) -> np.ndarray:
     return 2 * t[:, 0] - 1 + t[:, 1] - t[:, 3] + t[:, 2] - t[:, 4]
 
@@ -66,7 +77,7 @@ def test_unpruned_labels_are_the_searchs_two_ply_values(arrays, boards) -> None:
     far = np.array([b[0, 12:].sum() >= 4 and b[1, 12:].sum() >= 4 for b in boards])
     sample = boards[far][:6]
     assert len(sample) == 6
-    ref = evaluate_boards_ply(sample, NetEvaluator.default(), 2)
+    ref = evaluate_boards_ply(sample, _Plain(), 2)
     got = label_boards_fast(sample, arrays, 2, prune=0)
     assert np.abs(got - ref).max() < 1e-5
     assert np.abs(got - label_boards_fast(sample, arrays, 1, prune=0)).max() > 1e-3  # 2 plies is not 1 ply
@@ -76,7 +87,7 @@ def test_unpruned_three_ply_labels_are_the_searchs_three_ply_values(arrays, boar
     # the 3-ply label: per roll the 0-ply best play, valued at 2 plies; unpruned it is search's 3-ply value
     far = np.array([b[0, 12:].sum() >= 4 and b[1, 12:].sum() >= 4 for b in boards])
     sample = boards[far][:2]
-    ref = evaluate_boards_ply(sample, NetEvaluator.default(), 3)
+    ref = evaluate_boards_ply(sample, _Plain(), 3)
     got = label_boards_fast(sample, arrays, 3, prune=0)
     assert np.abs(got - ref).max() < 1e-5
     assert np.abs(got - label_boards_fast(sample, arrays, 2, prune=0)).max() > 1e-3  # 3 plies is not 2

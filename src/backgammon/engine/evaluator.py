@@ -33,7 +33,7 @@ from numba import njit
 from backgammon.engine._movegen import BEAROFF, CONTACT, OVER, board_of, phase
 from backgammon.engine.bearoff import WAYS, BearoffDatabase, race_probs, rank
 from backgammon.engine.encoding import MAX_NONZERO, encode_for
-from backgammon.engine.network import NUM_OUTPUTS, NetPair, forward_sparse, kernel_arrays
+from backgammon.engine.network import NUM_OUTPUTS, NetArrays, NetPair, forward_sparse, kernel_arrays
 from backgammon.engine.pubeval import WC, WR, pubeval_score
 from backgammon.errors import EngineError, InvalidInputError
 from backgammon.position import Position
@@ -353,6 +353,11 @@ class NetEvaluator(_BoardEvaluator):
         out = np.empty((b.shape[0], NUM_OUTPUTS))
         net_evaluate_batch(b, *self._arrays, self._dist, self._first, WAYS, self.use_bearoff, out)
         return out
+
+    @property
+    def arrays(self) -> NetArrays:
+        """The eight net arrays the compiled kernels take (contact, then race: ``w1, b1, w2, b2`` each)."""
+        return self._arrays
 
     def kernel_args(self) -> KernelArgs:
         """The arrays and flags the compiled kernels take after a board: the eight net arrays,

@@ -71,12 +71,13 @@ LEVELS: dict[str, Level] = {
     )
 }
 """The levels by name, weakest first. ``world_class`` searches 2 plies with the move filters, as
-gnubg's world class does (about 0.09 s per decision here, 0.5 s at most); ``supremo`` 3 plies
-(about 1.4 s, 5.5 s at most). Each one's measured loss per decision: ``benchmarks/levels.py`` and the
-README's "Difficulty levels"."""
+gnubg's world class does (about 0.07 s per decision here, 0.4 s at most, with the stage-16 nets);
+``supremo`` 3 plies (about 0.9 s, 5.2 s at most; against gnubg 0-ply no stronger than ``world_class``).
+Each one's measured loss per decision: ``benchmarks/levels.py`` and the README's "Difficulty levels"."""
 
 STRONGEST = "world_class"
-"""The level used when none is given (3-ply ``supremo`` is deeper but about 15 times slower)."""
+"""The level used when none is given (3-ply ``supremo`` is deeper, about 14 times slower, and not measurably
+stronger)."""
 
 
 def get_level(name: str | Level) -> Level:
