@@ -71,13 +71,14 @@ def test_computers_that_disagree_about_the_cube_finish_games(tmp_path, seeded_ag
         assert r.status_code == 200, r.text
         tid, token = r.json()["id"], r.json()["token"]
         # at least 3 games, and on until the computers have disagreed about a team double (which
-        # games it happens in depends on the engine's cube decisions; 12 games at most)
+        # games it happens in depends on the engine's cube decisions and on how the polls interleave
+        # with the computers' background loop: a CI run under load played 12 games without one; 40 at most)
 
         def disagreed(s) -> bool:  # a refusal, and what came after it
             kinds = [a["kind"] for a in stored(tmp_path, tid)][: s["version"]]
             return len(s["games"]) >= 3 and "refuse" in kinds[:-1]
 
-        s, polls = play_person(client, tid, token, games=12, seconds=300, until=disagreed)
+        s, polls = play_person(client, tid, token, games=40, seconds=300, until=disagreed)
     elapsed = time.monotonic() - started
     games = len(s["games"])
     assert s["status"] == "playing" and games >= 3, s["status"]
