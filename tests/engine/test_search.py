@@ -160,3 +160,22 @@ def test_compiled_one_ply_equals_the_python_path() -> None:
     deep = evaluate_boards_ply(boards[:2], ev, 2)
     assert np.abs(deep - evaluate_boards_ply(boards[:2], _Proxy(ev), 2)).max() < 1e-5
     assert np.abs(deep - evaluate_boards_ply(boards[:2], ev, 1)).max() > 1e-3  # 2 plies is not 1 ply
+
+
+def test_deep_values_from_several_threads_at_once() -> None:
+    """The server's worker threads may search at once: the compiled 2-ply search launches no parallel region,
+    and each thread gets the values a lone call gets."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from backgammon.engine._movegen import board_of
+    from backgammon.engine.search import evaluate_boards_ply
+
+    from ._helpers import random_positions
+
+    ev = NetEvaluator.default()
+    boards = np.stack([board_of(p) for p in random_positions(8, seed=23)])
+    alone = [evaluate_boards_ply(boards[i : i + 1], ev, 2) for i in range(len(boards))]
+    with ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(lambda i: evaluate_boards_ply(boards[i : i + 1], ev, 2), range(len(boards))))
+    for a, b in zip(alone, together, strict=True):
+        assert np.array_equal(a, b)

@@ -520,7 +520,9 @@ def three_ply_sampled(board, keep, keep_inner, pw, leaf, scratch, rolls, out) ->
 
 
 @njit(cache=True, nogil=True)
-def _fast_range(boards, plies, keep, keep_inner, pw, leaf, targets, lo, hi, rolls) -> None:
+def label_range(boards, plies, keep, keep_inner, pw, leaf, targets, lo, hi, rolls) -> None:
+    """:func:`label_fast` for ``boards[lo:hi]`` on the calling thread: no parallel launch, so any number of threads
+    may call it at once (the search does, from the server's worker threads)."""
     scratch = fast_scratch(leaf[1], leaf[5])
     levels, shared = scratch
     idx, val, hid, _, _ = shared
@@ -548,7 +550,7 @@ def label_fast(boards, plies, keep, keep_inner, pw, leaf, targets, threads, roll
     n = boards.shape[0]
     size = (n + threads - 1) // threads
     for t in prange(threads):
-        _fast_range(boards, plies, keep, keep_inner, pw, leaf, targets, t * size, min(n, (t + 1) * size), rolls)
+        label_range(boards, plies, keep, keep_inner, pw, leaf, targets, t * size, min(n, (t + 1) * size), rolls)
 
 
 @njit(cache=True, nogil=True)

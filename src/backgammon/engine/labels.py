@@ -200,14 +200,19 @@ def label_boards_fast(
     (0: all). At 3 plies, ``rolls`` from 1 to 20 values the chosen play at 2 plies for only that many of the
     rolls, drawn per board, and at 1 ply for the others, corrected by the sampled rolls' mean difference
     (:func:`backgammon.engine._distill.three_ply_sampled`: an unbiased estimate of the 3-ply value). Each
-    label is a function of its board, so any ``threads`` gives the same labels."""
+    label is a function of its board, so any ``threads`` gives the same labels; with one thread (the default, and
+    the search's) no parallel region is launched, so threads may call it at once."""
     boards = np.ascontiguousarray(boards, dtype=np.int8)
     targets = np.empty((len(boards), 5))
     if not len(boards):
         return targets
     if pruner is None:
         pruner = fit_pruner(arrays) if prune > 0 else np.zeros((2, _distill.PRUNE_FEATURES))
-    _distill.label_fast(boards, plies, 0, prune, pruner, leaf_arrays(arrays), targets, max(1, threads), rolls)
+    leaf = leaf_arrays(arrays)
+    if threads <= 1:  # on this thread, without a parallel launch: safe from several threads at once
+        _distill.label_range(boards, plies, 0, prune, pruner, leaf, targets, 0, len(boards), rolls)
+    else:
+        _distill.label_fast(boards, plies, 0, prune, pruner, leaf, targets, threads, rolls)
     return targets
 
 
