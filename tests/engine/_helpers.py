@@ -25,6 +25,17 @@ def board(p: Position) -> np.ndarray:
     return np.array([p.mine, p.theirs], dtype=np.int8)
 
 
+class PlainEvaluator:
+    """An evaluator (the network, say) behind a plain ``evaluate_boards``: the search and rollouts take their
+    Python paths with it, where with a ``NetEvaluator`` they run compiled kernels. The tests' reference."""
+
+    def __init__(self, evaluator) -> None:
+        self._ev = evaluator
+
+    def evaluate_boards(self, boards: np.ndarray) -> np.ndarray:
+        return self._ev.evaluate_boards(boards)
+
+
 class FakeEvaluator:
     """A deterministic evaluator whose outputs are a simple function of the board."""
 

@@ -23,6 +23,8 @@ from backgammon.engine.labels import (
 from backgammon.engine.network import forward_sparse, forward_sparse32
 from backgammon.engine.search import ROLLS, evaluate_boards_ply
 
+from ._helpers import PlainEvaluator
+
 
 @pytest.fixture(scope="module")
 def arrays() -> tuple[np.ndarray, ...]:
@@ -34,17 +36,6 @@ def boards(arrays) -> np.ndarray:
     out = np.empty((40, 2, 25), dtype=np.int8)
     _distill.sample_positions(*arrays, 4242, 0, 0.1, out, 0.25, 0.1)
     return out
-
-
-class _Plain:
-    """The shipped network behind a plain ``evaluate_boards``: n-ply search then takes its Python path (the
-    reference), where with a :class:`NetEvaluator` it would run these same fast kernels."""
-
-    def __init__(self) -> None:
-        self._ev = NetEvaluator.default()
-
-    def evaluate_boards(self, boards: np.ndarray) -> np.ndarray:
-        return self._ev.evaluate_boards(boards)
 
 
 def equity(t: np.ndarray) -> np.ndarray:
@@ -77,7 +68,7 @@ def test_unpruned_labels_are_the_searchs_two_ply_values(arrays, boards) -> None:
     far = np.array([b[0, 12:].sum() >= 4 and b[1, 12:].sum() >= 4 for b in boards])
     sample = boards[far][:6]
     assert len(sample) == 6
-    ref = evaluate_boards_ply(sample, _Plain(), 2)
+    ref = evaluate_boards_ply(sample, PlainEvaluator(NetEvaluator.default()), 2)
     got = label_boards_fast(sample, arrays, 2, prune=0)
     assert np.abs(got - ref).max() < 1e-5
     assert np.abs(got - label_boards_fast(sample, arrays, 1, prune=0)).max() > 1e-3  # 2 plies is not 1 ply
@@ -87,7 +78,7 @@ def test_unpruned_three_ply_labels_are_the_searchs_three_ply_values(arrays, boar
     # the 3-ply label: per roll the 0-ply best play, valued at 2 plies; unpruned it is search's 3-ply value
     far = np.array([b[0, 12:].sum() >= 4 and b[1, 12:].sum() >= 4 for b in boards])
     sample = boards[far][:2]
-    ref = evaluate_boards_ply(sample, _Plain(), 3)
+    ref = evaluate_boards_ply(sample, PlainEvaluator(NetEvaluator.default()), 3)
     got = label_boards_fast(sample, arrays, 3, prune=0)
     assert np.abs(got - ref).max() < 1e-5
     assert np.abs(got - label_boards_fast(sample, arrays, 2, prune=0)).max() > 1e-3  # 3 plies is not 2

@@ -18,6 +18,8 @@ from backgammon.engine.rollout import (
 from backgammon.errors import InvalidInputError
 from backgammon.position import Position
 
+from ._helpers import PlainEvaluator
+
 # a mid-game position with contact (after 24/18 13/11 and a reply)
 MIDGAME = Position.from_points({24: 1, 18: 1, 13: 4, 11: 1, 8: 3, 6: 5}, {24: 2, 13: 4, 10: 1, 8: 3, 6: 5})
 
@@ -211,14 +213,6 @@ def test_one_ply_rollout_same_result_in_worker_processes(net_evaluator) -> None:
 
 
 # ------------------------------------------------------------- the compiled 0-ply trials
-class _Proxy:
-    """The network behind a plain ``evaluate_boards``: rollouts take the Python trial loop with it."""
-
-    def __init__(self, evaluator) -> None:
-        self._ev = evaluator
-
-    def evaluate_boards(self, boards: np.ndarray) -> np.ndarray:
-        return self._ev.evaluate_boards(boards)
 
 
 @pytest.mark.parametrize(
@@ -239,13 +233,13 @@ def test_compiled_trials_equal_the_python_loop(net_evaluator, settings) -> None:
 
     roots = [position_to_board(Position.initial()), position_to_board(MIDGAME)]
     compiled = R._run_chunk((net_evaluator, roots, settings, 0, settings.trials))
-    python = R._run_chunk((_Proxy(net_evaluator), roots, settings, 0, settings.trials))
+    python = R._run_chunk((PlainEvaluator(net_evaluator), roots, settings, 0, settings.trials))
     assert np.array_equal(compiled[..., :6], python[..., :6])
     assert np.isnan(compiled[..., 6]).all()
     assert np.allclose(compiled[..., 7:12], python[..., 7:12], rtol=0, atol=1e-12)
     assert compiled[..., 7:12].any() == (settings.variance_reduction and settings.truncate != 0)
     assert rollout_position(MIDGAME, net_evaluator, settings) == rollout_position(
-        MIDGAME, _Proxy(net_evaluator), settings
+        MIDGAME, PlainEvaluator(net_evaluator), settings
     )
 
 

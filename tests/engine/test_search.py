@@ -6,7 +6,7 @@ from backgammon.engine.evaluator import NetEvaluator, Probabilities, RandomEvalu
 from backgammon.engine.search import ROLLS, EvalContext, MoveFilter, best_play, evaluate_ply, rank_plays
 from backgammon.errors import InvalidInputError
 
-from ._helpers import FakeEvaluator
+from ._helpers import FakeEvaluator, PlainEvaluator
 
 
 def test_rolls_cover_36() -> None:
@@ -131,16 +131,6 @@ def test_best_board_at_0_ply_is_rank_boards_first() -> None:
     assert ties > 0  # the tie-break was exercised
 
 
-class _Proxy:
-    """The network behind a plain evaluate_boards: n-ply search takes its Python path with it."""
-
-    def __init__(self, evaluator) -> None:
-        self._ev = evaluator
-
-    def evaluate_boards(self, boards: np.ndarray) -> np.ndarray:
-        return self._ev.evaluate_boards(boards)
-
-
 def test_compiled_one_ply_equals_the_python_path() -> None:
     """1-ply with the network runs compiled, and 2 and 3 plies on the fast labeller's kernels; their values are
     the Python path's (the same plays, the sums in another order), finished games included."""
@@ -153,12 +143,12 @@ def test_compiled_one_ply_equals_the_python_path() -> None:
     positions = random_positions(40, seed=17)
     boards = np.stack([board_of(p) for p in positions] + [board_of(Position.from_points({}, {6: 3}))])
     fast = evaluate_boards_ply(boards, ev, 1)
-    slow = evaluate_boards_ply(boards, _Proxy(ev), 1)
+    slow = evaluate_boards_ply(boards, PlainEvaluator(ev), 1)
     assert np.allclose(fast, slow, rtol=0, atol=1e-12)
     assert np.array_equal(fast[-1], ev.evaluate_boards(boards[-1:])[0])  # over: exact, not looked ahead
     # 2 and 3 plies run on the fast labeller's compiled search, unpruned: the same plays, leaves in float32
     deep = evaluate_boards_ply(boards[:2], ev, 2)
-    assert np.abs(deep - evaluate_boards_ply(boards[:2], _Proxy(ev), 2)).max() < 1e-5
+    assert np.abs(deep - evaluate_boards_ply(boards[:2], PlainEvaluator(ev), 2)).max() < 1e-5
     assert np.abs(deep - evaluate_boards_ply(boards[:2], ev, 1)).max() > 1e-3  # 2 plies is not 1 ply
 
 

@@ -263,14 +263,14 @@ def evaluate_boards_ply(boards: np.ndarray, evaluator: Evaluator, plies: int) ->
     boards = np.ascontiguousarray(boards, dtype=np.int8)
     if plies == 0:
         return evaluator.evaluate_boards(boards)
-    out = np.empty((boards.shape[0], 5))
-    if plies == 1 and type(evaluator) is NetEvaluator:
-        _one_ply_net(check_boards(boards), _ROLL_ARRAY, *evaluator.kernel_args(), out)
-        return out
     if plies in (2, 3) and type(evaluator) is NetEvaluator and evaluator.use_bearoff:
         # the fast labeller's compiled search, unpruned: the same plays, leaves in float32 (about 1e-7 from the
         # float64 path), and a chosen play with both sides home valued by the bear-off database at once
         return label_boards_fast(check_boards(boards), evaluator.arrays, plies, prune=0)
+    out = np.empty((boards.shape[0], 5))
+    if plies == 1 and type(evaluator) is NetEvaluator:
+        _one_ply_net(check_boards(boards), _ROLL_ARRAY, *evaluator.kernel_args(), out)
+        return out
     starts = np.empty(len(ROLLS) + 1, dtype=np.int64)
     weights = _ROLL_ARRAY[:, 2] / 36.0
     for i in range(boards.shape[0]):
