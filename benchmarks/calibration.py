@@ -1,6 +1,6 @@
 """How well the nets' 0-ply values predict what their own play goes on to score, by kind of position.
 
-    python benchmarks/calibration.py [--positions N] [--seed S] [--weights W.npz]
+    python benchmarks/calibration.py [--positions N] [--seed S] [--weights W.npz] [--vr]
 
 Plays 0-ply self-play games with the nets (cubeless; the same kernel as ``backgammon refine
 --lambda`` samples with) and keeps every position after the opening move. For each one, the
@@ -10,6 +10,13 @@ row; a positive bias means the positions turn out better than the nets think. Th
 treats each game as one sample (a game's positions share its result). Rows: the phase, then
 contact positions by checkers on the bar, checkers back (in the other home board or on the bar),
 pip lead (theirs minus mine) and the evaluator's own equity.
+
+``--vr`` scores each position with the game's result less the luck of every later roll instead
+(``_distill.lambda_returns`` with lambda 1: the position's 1-ply value plus the later positions'
+differences between their 1- and 0-ply values, the luck judged by the same nets). Its mean is
+the same, what the nets' own play goes on to score, at a fraction of the noise (standard errors
+several times smaller), for a 1-ply label of every position (about 650 positions a second on one
+core against some 10,000 without).
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ from rich.table import Table
 from backgammon.engine import _distill
 from backgammon.engine._movegen import BEAROFF, CONTACT, RACE, phase
 from backgammon.engine.evaluator import equities
+from backgammon.engine.labels import label_boards_fast
 
 
 def outcomes(boards: np.ndarray, last: np.ndarray, final: np.ndarray) -> np.ndarray:
@@ -50,6 +58,7 @@ def main() -> int:
     ap.add_argument("--positions", type=int, default=200_000, help="positions sampled (whole games)")
     ap.add_argument("--seed", type=int, default=4242)
     ap.add_argument("--weights", default=None, help="weights file (default: the shipped one)")
+    ap.add_argument("--vr", action="store_true", help="score with the luck-free result (lambda-1 returns)")
     args = ap.parse_args()
     if args.positions < 1:
         print("error: --positions must be at least 1", file=sys.stderr)
@@ -68,15 +77,23 @@ def main() -> int:
     final = np.zeros(end)
     for i in np.flatnonzero(last):
         final[i] = final_points(boards[i, 1])
-    scored = outcomes(boards, last, final)
-    value = equities(ev.evaluate_boards(boards))
+    v0 = ev.evaluate_boards(boards)
+    value = equities(v0)
+    if args.vr:
+        v1 = label_boards_fast(boards, arrays, 1, prune=0)
+        returns = np.empty_like(v1)
+        _distill.lambda_returns(v1, v0, random_move[:end], last, 1.0, returns)
+        scored = equities(returns)
+    else:
+        scored = outcomes(boards, last, final)
     bias = scored - value
     ph = np.array([phase(b) for b in boards])
     me_back = boards[:, 0, 18:].sum(axis=1)
     pips = np.arange(1, 26)
     lead = boards[:, 1] @ pips - boards[:, 0] @ pips
     games = int(last.sum())
-    table = Table(title=f"0-ply values against the results of the nets' own play: {games} games, {end} positions")
+    kind = "luck-free results (lambda-1 returns)" if args.vr else "results"
+    table = Table(title=f"0-ply values against the {kind} of the nets' own play: {games} games, {end} positions")
     table.add_column("positions of", justify="left")
     for col in ("positions", "share", "equity", "result", "bias", "s.e."):
         table.add_column(col, justify="right")

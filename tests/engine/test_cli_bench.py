@@ -253,6 +253,24 @@ def test_calibration_prints_bias_by_kind_of_position() -> None:
     assert float(result) - float(equity) == pytest.approx(float(bias), abs=2e-3)  # the bias is result minus equity
     assert abs(float(bias)) < 0.3 and 0 < float(se) < 0.3  # about 50 games: near 0, not exactly
     r = subprocess.run(
+        [sys.executable, str(BENCH / "calibration.py"), "--positions", "3000", "--vr"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={**__import__("os").environ, "COLUMNS": "200"},
+    )
+    assert r.returncode == 0, r.stderr
+    assert "luck-free" in r.stdout
+    vr = {}
+    for line in r.stdout.splitlines():
+        cells = [c.strip() for c in line.split("│") if c.strip()]
+        if len(cells) == 7:
+            vr[cells[0]] = cells[1:]
+    assert vr["all"][0] == positions and vr["all"][2] == equity  # the same games and 0-ply values
+    assert 0 < float(vr["all"][5]) < float(se) / 4  # the same games' luck taken out: far less noise
+    assert float(vr["bear-off"][4]) == 0.0  # the database is exact: its 1-ply value is its 0-ply value
+    r = subprocess.run(
         [sys.executable, str(BENCH / "calibration.py"), "--positions", "0"],
         capture_output=True,
         text=True,
