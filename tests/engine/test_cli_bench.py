@@ -229,12 +229,12 @@ def test_where_lost_prints_errors_by_kind_of_position() -> None:
     assert int(cells[1]) > 5 and float(cells[2]) >= 0.0  # decisions counted; errors are never negative
 
 
-@pytest.mark.slow  # one of the slowest tests: not in the fast tier
-def test_calibration_prints_bias_by_kind_of_position() -> None:
+def _calibration_rows(*args: str) -> tuple[str, dict[str, list[str]]]:
+    """Run ``benchmarks/calibration.py`` with ``args``; its output and its table's rows by name."""
     import subprocess
 
     r = subprocess.run(
-        [sys.executable, str(BENCH / "calibration.py"), "--positions", "3000"],
+        [sys.executable, str(BENCH / "calibration.py"), *args],
         capture_output=True,
         text=True,
         timeout=300,
@@ -247,26 +247,21 @@ def test_calibration_prints_bias_by_kind_of_position() -> None:
         cells = [c.strip() for c in line.split("│") if c.strip()]
         if len(cells) == 7:
             rows[cells[0]] = cells[1:]
+    return r.stdout, rows
+
+
+@pytest.mark.slow  # one of the slowest tests: not in the fast tier
+def test_calibration_prints_bias_by_kind_of_position() -> None:
+    import subprocess
+
+    _, rows = _calibration_rows("--positions", "3000")
     assert {"all", "contact", "race", "contact, checkers back 1-2"} <= set(rows)
     positions, share, equity, result, bias, se = rows["all"]
     assert int(positions) >= 3000 and float(share) == 1.0
     assert float(result) - float(equity) == pytest.approx(float(bias), abs=2e-3)  # the bias is result minus equity
     assert abs(float(bias)) < 0.3 and 0 < float(se) < 0.3  # about 50 games: near 0, not exactly
-    r = subprocess.run(
-        [sys.executable, str(BENCH / "calibration.py"), "--positions", "3000", "--vr"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-        env={**__import__("os").environ, "COLUMNS": "200"},
-    )
-    assert r.returncode == 0, r.stderr
-    assert "luck-free" in r.stdout
-    vr = {}
-    for line in r.stdout.splitlines():
-        cells = [c.strip() for c in line.split("│") if c.strip()]
-        if len(cells) == 7:
-            vr[cells[0]] = cells[1:]
+    out, vr = _calibration_rows("--positions", "3000", "--vr")
+    assert "luck-free" in out
     assert vr["all"][0] == positions and vr["all"][2] == equity  # the same games and 0-ply values
     assert 0 < float(vr["all"][5]) < float(se) / 4  # the same games' luck taken out: far less noise
     assert float(vr["bear-off"][4]) == 0.0  # the database is exact: its 1-ply value is its 0-ply value
