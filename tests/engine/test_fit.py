@@ -398,5 +398,24 @@ def test_ship_makes_a_run_the_weights_and_keeps_the_history(labels, tmp_path, ca
         assert exc.value.code == 2
     with pytest.raises(InvalidInputError, match="--stage"):
         ship(tmp_path / "run", target, " ", "s", {"a": 1})
+
+
+def test_ship_numbers_the_stage_itself(labels, tmp_path) -> None:
+    target = tmp_path / "weights.npz"
+    target.write_bytes(default_weights_path().read_bytes())
+    before = NetPair.load(target)
+    cfg = FitConfig(labels=labels, init_from=str(target), alpha=1e-3, batch=32, nets="race", holdout=0.2)
+    run(tmp_path / "run", cfg, 1)
+    number = before.meta["stage_number"] + 1
+    # a "stage N:" naming another stage is refused, and nothing is written
+    with pytest.raises(InvalidInputError, match=f"names stage {number + 1}, but this is stage {number}"):
+        ship(tmp_path / "run", target, f"stage {number + 1}: toy", "s", {"a": 1})
+    with pytest.raises(InvalidInputError, match="not only its number"):
+        ship(tmp_path / "run", target, f"stage {number}: ", "s", {"a": 1})
+    assert NetPair.load(target).meta["stage_number"] == number - 1
+    # one naming this stage is dropped, so the record does not say it twice
+    after = ship(tmp_path / "run", target, f"Stage {number}: a toy race fit", "s", {"a": 1})
+    assert after.meta["stages"][-1]["stage"] == "a toy race fit"
+    assert after.meta["method"].endswith(f"; stage {number}: a toy race fit")
     with pytest.raises(EngineError, match=r"no weights\.npz"):
         ship(tmp_path / "nothing", target, "s", "s", {"a": 1})

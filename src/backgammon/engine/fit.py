@@ -33,6 +33,7 @@ import hashlib
 import itertools
 import json
 import math
+import re
 import time
 import zlib
 from collections.abc import Callable
@@ -863,6 +864,29 @@ def _stage_number(meta: dict) -> int:
     return max(numbers) + 1 if numbers else 0
 
 
+_STAGE_PREFIX = re.compile(r"\s*stage\s+(\d+)\s*:\s*", re.IGNORECASE)
+
+
+def _without_stage_prefix(stage: str, number: int) -> str:
+    """``stage`` without a leading "stage N:" naming the stage being shipped (``ship`` numbers it itself).
+
+    Raises:
+        InvalidInputError: if the prefix names another stage, or nothing follows it.
+    """
+    m = _STAGE_PREFIX.match(stage)
+    if m is None:
+        return stage
+    if int(m.group(1)) != number:
+        raise InvalidInputError(
+            f"--stage {stage!r} names stage {m.group(1)}, but this is stage {number}: "
+            "give the description alone, ship numbers the stage"
+        )
+    rest = stage[m.end() :]
+    if not rest.strip():
+        raise InvalidInputError("say what the stage is (--stage), not only its number")
+    return rest
+
+
 def ship(run_dir: str | Path, into: str | Path, stage: str, selected: str, strength: dict, note: str = "") -> NetPair:
     """Make a fit run's nets the weights file ``into`` (the package's, for shipping), keeping its history.
 
@@ -900,6 +924,7 @@ def ship(run_dir: str | Path, into: str | Path, stage: str, selected: str, stren
     except (KeyError, ValueError):
         pass
     number = _stage_number(meta)
+    stage = _without_stage_prefix(stage, number + 1)
     keys = ("epochs", "best_epoch", "history", "holdout_mse", "selected_by", "labels", "aux_labels", "sibling_labels")
     record = {"stage": stage, "config": config, **{k: new.meta[k] for k in keys if k in new.meta}}
     record["seconds"] = new.meta.get("seconds", 0.0)
