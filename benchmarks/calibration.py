@@ -72,11 +72,6 @@ def main() -> int:
     end = int(np.flatnonzero(last)[-1]) + 1
     boards, last = boards[:end], last[:end]
     game = np.concatenate([[0], np.cumsum(last)[:-1]])
-    # the mover at a game's last position wins; the loser's checkers are as they stand before that move
-    # (a finishing double that also hits is not seen: it would turn a gammon into a backgammon)
-    final = np.zeros(end)
-    for i in np.flatnonzero(last):
-        final[i] = final_points(boards[i, 1])
     v0 = ev.evaluate_boards(boards)
     value = equities(v0)
     if args.vr:
@@ -85,6 +80,11 @@ def main() -> int:
         _distill.lambda_returns(v1, v0, random_move[:end], last, 1.0, returns)
         scored = equities(returns)
     else:
+        # the mover at a game's last position wins; the loser's checkers are as they stand before that move
+        # (a finishing double that also hits is not seen: it would turn a gammon into a backgammon)
+        final = np.zeros(end)
+        for i in np.flatnonzero(last):
+            final[i] = final_points(boards[i, 1])
         scored = outcomes(boards, last, final)
     bias = scored - value
     ph = np.array([phase(b) for b in boards])

@@ -398,6 +398,8 @@ def test_ship_makes_a_run_the_weights_and_keeps_the_history(labels, tmp_path, ca
         assert exc.value.code == 2
     with pytest.raises(InvalidInputError, match="--stage"):
         ship(tmp_path / "run", target, " ", "s", {"a": 1})
+    with pytest.raises(EngineError, match=r"no weights\.npz"):
+        ship(tmp_path / "nothing", target, "s", "s", {"a": 1})
 
 
 def test_ship_numbers_the_stage_itself(labels, tmp_path) -> None:
@@ -417,5 +419,3 @@ def test_ship_numbers_the_stage_itself(labels, tmp_path) -> None:
     after = ship(tmp_path / "run", target, f"Stage {number}: a toy race fit", "s", {"a": 1})
     assert after.meta["stages"][-1]["stage"] == "a toy race fit"
     assert after.meta["method"].endswith(f"; stage {number}: a toy race fit")
-    with pytest.raises(EngineError, match=r"no weights\.npz"):
-        ship(tmp_path / "nothing", target, "s", "s", {"a": 1})
