@@ -4,7 +4,9 @@ Each dice sequence is played twice with the sides swapped; the table gives the
 first-named player's points per game with the standard error over sequences.
 Peers: GNU Backgammon (``gnubg_nn``) and bgsage (the Open Sage engine, at its
 raw-net level, which it calls 1-ply and gnubg calls 0-ply); ``--peer-pairs``
-also plays bgsage against gnubg 0-ply with the same method.
+also plays bgsage against gnubg 0-ply with the same method, and
+``--gnubg-depth-pairs`` gnubg 2-ply against gnubg 0-ply: what the peer's own
+2-ply search is worth in this harness, the yardstick for our default level.
 
     python benchmarks/strength.py --pairs 500 --gnubg-pairs 300 --gnubg2-pairs 0
     python benchmarks/strength.py --pairs 0 --gnubg-pairs 0 --bgsage-pairs 1000 --peer-pairs 1000
@@ -74,6 +76,9 @@ def main() -> None:
     ap.add_argument("--gnubg2-pairs", type=int, default=0, help="dice sequences against gnubg 2-ply (0: skip)")
     ap.add_argument("--bgsage-pairs", type=int, default=0, help="dice sequences against bgsage 0-ply (0: skip)")
     ap.add_argument("--peer-pairs", type=int, default=0, help="dice sequences bgsage 0-ply vs gnubg 0-ply (0: skip)")
+    ap.add_argument(
+        "--gnubg-depth-pairs", type=int, default=0, help="dice sequences gnubg 2-ply vs gnubg 0-ply, a reference (0: skip)"
+    )
     ap.add_argument("--plies", type=int, default=None, help="our engine's lookahead (default 0)")
     ap.add_argument("--level", default=None, help="play our engine at this difficulty level instead of --plies")
     ap.add_argument("--weights", default=None, help="weights file (default: the shipped one)")
@@ -123,6 +128,8 @@ def main() -> None:
             duels.append((ours, me, "bgsage 0-ply", lambda: sage, args.bgsage_pairs))
         if args.peer_pairs:
             duels.append(("bgsage 0-ply", sage, "gnubg 0-ply", lambda: gnubg_player(0), args.peer_pairs))
+    if args.gnubg_depth_pairs:
+        duels.append(("gnubg 2-ply", gnubg_player(2), "gnubg 0-ply", lambda: gnubg_player(0), args.gnubg_depth_pairs))
     how = f"level {level.name} ({level.plies}-ply, noise {level.noise})" if level else f"{plies}-ply"
     table = Table(title=f"engine {how} (weights: {ev.meta.get('games')} training games), cubeless money")
     cols = ["player", "opponent", "games", "points/game", "std. error"]

@@ -273,3 +273,18 @@ def test_calibration_prints_bias_by_kind_of_position() -> None:
         check=False,
     )
     assert r.returncode == 2 and r.stderr.startswith("error: ")
+
+
+def test_strength_gnubg_depth_reference_duel(tmp_path) -> None:
+    """--gnubg-depth-pairs plays gnubg 2-ply against gnubg 0-ply on duplicate dice and records it by both names."""
+    pytest.importorskip("gnubg_nn")
+    import json
+    import subprocess
+
+    out = tmp_path / "s.json"
+    args = ["--pairs", "0", "--gnubg-pairs", "0", "--gnubg-depth-pairs", "2", "--seed", "5", "--json", str(out)]
+    subprocess.run([sys.executable, str(BENCH / "strength.py"), *args], check=True, capture_output=True, timeout=600)
+    results = json.loads(out.read_text())["results"]
+    assert list(results) == ["gnubg 2-ply vs gnubg 0-ply"]
+    r = results["gnubg 2-ply vs gnubg 0-ply"]
+    assert r["games"] == 4 and -3 <= r["ppg"] <= 3
