@@ -77,7 +77,7 @@ def main() -> None:
     ap.add_argument("--bgsage-pairs", type=int, default=0, help="dice sequences against bgsage 0-ply (0: skip)")
     ap.add_argument("--peer-pairs", type=int, default=0, help="dice sequences bgsage 0-ply vs gnubg 0-ply (0: skip)")
     ap.add_argument(
-        "--gnubg-depth-pairs", type=int, default=0, help="dice sequences gnubg 2-ply vs gnubg 0-ply, a reference (0: skip)"
+        "--gnubg-depth-pairs", type=int, default=0, help="gnubg 2-ply vs gnubg 0-ply, a yardstick (0: skip)"
     )
     ap.add_argument("--plies", type=int, default=None, help="our engine's lookahead (default 0)")
     ap.add_argument("--level", default=None, help="play our engine at this difficulty level instead of --plies")

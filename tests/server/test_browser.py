@@ -126,6 +126,17 @@ def browser():
         b.close()
 
 
+def wait_for_either(p1, p2, selector: str, timeout: float = 30.0):
+    """The first of two pages to show ``selector`` (polled, so neither page's wait blocks the other's)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for p in (p1, p2):
+            if p.locator(selector).count():
+                return p
+        p1.wait_for_timeout(100)
+    raise AssertionError(f"neither page showed {selector} within {timeout} s")
+
+
 def new_page(browser, server, settings=None, viewport=(1280, 900), locale="en-US"):
     context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]}, locale=locale)
     page = context.new_page()
@@ -339,9 +350,11 @@ def test_human_match_double_take_crawford(browser, server):
     st = server.api("GET", f"/api/tables/{tid}")
     assert st["match"]["crawford"] and st["match"]["score"] == {"white": 2, "black": 0}
     shot(p1, "crawford-game-en.png")
-    # whoever is to act resigns a single game, the other accepts
-    mover, other = (p1, p2) if st["game"]["turn"] == "white" else (p2, p1)
-    mover.wait_for_selector("#act-resign")
+    # whoever is to act resigns a single game, the other accepts (found by the button itself: the state read
+    # above may predate the Crawford game's opening roll, which decides who acts first)
+    mover = wait_for_either(p1, p2, "#act-resign")
+    other = p2 if mover is p1 else p1
+    st = server.api("GET", f"/api/tables/{tid}")
     mover.select_option("#resign-level", "single")
     mover.click("#act-resign")
     other.wait_for_selector("#act-accept-resignation")
