@@ -507,6 +507,8 @@ def test_forced_move_hint_and_replay(browser, server):
 def test_lobby_join_and_side_switch(browser, server):
     host = new_page(browser, server, settings={"autoSwitch": True})
     host.reload()
+    lengths = host.locator("#form-human [name=match_length] option")
+    assert [lengths.nth(i).inner_text() for i in (1, 3)] == ["1 point", "3 points"]  # t()'s singular form
     host.fill("#form-human [name=name]", "Hana")
     host.select_option("#form-human [name=match_length]", "3")
     host.click("#form-human button[type=submit]")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ._i18n import singular_forms
+
 STATIC = Path(__file__).resolve().parents[2] / "src" / "backgammon" / "server" / "static"
 
 
@@ -21,8 +23,22 @@ def test_same_keys_no_duplicates():
     for lang, keys in blocks.items():
         dupes = {k for k in keys if keys.count(k) > 1}
         assert not dupes, (lang, dupes)
-    assert set(blocks["en"]) == set(blocks["ja"])
+    assert set(blocks["en"]) - singular_forms(blocks["en"]) == set(blocks["ja"])
+    assert not singular_forms(blocks["ja"])
     assert len(blocks["en"]) > 100
+
+
+def test_singular_forms_pair_a_count():
+    """Each singular form stands beside a text that counts {n}, and the UI picks it through t(), not by hand."""
+    text = (STATIC / "i18n.js").read_text()
+    en = dict(re.findall(r'^    (\w+): "([^"]*)"', text[text.index("  en: {") : text.index("  ja: {")], re.MULTILINE))
+    forms = singular_forms(en)
+    assert {"points_one", "wins_points_one", "pz_unreviewed_one"} <= forms
+    for key in forms:
+        assert "{n}" in en[key.removesuffix("_one")] and "{n}" not in en[key], key
+    assert "_one`]" in text  # t() looks the singular form up
+    for name in ("app.js", "puzzles.js", "chouette.js", "fairdice.js"):
+        assert '=== 1 ? "' not in (STATIC / name).read_text(), name  # no singular chosen by hand
 
 
 def test_pages_use_known_keys():

@@ -440,7 +440,7 @@ function showResult(st) {
   const r = st.match.last_result;
   const box = $("#result");
   let text = "";
-  if (r) text = r.winner ? t(r.points === 1 ? "wins_point" : "wins_points", { who: nameOf(st, r.winner), n: r.points }) : t("draw");
+  if (r) text = r.winner ? t("wins_points", { who: nameOf(st, r.winner), n: r.points }) : t("draw");
   if (st.match.timeout) text = t("lost_on_time", { who: nameOf(st, st.match.timeout) });
   const parts = [text];
   if (st.match.ended_by) parts.splice(0, 1, sessionOverText(st));  // a money session ended: its final score

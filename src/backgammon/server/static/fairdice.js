@@ -5,7 +5,7 @@ import { h } from "./dom.js";
 Object.assign(MESSAGES.en, {
   fd_title: "Verifiable dice", fd_commitment: "Commitment (sha256 of the secret seed)",
   fd_seed: "Seed (revealed)", fd_check: "Check every roll with:",
-  fd_secret: "The seed is revealed when the match ends.", fd_draws: "{n} draws so far",
+  fd_secret: "The seed is revealed when the match ends.", fd_draws: "{n} draws so far", fd_draws_one: "1 draw so far",
   fd_secret_game: "The seed is revealed when the game ends.",
   fd_game: "Verifiable dice, game {n}", fd_last: "Game {n} (finished): seed revealed",
 });

@@ -1,6 +1,7 @@
 // All user-visible text, in English and Japanese. t(key, vars) looks a key up in the
-// current language; elements with data-i18n="key" are filled by applyTranslations() (as text;
-// data-i18n-rich="key" for the few texts with headings and bold, see dom.js renderRich).
+// current language (KEY_one instead where vars.n is 1 and the language has a singular form, as
+// English has and Japanese has not); elements with data-i18n="key" are filled by applyTranslations()
+// (as text; data-i18n-rich="key" for the few texts with headings and bold, see dom.js renderRich).
 import { renderRich } from "./dom.js";
 
 export const MESSAGES = {
@@ -15,7 +16,8 @@ export const MESSAGES = {
     pz_newest: "Newest first",
     pz_biggest: "Biggest errors first",
     pz_score: "Score: {points} (2 for a first try, 1 for a second). Solved {solved} of {done} ({first} at the first try).",
-    pz_unreviewed: "{n} more finished game(s) to review.",
+    pz_unreviewed: "{n} more finished games to review.",
+    pz_unreviewed_one: "1 more finished game to review.",
     pz_review_more: "Review more games",
     pz_page: "{from}–{to} of {total}",
     pz_prev: "Previous page",
@@ -98,6 +100,7 @@ export const MESSAGES = {
     match_length: "Match length",
     money: "Money game",
     points: "{n} points",
+    points_one: "1 point",
     variants: "Variants",
     cube_on: "Doubling cube",
     jacoby: "Jacoby rule",
@@ -161,8 +164,8 @@ export const MESSAGES = {
     copied: "Copied!",
     spectating: "You are watching.",
     match_over: "Match over: {who} wins {a}–{b}.",
-    wins_point: "{who} wins 1 point",
     wins_points: "{who} wins {n} points",
+    wins_points_one: "{who} wins 1 point",
     draw: "Draw agreed",
     next_game: "Next game",
     move_list: "Moves",
@@ -419,7 +422,6 @@ Click or drag a checker; the legal destinations light up. Drag to the tray to be
     copied: "コピーしました!",
     spectating: "観戦中です。",
     match_over: "マッチ終了:{who}の勝ち({a}–{b})。",
-    wins_point: "{who}の勝ち(1ポイント)",
     wins_points: "{who}の勝ち({n}ポイント)",
     draw: "引き分け",
     next_game: "次のゲーム",
@@ -543,7 +545,9 @@ export function defaultLanguage() {
 }
 
 export function t(key, vars = {}) {
-  let text = MESSAGES[current][key] ?? MESSAGES.en[key] ?? key;
+  // a language with a singular form has KEY_one beside KEY, used when vars.n is 1 (Japanese has none)
+  const one = vars.n === 1 ? MESSAGES[current][`${key}_one`] : undefined;
+  let text = one ?? MESSAGES[current][key] ?? MESSAGES.en[key] ?? key;
   for (const [k, v] of Object.entries(vars)) text = text.replaceAll(`{${k}}`, String(v));
   return text;
 }
