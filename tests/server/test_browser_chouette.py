@@ -117,10 +117,12 @@ def test_fair_dice_revealed_and_dice_stats_pages(browser, server):
     page.screenshot(path=str(SHOTS / "fair-dice-revealed.png"), full_page=True)
     stats = open_page(browser, server, "/static/dicestats.html?name=Dora")
     stats.wait_for_selector("#ds-dist tr:nth-child(22)")
-    assert "Dora" in stats.inner_text("#ds-summary")
+    summary = stats.inner_text("#ds-summary")
+    assert summary.startswith("Dora: ") and summary.endswith(" rolls in 1 table.")  # the singular form
     assert stats.locator("#ds-tests tr[data-stat=doubles]").count() == 1
     stats.screenshot(path=str(SHOTS / "dice-stats.png"), full_page=True)
     stats.select_option("#ds-lang", "ja")
     stats.wait_for_selector("#ds-tests:has-text('ゾロ目')")
+    assert "1卓で" in stats.inner_text("#ds-summary")
     stats.screenshot(path=str(SHOTS / "dice-stats-ja.png"), full_page=True)
     assert not page.errors and not stats.errors

@@ -5,7 +5,7 @@ import { h, svg } from "./dom.js";
 Object.assign(MESSAGES.en, {
   ds_help: "Every roll a player made in the stored games, compared with fair dice.",
   ds_player: "Player", ds_show: "Show", ds_distribution: "The 21 rolls",
-  ds_summary: "{name}: {rolls} rolls in {tables} table(s).",
+  ds_summary: "{name}: {rolls} rolls in {n} tables.", ds_summary_one: "{name}: {rolls} rolls in 1 table.",
   ds_stat: "Statistic", ds_observed: "Observed", ds_expected: "Expected", ds_chi2: "Chi-squared", ds_p: "p-value",
   ds_roll: "Roll", ds_doubles: "Doubles", ds_pips: "Pips", ds_dancing: "Dancing (from the bar)",
   ds_all: "All 21 rolls ({dof} degrees of freedom)",
@@ -15,7 +15,7 @@ Object.assign(MESSAGES.en, {
 Object.assign(MESSAGES.ja, {
   ds_help: "保存されたゲームでそのプレイヤーが振ったすべてのロールを、公正なダイスと比べます。",
   ds_player: "プレイヤー", ds_show: "表示", ds_distribution: "21種類のロール",
-  ds_summary: "{name}:{tables}卓で{rolls}回のロール。",
+  ds_summary: "{name}:{n}卓で{rolls}回のロール。",
   ds_stat: "統計量", ds_observed: "観測値", ds_expected: "期待値", ds_chi2: "カイ二乗", ds_p: "p値",
   ds_roll: "ロール", ds_doubles: "ゾロ目", ds_pips: "ピップ", ds_dancing: "ダンス(バーから)",
   ds_all: "21種類すべて(自由度 {dof})",
@@ -37,7 +37,7 @@ function render(doc) {
   last = doc;
   const r = doc.report;
   $("#ds-out").hidden = false;
-  $("#ds-summary").textContent = t("ds_summary", { name: doc.name, rolls: r.rolls, tables: doc.tables });
+  $("#ds-summary").textContent = t("ds_summary", { name: doc.name, rolls: r.rolls, n: doc.tables });
   const row = (cells, attrs = {}) => h("tr", attrs, cells.map((c) => h("td", {}, c)));
   const head = (cells) => h("tr", {}, cells.map((c) => h("th", {}, c)));
   const rows = [head([t("ds_stat"), t("ds_observed"), t("ds_expected"), t("ds_chi2"), t("ds_p")])];
