@@ -333,7 +333,7 @@ def play_game(
         d1, d2 = (int(x) for x in dice.integers(1, 7, 2))
 
 
-def _mean_se(per_pair: np.ndarray) -> tuple[float, float]:
+def mean_se(per_pair: np.ndarray) -> tuple[float, float]:
     """Mean and its standard error (sample standard deviation over the root of the count; nan for one)."""
     n = len(per_pair)
     se = float(per_pair.std(ddof=1) / math.sqrt(n)) if n > 1 else float("nan")
@@ -348,13 +348,16 @@ def duel(
     per_pair_out: list | None = None,
     judge: LuckJudge | None = None,
     vr_per_pair_out: list | None = None,
+    progress: Callable[[int, np.ndarray, np.ndarray | None], None] | None = None,
 ) -> dict:
     """``pairs`` dice sequences, each played twice with sides swapped; ``a``'s points per game.
 
     ``per_pair_out``, if given, receives ``a``'s mean result on each dice sequence (for paired comparisons).
     With a ``judge``, also the variance-reduced results: each game's points for ``a`` minus ``a``'s lucks
     plus ``b``'s, combined over pairs the same way (``vr_ppg``, ``vr_se``, and ``se_ratio``: plain s.e.
-    over VR s.e.); ``vr_per_pair_out`` receives their per-sequence means.
+    over VR s.e.); ``vr_per_pair_out`` receives their per-sequence means. ``progress``, if given, is called
+    after each sequence with the count done and the per-sequence results so far (plain, and variance-reduced
+    or None).
     """
     per_pair = np.empty(pairs)
     vr_pair = np.empty(pairs)
@@ -368,12 +371,14 @@ def duel(
         per_pair[k] = (g1 + g2) / 2
         vr_pair[k] = (v1 + v2) / 2
         wins += (g1 > 0) + (g2 > 0)
-    ppg, se = _mean_se(per_pair)
+        if progress is not None:
+            progress(k + 1, per_pair[: k + 1], vr_pair[: k + 1] if judge else None)
+    ppg, se = mean_se(per_pair)
     if per_pair_out is not None:
         per_pair_out.extend(per_pair.tolist())
     out = {"games": 2 * pairs, "ppg": ppg, "se": se, "win_rate": wins / (2 * pairs)}
     if judge is not None:
-        vr_ppg, vr_se = _mean_se(vr_pair)
+        vr_ppg, vr_se = mean_se(vr_pair)
         out.update(vr_ppg=vr_ppg, vr_se=vr_se, se_ratio=se / vr_se if vr_se > 0 else float("nan"))
         if vr_per_pair_out is not None:
             vr_per_pair_out.extend(vr_pair.tolist())

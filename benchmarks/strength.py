@@ -1,7 +1,9 @@
 """Engine strength: seeded cubeless money games against reference players.
 
 Each dice sequence is played twice with the sides swapped; the table gives the
-first-named player's points per game with the standard error over sequences.
+first-named player's points per game with the standard error over sequences
+(while a duel runs, a line on stderr every ``--progress`` seconds gives the
+sequences done and the running figures).
 Peers: GNU Backgammon (``gnubg_nn``) and bgsage (the Open Sage engine, at its
 raw-net level, which it calls 1-ply and gnubg calls 0-ply); ``--peer-pairs``
 also plays bgsage against gnubg 0-ply with the same method, and
@@ -46,6 +48,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 
 import numpy as np
@@ -58,6 +61,7 @@ from _players import (
     gnubg_player,
     level_player,
     load_evaluator,
+    mean_se,
     pubeval_player,
     random_player,
 )
@@ -66,6 +70,27 @@ from rich.table import Table
 
 from backgammon.engine.levels import get_level
 from backgammon.errors import BackgammonError
+
+
+def progress_line(what: str, total: int, every: float):
+    """A ``duel`` progress callback that prints a line to stderr at most every ``every`` seconds (and at the
+    end): the sequences done, the time taken and the running points per game (luck subtracted too with --vr)."""
+    start = last = time.perf_counter()
+
+    def show(done: int, plain: np.ndarray, vr: np.ndarray | None) -> None:
+        nonlocal last
+        now = time.perf_counter()
+        if done < total and now - last < every:
+            return
+        last = now
+        ppg, se = mean_se(plain)
+        line = f"{what}: {done}/{total} dice sequences, {now - start:.0f} s, {ppg:+.3f} +- {se:.3f}"
+        if vr is not None:
+            vppg, vse = mean_se(vr)
+            line += f" (luck subtracted {vppg:+.3f} +- {vse:.3f})"
+        print(line, file=sys.stderr, flush=True)
+
+    return show
 
 
 def main() -> None:
@@ -87,6 +112,9 @@ def main() -> None:
     ap.add_argument("--vr", action="store_true", help="also give variance-reduced results (luck subtracted)")
     ap.add_argument("--judge-weights", default=None, help="the luck judge's weights (default: the shipped ones)")
     ap.add_argument("--json", default=None, help="also write the results here")
+    ap.add_argument(
+        "--progress", type=float, default=60.0, help="seconds between progress lines on stderr (0: every sequence)"
+    )
     args = ap.parse_args()
     if args.pairs and args.pubeval_pairs:
         ap.error("--pubeval-pairs plays pubeval alone: give it with --pairs 0")
@@ -144,7 +172,8 @@ def main() -> None:
         t = time.perf_counter()
         mine: list[float] = []
         mine_vr: list[float] = []
-        r = duel(player, opponent(), pairs, args.seed, mine, judge, mine_vr)
+        shown = progress_line(f"{label} vs {name}", pairs, args.progress)
+        r = duel(player, opponent(), pairs, args.seed, mine, judge, mine_vr, shown)
         r["seconds"] = round(time.perf_counter() - t, 1)
         results[name if label == ours else f"{label} vs {name}"] = r
         row = [label, name, str(r["games"]), f"{r['ppg']:+.3f}", f"{r['se']:.3f}"]
@@ -154,7 +183,8 @@ def main() -> None:
         if other is not None and label == ours:
             theirs: list[float] = []
             theirs_vr: list[float] = []
-            o = duel(other, opponent(), pairs, args.seed, theirs, judge, theirs_vr)
+            shown = progress_line(f"{args.compare} vs {name}", pairs, args.progress)
+            o = duel(other, opponent(), pairs, args.seed, theirs, judge, theirs_vr, shown)
             diff, dse = paired_difference(mine, theirs)
             r["compare"] = {
                 "weights": args.compare,

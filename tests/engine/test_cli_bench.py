@@ -283,7 +283,16 @@ def test_strength_gnubg_depth_reference_duel(tmp_path) -> None:
 
     out = tmp_path / "s.json"
     args = ["--pairs", "0", "--gnubg-pairs", "0", "--gnubg-depth-pairs", "2", "--seed", "5", "--json", str(out)]
-    subprocess.run([sys.executable, str(BENCH / "strength.py"), *args], check=True, capture_output=True, timeout=600)
+    args += ["--vr", "--progress", "0"]
+    run = subprocess.run(
+        [sys.executable, str(BENCH / "strength.py"), *args], check=True, capture_output=True, text=True, timeout=600
+    )
+    shown = [line for line in run.stderr.splitlines() if line.startswith("gnubg 2-ply vs gnubg 0-ply: ")]
+    assert [line.split(",")[0] for line in shown] == [
+        "gnubg 2-ply vs gnubg 0-ply: 1/2 dice sequences",
+        "gnubg 2-ply vs gnubg 0-ply: 2/2 dice sequences",
+    ]
+    assert "luck subtracted" in shown[-1]
     results = json.loads(out.read_text())["results"]
     assert list(results) == ["gnubg 2-ply vs gnubg 0-ply"]
     r = results["gnubg 2-ply vs gnubg 0-ply"]
