@@ -70,10 +70,16 @@ def test_chouette_box_double_one_member_passes(browser, server):
     assert "verify-dice" in page.inner_text("#ch-revealed .fd-command")
     games = page.inner_text("#ch-games")
     assert "box Computer 1" in games
+    page.click("#ch-games li[data-game='1'] .ch-game-moves")  # a finished game's moves, fetched and shown
+    page.wait_for_selector("#ch-games li[data-game='1'] .ch-past-log li")
+    past = page.inner_text("#ch-games li[data-game='1'] .ch-past-log")
+    assert "Computer 1 (box) doubles" in past and "Ann passes" in past, past
+    assert page.get_attribute("#ch-games li[data-game='1'] .ch-game-moves", "aria-expanded") == "true"
     page.screenshot(path=str(SHOTS / "chouette-after-pass.png"))
     page.select_option("#ch-lang", "ja")
     page.wait_for_selector("#ch-players:has-text('ボックス')")
     assert "第1ゲーム" in page.inner_text("#ch-games")
+    assert "Annがパス" in page.inner_text("#ch-games li[data-game='1'] .ch-past-log")  # still open, now in Japanese
     page.screenshot(path=str(SHOTS / "chouette-ja.png"))
     assert not page.errors
 

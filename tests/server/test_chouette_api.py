@@ -329,3 +329,29 @@ def test_idle_chouettes_leave_memory_and_come_back(tmp_path, monkeypatch):
         after = st(client, tid, tokens["Bob"])  # read again from the database
         assert client.get("/api/health").json()["chouettes"] == 1
         assert after["version"] == before["version"] and after["status"] == before["status"]
+
+
+def test_finished_games_move_lists_stay_readable(client):
+    tid, tokens = three_people(client)
+    s = to_move(client, tid, tokens)
+    while s["captain"] not in s["to_act"] or "double" not in s["allowed"]:
+        assert act(client, tid, tokens[s["to_act"][0]], action="roll").status_code == 200
+        s = to_move(client, tid, tokens)
+    assert act(client, tid, tokens["Bob"], action="double").status_code == 200
+    assert act(client, tid, tokens["Cat"], action="consent").status_code == 200
+    before = client.get(f"/api/chouette/{tid}/games/1").json()
+    assert before["log"] == st(client, tid)["log"]  # the game being played: the state's own list
+    assert act(client, tid, tokens["Ann"], action="pass").status_code == 200
+    s = st(client, tid)
+    assert len(s["games"]) == 1 and s["log"] != before["log"]  # the state has moved on to game 2
+    first = client.get(f"/api/chouette/{tid}/games/1")
+    assert first.status_code == 200
+    assert first.json()["number"] == 1
+    log = first.json()["log"]
+    assert log[: len(before["log"])] == before["log"] and [e["kind"] for e in log[-3:]] == ["double", "consent", "pass"]
+    assert log[0]["kind"] == "move" and sum(e["kind"] == "move" for e in log) >= 1
+    assert client.get(f"/api/chouette/{tid}/games/2").json()["log"] == s["log"]
+    for bad, status, words in (("3", 404, "no game 3"), ("0", 404, "no game 0"), ("x", 400, "number")):
+        r = client.get(f"/api/chouette/{tid}/games/{bad}")
+        assert r.status_code == status and words in r.json()["error"], (bad, r.status_code, r.text)
+    assert client.get("/api/chouette/nosuch/games/1").status_code == 404

@@ -161,6 +161,18 @@ def game_dice_docs(table: ChouetteRuntime) -> tuple[dict[str, Any] | None, list[
     return {"game": n, **current}, revealed
 
 
+def game_log(table: ChouetteRuntime, number: int) -> list[dict[str, Any]]:
+    """The move list of game ``number`` (1 is the first; the one being played included), as the state's ``log``.
+
+    Raises:
+        LookupError: no such game yet (404).
+    """
+    if not 1 <= number <= len(table.game_starts) or table.chouette is None:
+        raise LookupError(f"no game {number} in this chouette: it has played {len(table.game_starts)} so far")
+    bounds = [*table.game_starts, len(table.actions)]
+    return chouette_moves(table.actions[bounds[number - 1] : bounds[number]])
+
+
 def _action_to(by: str, action: ChouetteAction) -> dict[str, Any]:
     if isinstance(action, Consent):
         doc: dict[str, Any] = {"kind": "consent", "player": TEAM.value}
@@ -883,6 +895,12 @@ def router(state: dict[str, Any], config: Any, body, current_user) -> APIRouter:
         if c is not None and any(n in table.agents for n in c.to_act()):
             manager()._schedule(table)  # e.g. after a restart: the computer players go on (never twice)
         return state_to_wire(table, table.name_for(request.headers.get("x-seat-token")))
+
+    @api.get("/api/chouette/{table_id}/games/{number}")
+    async def get_game(table_id: str, number: int) -> dict[str, Any]:
+        """One game's move list (finished games stay readable after the state moves on to the next)."""
+        table = await manager().get(table_id)
+        return {"number": number, "log": game_log(table, number)}
 
     @api.websocket("/ws/chouette/{table_id}")
     async def socket(websocket: WebSocket, table_id: str) -> None:

@@ -19,6 +19,7 @@ Object.assign(MESSAGES.en, {
   ch_roll: "Roll", ch_double: "Double", ch_take: "Take", ch_pass: "Pass", ch_consent: "Agree to double",
   ch_refuse: "Refuse", ch_play: "Play", ch_suggest: "Suggest", ch_no_move: "(no move)",
   ch_game_line: "Game {n}: box {box}, captain {captain}, {winner} won; box {result}",
+  ch_show_moves: "Show moves", ch_hide_moves: "Hide moves",
   ch_winner_box: "the box", ch_winner_team: "the team", ch_you: "(you)", ch_none_yet: "none yet", ch_took: "took",
   level_greedy: "Quick",
   ch_moves: "Moves", ch_log_move: "{who} ({role}) {dice}: {play}", ch_log_double: "{who} ({role}) doubles",
@@ -39,6 +40,7 @@ Object.assign(MESSAGES.ja, {
   ch_roll: "ロール", ch_double: "ダブル", ch_take: "テイク", ch_pass: "パス", ch_consent: "ダブルに同意",
   ch_refuse: "拒否", ch_play: "指す", ch_suggest: "提案", ch_no_move: "(動かせない)",
   ch_game_line: "第{n}ゲーム:ボックス {box}、キャプテン {captain}、{winner}の勝ち;ボックス {result}",
+  ch_show_moves: "棋譜を表示", ch_hide_moves: "棋譜を隠す",
   ch_winner_box: "ボックス", ch_winner_team: "チーム", ch_you: "(あなた)", ch_none_yet: "まだありません", ch_took: "テイク済み",
   level_greedy: "速攻",
   ch_moves: "棋譜", ch_log_move: "{who}({role}){dice}の目:{play}", ch_log_double: "{who}({role})がダブル",
@@ -55,6 +57,9 @@ function savedLanguage() {  // this page's choice, else the main page's setting
 }
 let lang = params.get("lang") || savedLanguage() || defaultLanguage();
 let S = { id: params.get("id"), token: null, state: null, ws: null, retry: 500 };
+// finished games' move lists, fetched once when shown (a finished game never changes), and the ones open
+const pastLogs = new Map();
+const openGames = new Set();
 
 function fmtSigned(n) { return n > 0 ? `+${n}` : String(n); }
 
@@ -219,9 +224,13 @@ function render() {
   $("#ch-suggestions").replaceChildren(...sugg);
   // games
   const games = st.games.map((g, i) => {
-    const li = document.createElement("li");
-    li.textContent = t("ch_game_line", { n: i + 1, box: g.box, captain: g.captain,
-      winner: t(g.winner === "box" ? "ch_winner_box" : "ch_winner_team"), result: fmtSigned(g.box_result) });
+    const n = i + 1;
+    const open = openGames.has(n);
+    const toggle = h("button", { type: "button", class: "ch-game-moves", "aria-expanded": String(open),
+      onclick: () => showGameMoves(n, !open) }, t(open ? "ch_hide_moves" : "ch_show_moves"));
+    const li = h("li", { dataset: { game: n } }, t("ch_game_line", { n, box: g.box, captain: g.captain,
+      winner: t(g.winner === "box" ? "ch_winner_box" : "ch_winner_team"), result: fmtSigned(g.box_result) }), " ", toggle);
+    if (open && pastLogs.has(n)) li.append(h("ol", { class: "ch-log ch-past-log" }, pastLogs.get(n).map((e) => h("li", { dataset: { kind: e.kind } }, logLine(e)))));
     return li;
   });
   if (!games.length) { const li = document.createElement("li"); li.className = "hint none"; li.textContent = t("ch_none_yet"); games.push(li); }
@@ -231,6 +240,18 @@ function render() {
   if (!log.length) log.push(h("li", { class: "hint none" }, t("ch_none_yet")));
   $("#ch-log").replaceChildren(...log);
   drawBoard(st);
+}
+
+// a finished game's move list, under its line in the games list (fetched the first time)
+async function showGameMoves(n, open) {
+  if (open && !pastLogs.has(n)) {
+    try {
+      const doc = await api("GET", `/api/chouette/${encodeURIComponent(S.id)}/games/${n}`);
+      pastLogs.set(n, doc.log);
+    } catch (e) { $("#ch-act-error").textContent = e.message; return; }
+  }
+  if (open) openGames.add(n); else openGames.delete(n);
+  render();
 }
 
 function drawBoard(st) {
