@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from backgammon.position import Position
@@ -76,12 +78,50 @@ def test_chouette_box_double_one_member_passes(browser, server):
     assert "Computer 1 (box) doubles" in past and "Ann passes" in past, past
     assert page.get_attribute("#ch-games li[data-game='1'] .ch-game-moves", "aria-expanded") == "true"
     page.screenshot(path=str(SHOTS / "chouette-after-pass.png"))
+    # Ann moves by clicking on the board: a play is chosen in the list once the clicks make its position
+    for _ in range(400):  # game 2: whoever won its opening roll, on to Ann's first play with a choice
+        mine = server.api("GET", f"/api/chouette/{doc['id']}", token=doc["token"])
+        if "move" in mine["allowed"] and len(mine["plays"]) > 1:
+            break
+        if "roll" in mine["allowed"]:
+            server.api("POST", f"/api/chouette/{doc['id']}/actions", {"action": "roll"}, token=doc["token"])
+        elif "move" in mine["allowed"]:
+            steps = mine["plays"][0]["steps"] if mine["plays"] else []
+            server.api(
+                "POST", f"/api/chouette/{doc['id']}/actions", {"action": "move", "steps": steps}, token=doc["token"]
+            )
+        else:
+            time.sleep(0.05)  # the computers' turn
+    else:
+        raise AssertionError("Ann never had a play to choose")
+    last = mine["plays"][-1]  # not the list's first choice
+    page.wait_for_function(
+        "([n, text]) => { const s = document.querySelector('#ch-move');"
+        " return s && s.options.length === n && s.options[n - 1].textContent === text; }",
+        arg=[len(mine["plays"]), last["play"]],
+    )
+    for step in last["steps"]:
+        for p in step:
+            click_point(page, p)
+    chosen = page.eval_on_selector("#ch-move", "s => s.options[s.selectedIndex].textContent")
+    assert chosen == last["play"], (chosen, last)
+    page.click("#ch-clear")
+    click_point(page, 24)
+    assert page.locator("#board .checker.selected").count() == 1  # the picked checker is marked
     page.select_option("#ch-lang", "ja")
     page.wait_for_selector("#ch-players:has-text('ボックス')")
     assert "第1ゲーム" in page.inner_text("#ch-games")
     assert "Annがパス" in page.inner_text("#ch-games li[data-game='1'] .ch-past-log")  # still open, now in Japanese
     page.screenshot(path=str(SHOTS / "chouette-ja.png"))
     assert not page.errors
+
+
+def click_point(page, p: int) -> None:
+    """A click on point ``p`` of the board (the middle of its triangle, checkers on it or not; 0: the tray,
+    25: the bar)."""
+    where = {0: "#board .my-tray", 25: "#board .bar"}.get(p, f'#board polygon[data-point="{p}"]')
+    box = page.locator(where).first.bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
 
 
 def _play_out(server, tid, tokens, limit=3000):

@@ -1,6 +1,7 @@
 // Chouette table page: box against a team, the captain moves, members suggest; REST to create and
 // join, a WebSocket for the table itself.
-import { renderBoard } from "./board.js";
+import { renderBoard, pointAt } from "./board.js";
+import { newPlay, playClick } from "./clickplay.js";
 import { MESSAGES, t, setLanguage, defaultLanguage, applyTranslations } from "./i18n.js";
 import { renderFairDice } from "./fairdice.js";
 import { h } from "./dom.js";
@@ -18,6 +19,7 @@ Object.assign(MESSAGES.en, {
   ch_box_doubled: "The box doubles: each team member takes or passes ({names})",
   ch_roll: "Roll", ch_double: "Double", ch_take: "Take", ch_pass: "Pass", ch_consent: "Agree to double",
   ch_refuse: "Refuse", ch_play: "Play", ch_suggest: "Suggest", ch_no_move: "(no move)",
+  ch_clear: "Clear", ch_click_hint: "Click a checker, then where it goes, or choose the play from the list.",
   ch_game_line: "Game {n}: box {box}, captain {captain}, {winner} won; box {result}",
   ch_show_moves: "Show moves", ch_hide_moves: "Hide moves",
   ch_winner_box: "the box", ch_winner_team: "the team", ch_you: "(you)", ch_none_yet: "none yet", ch_took: "took",
@@ -39,6 +41,7 @@ Object.assign(MESSAGES.ja, {
   ch_box_doubled: "ボックスがダブル:各メンバーがテイクかパス({names})",
   ch_roll: "ロール", ch_double: "ダブル", ch_take: "テイク", ch_pass: "パス", ch_consent: "ダブルに同意",
   ch_refuse: "拒否", ch_play: "指す", ch_suggest: "提案", ch_no_move: "(動かせない)",
+  ch_clear: "クリア", ch_click_hint: "駒をクリックしてから移動先をクリックするか、一覧から手を選んでください。",
   ch_game_line: "第{n}ゲーム:ボックス {box}、キャプテン {captain}、{winner}の勝ち;ボックス {result}",
   ch_show_moves: "棋譜を表示", ch_hide_moves: "棋譜を隠す",
   ch_winner_box: "ボックス", ch_winner_team: "チーム", ch_you: "(あなた)", ch_none_yet: "まだありません", ch_took: "テイク済み",
@@ -60,6 +63,9 @@ let S = { id: params.get("id"), token: null, state: null, ws: null, retry: 500 }
 // finished games' move lists, fetched once when shown (a finished game never changes), and the ones open
 const pastLogs = new Map();
 const openGames = new Set();
+// the play being built by clicking on the board (clickplay.js), for the state version it was begun in
+let clicked = null;
+let clickedVersion = -1;
 
 function fmtSigned(n) { return n > 0 ? `+${n}` : String(n); }
 
@@ -216,7 +222,10 @@ function render() {
     const chosen = () => (plays[Number(sel.value)] || plays[0]).steps;
     if (st.allowed.includes("move")) button("play", () => ({ action: "move", steps: chosen() }));
     else button("suggest", () => ({ action: "suggest", steps: chosen() }));
-  }
+    if (clickedVersion !== st.version) { clicked = newPlay(st.game.board.mine, st.game.board.theirs); clickedVersion = st.version; }
+    const clear = h("button", { type: "button", id: "ch-clear", onclick: () => { clicked = newPlay(st.game.board.mine, st.game.board.theirs); drawBoard(st); } }, t("ch_clear"));
+    box.append(clear, h("p", { class: "hint" }, t("ch_click_hint")));
+  } else clicked = null;
   // suggestions (team only)
   $("#ch-suggest-box").hidden = st.side !== "black";
   const sugg = st.suggestions.map((s) => { const li = document.createElement("li"); li.textContent = `${s.by}: ${s.play}`; return li; });
@@ -257,7 +266,7 @@ async function showGameMoves(n, open) {
 function drawBoard(st) {
   const empty = new Array(25).fill(0);
   const view = st ? st.view : "white";
-  const board = st ? st.game.board : { mine: empty, theirs: empty };
+  const board = clicked && st ? { mine: clicked.mine, theirs: clicked.theirs } : st ? st.game.board : { mine: empty, theirs: empty };
   const sum = (a) => a.reduce((x, y) => x + y, 0);
   const pip = (a) => a.reduce((acc, n, i) => acc + n * (i + 1), 0);
   const cube = st ? st.game.cube : { value: 1, owner: null, offered_by: null };
@@ -268,8 +277,26 @@ function drawBoard(st) {
     cube: { value: cube.value, owner: rel(cube.owner), offered: rel(cube.offered_by), enabled: true },
     pips: { me: pip(board.mine), them: pip(board.theirs) },
     off: { me: st ? 15 - sum(board.mine) : 0, them: st ? 15 - sum(board.theirs) : 0 },
-    sources: new Set(), targets: new Set(), selected: null, crawford: false,
+    sources: clicked ? new Set(clicked.mine.flatMap((n, i) => (n > 0 ? [i + 1] : []))) : new Set(), targets: new Set(),
+    selected: clicked ? clicked.selected : null, crawford: false,
   }, { orientation: "bottom-right", myColor: view === "white" ? "#f4f1e8" : "#2b2b2b", theirColor: view === "white" ? "#2b2b2b" : "#f4f1e8", showPips: true });
+}
+
+// A click on the board while moving: one step of the play being built; once it makes the position of a
+// legal play (a play is the position it produces), that play is chosen in the list.
+function boardClick(ev) {
+  const st = S.state;
+  if (!st || !clicked) return;
+  playClick(clicked, pointAt($("#board"), ev.clientX, ev.clientY, "bottom-right"));
+  const plays = st.plays || [];
+  const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
+  const index = plays.findIndex((p) => {
+    const after = newPlay(st.game.board.mine, st.game.board.theirs);
+    for (const [from, to] of p.steps) { playClick(after, from); playClick(after, to); }
+    return same(after.mine, clicked.mine) && same(after.theirs, clicked.theirs);
+  });
+  if (index >= 0 && clicked.steps.length) $("#ch-move").value = String(index);
+  drawBoard(st);
 }
 
 // ------------------------------------------------------------------ start
@@ -278,6 +305,7 @@ function start() {
   $("#ch-lang").value = lang;
   $("#ch-lang").onchange = (ev) => { lang = ev.target.value; localStorage.setItem("bg.chouette.lang", lang); setLanguage(lang); if (S.state) render(); else { applyTranslations(); if (!S.id) showSetup(); } };
   applyTranslations();
+  $("#board").onclick = boardClick;
   const token = S.id ? localStorage.getItem(`bg.chouette.${S.id}`) : null;
   if (S.id && token) enter(S.id, token);
   else showSetup();
