@@ -66,6 +66,7 @@ const openGames = new Set();
 // the play being built by clicking on the board (clickplay.js), for the state version it was begun in
 let clicked = null;
 let clickedVersion = -1;
+const startPlay = (st) => newPlay(st.game.board.mine, st.game.board.theirs);  // the roll's position, no step yet
 
 function fmtSigned(n) { return n > 0 ? `+${n}` : String(n); }
 
@@ -222,8 +223,8 @@ function render() {
     const chosen = () => (plays[Number(sel.value)] || plays[0]).steps;
     if (st.allowed.includes("move")) button("play", () => ({ action: "move", steps: chosen() }));
     else button("suggest", () => ({ action: "suggest", steps: chosen() }));
-    if (clickedVersion !== st.version) { clicked = newPlay(st.game.board.mine, st.game.board.theirs); clickedVersion = st.version; }
-    const clear = h("button", { type: "button", id: "ch-clear", onclick: () => { clicked = newPlay(st.game.board.mine, st.game.board.theirs); drawBoard(st); } }, t("ch_clear"));
+    if (clickedVersion !== st.version) { clicked = startPlay(st); clickedVersion = st.version; }
+    const clear = h("button", { type: "button", id: "ch-clear", onclick: () => { clicked = startPlay(st); drawBoard(st); } }, t("ch_clear"));
     box.append(clear, h("p", { class: "hint" }, t("ch_click_hint")));
   } else clicked = null;
   // suggestions (team only)
@@ -291,7 +292,7 @@ function boardClick(ev) {
   const plays = st.plays || [];
   const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
   const index = plays.findIndex((p) => {
-    const after = newPlay(st.game.board.mine, st.game.board.theirs);
+    const after = startPlay(st);
     for (const [from, to] of p.steps) { playClick(after, from); playClick(after, to); }
     return same(after.mine, clicked.mine) && same(after.theirs, clicked.theirs);
   });
