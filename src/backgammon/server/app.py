@@ -20,12 +20,13 @@ from typing import Any
 
 from fastapi import FastAPI, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
-from fastapi.staticfiles import StaticFiles
+from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from sqlalchemy import or_, select
+from starlette.middleware.gzip import GZipMiddleware
 
 from backgammon.errors import BackgammonError, IllegalActionError, InvalidInputError
 from backgammon.server import protocol
+from backgammon.server.assets import ASSETS
 from backgammon.server.auth import (
     SESSION_DAYS,
     RateLimiter,
@@ -52,7 +53,6 @@ from backgammon.server.sockets import serve_connection
 from backgammon.server.tables import TableManager
 
 log = logging.getLogger("backgammon.server")
-STATIC = Path(__file__).parent / "static"
 SESSION_COOKIE = "bg_session"
 
 
@@ -191,7 +191,9 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     install_security(app)
     ip_attempts = RateLimiter(config.auth_attempts_per_minute)
     account_failures = RateLimiter(config.auth_failures_per_minute)
-    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    # JSON and pages above 1 kB gzipped for clients that accept it (static files come gzipped already,
+    # the WebSockets pass through); level 6: nearly level 9's size at a fraction of its time
+    app.add_middleware(GZipMiddleware, minimum_size=1000, compresslevel=6)
 
     async def _errors(request: Request, exc: Exception) -> JSONResponse:
         status, message = error_status(exc)
@@ -257,8 +259,13 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     # ------------------------------------------------------------- pages
     @app.get("/", include_in_schema=False)
     @app.get("/t/{table_id}", include_in_schema=False)
-    async def index(table_id: str | None = None) -> FileResponse:
-        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+    async def index(request: Request, table_id: str | None = None) -> Response:
+        return ASSETS.response("index.html", request, page=True)
+
+    @app.api_route("/static/{name:path}", methods=["GET", "HEAD"], include_in_schema=False)
+    async def static_file(name: str, request: Request) -> Response:
+        """A static file; under its versioned URL (``?v=<hash>``, what the pages refer to) cached for a year."""
+        return ASSETS.response(name, request)
 
     @app.get("/favicon.ico", include_in_schema=False)
     async def favicon() -> Response:

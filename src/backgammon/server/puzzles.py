@@ -22,18 +22,17 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import FileResponse
+from fastapi.responses import Response
 
 from backgammon.errors import IllegalActionError, InvalidInputError
 from backgammon.server import protocol
+from backgammon.server.assets import ASSETS
 from backgammon.server.errors import HTTPError
 from backgammon.server.protocol import shown
 
-STATIC = Path(__file__).parent / "static"
 SESSION_COOKIE = "bg_session"
 MAX_TABLES = 200  # the newest finished tables looked at for puzzles
 NEW_REVIEWS_PER_REQUEST = 2  # reviews made by one listing request (the rest by the next ones)
@@ -404,8 +403,8 @@ def make_router(state: dict[str, Any], read_body: Any) -> APIRouter:
 
     @router.get("/puzzles", include_in_schema=False)
     @router.get("/puzzles/{rest:path}", include_in_schema=False)
-    async def puzzles_page(rest: str = "") -> FileResponse:
-        return FileResponse(STATIC / "puzzles.html", headers={"Cache-Control": "no-cache"})
+    async def puzzles_page(request: Request, rest: str = "") -> Response:
+        return ASSETS.response("puzzles.html", request, page=True)
 
     @router.get("/api/puzzles")
     async def my_puzzles(

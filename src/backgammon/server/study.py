@@ -16,11 +16,10 @@ import queue
 import threading
 import uuid
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import FileResponse
+from fastapi.responses import Response
 
 from backgammon.dice import check_roll
 from backgammon.errors import EngineError, IllegalActionError, InvalidInputError
@@ -31,9 +30,9 @@ from backgammon.grading import grade
 from backgammon.moves import find_play
 from backgammon.position import Position
 from backgammon.server import protocol
+from backgammon.server.assets import ASSETS
 from backgammon.server.protocol import shown
 
-STATIC = Path(__file__).parent / "static"
 MAX_TRIALS = 1296
 MAX_CANDIDATES = 5
 MAX_JOBS = 4
@@ -853,8 +852,8 @@ def make_router(state: dict[str, Any], read_body: Any) -> APIRouter:
 
     @router.get("/study", include_in_schema=False)
     @router.get("/study/{rest:path}", include_in_schema=False)
-    async def study_page(rest: str = "") -> FileResponse:
-        return FileResponse(STATIC / "study.html", headers={"Cache-Control": "no-cache"})
+    async def study_page(request: Request, rest: str = "") -> Response:
+        return ASSETS.response("study.html", request, page=True)
 
     @router.post("/api/study/parse")
     async def parse(request: Request) -> dict[str, Any]:
