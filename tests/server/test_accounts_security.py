@@ -15,7 +15,7 @@ import pytest
 from sqlalchemy import create_engine, text
 
 from backgammon.server import auth, study
-from backgammon.server.auth import RateLimiter
+from backgammon.server.auth import AuthLimits
 
 from .conftest import make_client
 
@@ -209,30 +209,27 @@ def test_logout_all_revokes_every_session(client):
 
 
 # --------------------------------------------------------------- rate limits
-def test_rate_limiter_sliding_window():
-    now = [1000.0]
-    limiter = RateLimiter(3, window=60.0, clock=lambda: now[0])
-    for _ in range(3):
-        assert limiter.wait("a") == 0
-        limiter.add("a")
-    assert limiter.wait("a") == pytest.approx(60.0)
-    assert limiter.wait("b") == 0  # per key
-    now[0] += 30
-    assert limiter.wait("a") == pytest.approx(30.0)
-    now[0] += 30.001
-    assert limiter.wait("a") == 0
-    limiter.add("a")
-    limiter.clear("a")
-    assert limiter.wait("a") == 0
-
-
-def test_rate_limiter_memory_is_bounded():
-    now = [0.0]
-    limiter = RateLimiter(2, window=10.0, clock=lambda: now[0], max_keys=100)
-    for i in range(1000):
-        limiter.add(f"k{i}")
-        now[0] += 0.001
-    assert len(limiter._events) <= 100
+def test_auth_limits_windows_and_backoff(monkeypatch):
+    now = [1_000_000.0]
+    monkeypatch.setattr("time.time", lambda: now[0])  # the limits library's clock and ours
+    limits = AuthLimits(attempts_per_minute=3, free_failures=2, registrations_per_hour=2)
+    assert [limits.attempt("a") for _ in range(3)] == [0.0] * 3
+    assert limits.attempt("a") == pytest.approx(60.0, abs=1)
+    assert limits.attempt("b") == 0.0  # per address
+    now[0] += 61
+    assert limits.registration("a") == 0.0 and limits.registration("a") == 0.0
+    assert limits.registration("a") > 0  # 2 an hour
+    # failed logins: 2 a minute, 3 in 2 minutes, 4 in 4 minutes...: the wait doubles
+    waits = []
+    for _ in range(5):
+        while (wait := limits.start_login("Ann", "a")) == 0.0:
+            pass
+        waits.append(wait)
+        now[0] += wait + 0.01
+    assert [round(w / 60) for w in waits] == [1, 1, 2, 4, 8]  # 60 s windows, then doubling
+    assert limits.start_login("ann", "b") == 0.0  # another address is not locked (the case of the name ignored)
+    limits.login_succeeded("ann", "a")
+    assert limits.start_login("Ann", "a") == 0.0  # forgiven
 
 
 def test_logins_are_limited_per_address(client):

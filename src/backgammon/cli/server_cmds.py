@@ -123,6 +123,24 @@ def serve(
     rollout_cluster: str = typer.Option(
         None, "--rollout-cluster", help="Ray cluster address for the web rollouts (needs backgammon[cluster])"
     ),
+    forwarded_allow_ips: str = typer.Option(
+        None,
+        "--forwarded-allow-ips",
+        help="proxies whose X-Forwarded-For/-Proto are believed: IPs or networks, comma-separated "
+        "(default none, loopback included: the headers are ignored)",
+    ),
+    timeout_keep_alive: int = typer.Option(5, "--timeout-keep-alive", help="seconds an idle connection stays open"),
+    header_timeout: float = typer.Option(
+        10.0, "--header-timeout", help="seconds a request's line and headers may take to arrive (slowloris)"
+    ),
+    limit_concurrency: int = typer.Option(
+        None,
+        "--limit-concurrency",
+        help="open connections and tasks past which requests get 503 (default: the open-file limit less 128)",
+    ),
+    max_header_bytes: int = typer.Option(
+        16 * 1024, "--max-header-bytes", help="the most bytes of a request line and headers"
+    ),
 ) -> None:
     """Start the web app (http://127.0.0.1:8000 by default)."""
     if not 0 < port < 65536:
@@ -134,6 +152,16 @@ def serve(
         raise InvalidInputError(f"invalid --rollout-workers {rollout_workers!r}: expected 1 to 64")
     uvicorn, server_app = _server_modules()
     ServerConfig, create_app = server_app.ServerConfig, server_app.create_app
+    from backgammon.server.serving import ServeOptions, check_serve_options, parse_trusted_proxies
+
+    options = ServeOptions(
+        forwarded_allow_ips=parse_trusted_proxies(forwarded_allow_ips),
+        timeout_keep_alive=timeout_keep_alive,
+        header_timeout=header_timeout,
+        limit_concurrency=limit_concurrency,
+        max_header_bytes=max_header_bytes,
+    )
+    check_serve_options(options)
     if database_url is None:
         writable_folder(data_dir, "--data-dir")
     check_database(database_url, Path(data_dir))
@@ -153,18 +181,20 @@ def serve(
     print(
         f"backgammon: serving on http://{host}:{port}/" + (f" ({workers} processes)" if workers > 1 else ""), flush=True
     )
-    # No permessage-deflate on table sockets: a state is a few kB (20 kB with a double's moves),
-    # and compressing every frame took about 4% of the server's CPU under load (benchmarks/web_load.py).
+    # No permessage-deflate on table sockets (ServeOptions.uvicorn_kwargs): a state is a few kB (20 kB with a
+    # double's moves), and compressing every frame took about 4% of the server's CPU under load
+    # (benchmarks/web_load.py).
     if workers == 1:
-        uvicorn.run(create_app(config), host=host, port=port, log_level="warning", ws_per_message_deflate=False)
+        uvicorn.run(create_app(config), host=host, port=port, log_level="warning", **options.uvicorn_kwargs())
         return
     import os
 
     from backgammon.server.app import CONFIG_ENV, config_to_env
+    from backgammon.server.serving import UVICORN_ENV
     from backgammon.server.workers import Supervisor
 
     # each worker builds its app from these settings; the parent hands it each table's connections
-    env = {**os.environ, CONFIG_ENV: config_to_env(config)}
+    env = {**os.environ, CONFIG_ENV: config_to_env(config), UVICORN_ENV: options.to_env()}
     raise typer.Exit(Supervisor(workers, host, port, env=env).run())
 
 

@@ -29,7 +29,7 @@ from backgammon.server import protocol
 from backgammon.server.assets import ASSETS
 from backgammon.server.auth import (
     SESSION_DAYS,
-    RateLimiter,
+    AuthLimits,
     check_password,
     check_username,
     close_all_sessions,
@@ -73,7 +73,8 @@ class ServerConfig:
     bot_delay: float = 0.4
     warm_engine: bool = True
     auth_attempts_per_minute: int = 10  # logins + registrations per client address
-    auth_failures_per_minute: int = 5  # failed logins per account
+    auth_failures_per_minute: int = 5  # failed logins per (account, address) before the backoff doubles
+    registrations_per_hour: int = 20  # new accounts per client address
     rollout_workers: int = 2  # study and review rollouts running at once (more wait in a queue)
     rollout_cluster: str | None = None  # a Ray address: rollouts run their trials on that cluster
 
@@ -189,8 +190,9 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app = FastAPI(title="backgammon", lifespan=lifespan, docs_url=None, redoc_url=None)
     install_body_limit(app, protocol.MAX_BODY)  # inside the security headers: a 413 gets them too
     install_security(app)
-    ip_attempts = RateLimiter(config.auth_attempts_per_minute)
-    account_failures = RateLimiter(config.auth_failures_per_minute)
+    auth_limits = AuthLimits(
+        config.auth_attempts_per_minute, config.auth_failures_per_minute, config.registrations_per_hour
+    )
     # JSON and pages above 1 kB gzipped for clients that accept it (static files come gzipped already,
     # the WebSockets pass through); level 6: nearly level 9's size at a fraction of its time
     app.add_middleware(GZipMiddleware, minimum_size=1000, compresslevel=6)
@@ -227,19 +229,30 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             raise HTTPError(401, "not logged in")
         return user
 
-    async def login_response(user: User) -> JSONResponse:
+    async def login_response(request: Request, user: User) -> JSONResponse:
         token = await asyncio.to_thread(open_session, state["sessions"], user.id)
         response = JSONResponse(protocol.user_to_wire(user))
-        response.set_cookie(SESSION_COOKIE, token, httponly=True, samesite="lax", max_age=60 * 60 * 24 * SESSION_DAYS)
+        response.set_cookie(
+            SESSION_COOKIE,
+            token,
+            httponly=True,
+            samesite="lax",
+            max_age=60 * 60 * 24 * SESSION_DAYS,
+            secure=request.url.scheme == "https",  # over TLS (or a trusted proxy's X-Forwarded-Proto: https)
+        )
         return response
 
-    def count_attempt(request: Request) -> None:
+    def client_address(request: Request) -> str:
+        """The client's address (a trusted proxy's X-Forwarded-For: serve --forwarded-allow-ips)."""
+        return request.client.host if request.client else "unknown"
+
+    def count_attempt(request: Request, registration: bool = False) -> None:
         """Count a login or registration from the client's address (429 past the limit)."""
-        address = request.client.host if request.client else "unknown"
-        wait = ip_attempts.wait(address)
+        address = client_address(request)
+        wait = auth_limits.registration(address) if registration else auth_limits.attempt(address)
         if wait:
-            raise HTTPError(429, f"too many login attempts from your address: try again in {int(wait) + 1} s")
-        ip_attempts.add(address)
+            what = "registrations" if registration else "login attempts"
+            raise HTTPError(429, f"too many {what} from your address: try again in {int(wait) + 1} s")
 
     async def name_for(request: Request, doc: dict[str, Any]) -> tuple[str, int | None]:
         """The name and user id a table seat is taken under: the account's, or a guest's name
@@ -289,13 +302,13 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     # ----------------------------------------------------------- accounts
     @app.post("/api/register")
     async def register(request: Request) -> JSONResponse:
-        count_attempt(request)
+        count_attempt(request, registration=True)
         doc = await body(request)
         username = check_username(doc.get("username"))
         password = check_password(doc.get("password"))
         password_hash = await hash_password_async(password)
         user = await asyncio.to_thread(create_user, state["sessions"], username, password_hash)
-        return await login_response(user)
+        return await login_response(request, user)
 
     @app.post("/api/login")
     async def login(request: Request) -> JSONResponse:
@@ -306,22 +319,24 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             raise InvalidInputError(f"invalid username {protocol.shown(username)}: expected your username")
         if not isinstance(password, str) or len(password) > 200:
             raise InvalidInputError("invalid password: expected text of at most 200 characters")
-        key = username.lower()
-        wait = account_failures.wait(key)
-        if wait:
-            raise HTTPError(429, f"too many failed logins for {username!r}: try again in {int(wait) + 1} s")
 
         def lookup() -> User | None:
             with state["sessions"]() as db:
                 return db.scalar(select(User).where(User.username == username))
 
         user = await asyncio.to_thread(lookup)
-        if user is None or not await verify_password_async(password, user.password_hash):
-            if user is not None:
-                account_failures.add(key)
+        if user is None:  # (unknown accounts are not tracked: that would be memory for the asking)
             raise HTTPError(401, "wrong username or password")
-        account_failures.clear(key)
-        return await login_response(user)
+        address = client_address(request)
+        wait = auth_limits.start_login(user.username, address)  # counted before the hash, in one step
+        if wait:
+            raise HTTPError(
+                429, f"too many failed logins for {username!r} from your address: try again in {int(wait) + 1} s"
+            )
+        if not await verify_password_async(password, user.password_hash):
+            raise HTTPError(401, "wrong username or password")
+        auth_limits.login_succeeded(user.username, address)
+        return await login_response(request, user)
 
     @app.post("/api/logout")
     async def logout(request: Request) -> JSONResponse:

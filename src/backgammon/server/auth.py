@@ -1,5 +1,5 @@
 """Accounts: password hashing (hashlib.scrypt), sessions with an expiry, seat tokens, and
-the sliding-window limits on login and registration attempts.
+the limits on login and registration attempts (:class:`AuthLimits`).
 
 scrypt (16 MiB, tens of milliseconds a call) never runs on the event loop: the servers call
 :func:`hash_password_async` / :func:`verify_password_async`, which run it on a small pool of
@@ -18,10 +18,12 @@ import hmac
 import re
 import secrets
 import time
-from collections import deque
-from collections.abc import Callable
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
+from limits import RateLimitItem, RateLimitItemPerHour, RateLimitItemPerMinute, RateLimitItemPerSecond
+from limits.storage import MemoryStorage
+from limits.strategies import MovingWindowRateLimiter
 from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import sessionmaker
@@ -209,57 +211,63 @@ def guest_name(sessions: sessionmaker, name: object) -> str:
 
 
 # ------------------------------------------------------------ rate limits
-class RateLimiter:
-    """At most ``limit`` events per ``window`` seconds for each key, in memory (a sliding window).
+BACKOFF_STEPS = 12
+"""Doublings of the failed-login window (the last one: a window of 60 s x 2**12, about 68 hours)."""
 
-    ``clock`` gives seconds (monotonic by default; tests pass their own). At most ``max_keys``
-    keys are remembered: past that, keys whose events have all aged out are dropped, then the
-    oldest keys.
+
+class AuthLimits:
+    """The limits on logins and registrations: moving windows of the ``limits`` library, in this
+    process's memory (events age out by themselves).
+
+    - Every login or registration from one client address: ``attempts_per_minute``.
+    - Registrations from one address: ``registrations_per_hour`` (and they count as attempts).
+    - Failed logins of one account *from one address*, with exponential backoff: ``free_failures``
+      within a minute, then ``free_failures + k`` within ``60 * 2**k`` seconds for every k up to
+      :data:`BACKOFF_STEPS`; so after ``free_failures + k`` failures the next try waits up to
+      ``60 * 2**k`` s. The key is the pair (account, address): failures from other addresses never
+      lock the owner out.
+
+    A login is counted as a failure *before* its password is hashed (:meth:`start_login`: check and
+    count in one call, on the event loop, no ``await`` between them) and forgiven when the password
+    is right (:meth:`login_succeeded`), so concurrent guesses cannot slip past the limit: at most
+    ``free_failures`` hashes run. The client address must be the real one: ``serve`` trusts
+    forwarded headers only from ``--forwarded-allow-ips``.
     """
 
-    def __init__(
-        self, limit: int, window: float = 60.0, clock: Callable[[], float] = time.monotonic, max_keys: int = 10_000
-    ) -> None:
-        self.limit, self.window, self.clock, self.max_keys = limit, window, clock, max_keys
-        self._events: dict[str, deque[float]] = {}
+    def __init__(self, attempts_per_minute: int, free_failures: int, registrations_per_hour: int) -> None:
+        self._windows = MovingWindowRateLimiter(MemoryStorage())
+        self._attempt = RateLimitItemPerMinute(attempts_per_minute, namespace="auth-attempt")
+        self._registration = RateLimitItemPerHour(registrations_per_hour, namespace="auth-register")
+        self._failures = [
+            RateLimitItemPerSecond(free_failures + k, 60 * 2**k, namespace="auth-failure")
+            for k in range(BACKOFF_STEPS + 1)
+        ]
 
-    def _recent(self, key: str, now: float) -> deque[float] | None:
-        events = self._events.get(key)
-        if events is None:
-            return None
-        while events and events[0] <= now - self.window:
-            events.popleft()
-        if not events:
-            del self._events[key]
-            return None
-        return events
+    def _take(self, items: Sequence[RateLimitItem], *key: str) -> float:
+        """Count one event for ``key`` in every window of ``items`` if all have room (0.0); else
+        count nothing and return the seconds until they would all have room."""
+        full = [item for item in items if not self._windows.test(item, *key)]
+        if full:
+            now = time.time()  # (the limits library's clock)
+            return max(0.001, max(self._windows.get_window_stats(item, *key).reset_time for item in full) - now)
+        for item in items:
+            self._windows.hit(item, *key)
+        return 0.0
 
-    def wait(self, key: str) -> float:
-        """Seconds until ``key`` may have another event (0: now)."""
-        now = self.clock()
-        events = self._recent(key, now)
-        if events is None or len(events) < self.limit:
-            return 0.0
-        return max(0.0, events[-self.limit] + self.window - now)
+    def attempt(self, address: str) -> float:
+        """Count a login attempt from ``address``; 0.0, or the seconds to wait (then not counted)."""
+        return self._take([self._attempt], address)
 
-    def add(self, key: str) -> None:
-        """Count an event for ``key`` now."""
-        now = self.clock()
-        events = self._recent(key, now)
-        if events is None:
-            if len(self._events) >= self.max_keys:
-                self._sweep(now)
-            events = self._events[key] = deque()
-        events.append(now)
-        while len(events) > self.limit:
-            events.popleft()
+    def registration(self, address: str) -> float:
+        """Count a registration (an attempt too) from ``address``; 0.0, or the seconds to wait."""
+        return self._take([self._attempt, self._registration], address)
 
-    def clear(self, key: str) -> None:
-        """Forget ``key``'s events (e.g. after a successful login)."""
-        self._events.pop(key, None)
+    def start_login(self, account: str, address: str) -> float:
+        """Count a password try for ``account`` from ``address`` as a failure, before checking it;
+        0.0 (go on and check the password), or the seconds to wait (then not counted)."""
+        return self._take(self._failures, account.lower(), address)
 
-    def _sweep(self, now: float) -> None:
-        for key in list(self._events):
-            self._recent(key, now)
-        while len(self._events) >= self.max_keys:
-            del self._events[next(iter(self._events))]
+    def login_succeeded(self, account: str, address: str) -> None:
+        """Forget the failures of ``account`` from ``address`` (its password was right)."""
+        for item in self._failures:
+            self._windows.clear(item, account.lower(), address)

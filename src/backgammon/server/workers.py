@@ -252,7 +252,11 @@ def _worker_server(channel_fd: int):
 
             loop.add_reader(channel.fileno(), adopt)
 
-    config = uvicorn.Config(app_from_env(), log_level="warning", ws_per_message_deflate=False)
+    from backgammon.server.serving import ServeOptions
+
+    # (the parent's --forwarded-allow-ips, timeouts and limits; X-Forwarded-For is read here, from the
+    # connection the parent handed over)
+    config = uvicorn.Config(app_from_env(), log_level="warning", **ServeOptions.from_env().uvicorn_kwargs())
     return Adopting(config)
 
 
