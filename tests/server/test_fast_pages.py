@@ -129,3 +129,71 @@ def test_an_edited_file_is_served_at_once_under_a_new_version(tmp_path: Path):
     assert assets.url("x.js") in assets.assets()["p.html"].body.decode()
     packed = assets.assets()["x.js"].gzipped
     assert packed is None or gzip.decompress(packed) == b"export const a = 22;\n"
+
+
+# ------------------------------------------------------------- a finished match's JSON
+def play_match_to_the_end(client, length: int = 3) -> tuple[str, str]:
+    """A whole match between two people through the REST API, each playing the quick player's
+    choice (:func:`backgammon.server.agents.heuristic`) without the cube: the table and white's token."""
+    from backgammon.position import Position
+    from backgammon.server.agents import heuristic
+
+    made = client.post("/api/tables", json={"mode": "human", "name": "Ann", "rules": {"match_length": length}})
+    tid = made.json()["id"]
+    tokens = {"white": made.json()["token"]}
+    tokens["black"] = client.post(f"/api/tables/{tid}/join", json={"name": "Bob"}).json()["token"]
+    st = client.get(f"/api/tables/{tid}", headers={"x-seat-token": tokens["white"]}).json()
+    for _ in range(3000):
+        if st["match"]["over"]:
+            return tid, tokens["white"]
+        side = st["game"]["turn"] or "white"
+        st = client.get(f"/api/tables/{tid}", headers={"x-seat-token": tokens[side]}).json()
+        doc: dict = {"action": "roll"}
+        if "move" in st["allowed"]:
+            position = Position.from_position_id(st["game"]["position_id"])
+            plays = list(position.legal_plays(*st["game"]["dice"]))
+            steps = []
+            if plays:
+                best = max(plays, key=lambda p: heuristic(p.position))
+                steps = [[s.source, s.destination] for s in best.steps]
+            doc = {"action": "move", "steps": steps, "version": st["version"]}
+        elif "roll" not in st["allowed"]:
+            raise AssertionError(f"nothing to do for {side}: {st['allowed']}")
+        res = client.post(f"/api/tables/{tid}/actions", json=doc, headers={"x-seat-token": tokens[side]})
+        assert res.status_code == 200, res.text
+        st = res.json()
+    raise AssertionError("the match did not end")
+
+
+def test_a_finished_match_page_loads_under_60_kB_of_json(client):
+    """What the page of a finished 3-point match fetches: its state, the move list and the
+    review's summary (shown with the result), under 60 kB of JSON before gzip; one replayed
+    position comes on its own, and the whole history with positions is still there."""
+    tid, token = play_match_to_the_end(client)
+    state = client.get(f"/api/tables/{tid}", headers={"x-seat-token": token})
+    moves = client.get(f"/api/tables/{tid}/history?positions=false")
+    review = client.post(f"/api/study/reviews/{tid}?decisions=false")
+    full = client.get(f"/api/tables/{tid}/history")
+    assert {r.status_code for r in (state, moves, review, full)} == {200}
+    entries, full_entries = moves.json()["entries"], full.json()["entries"]
+    assert len(entries) == len(full_entries) > 100  # a real match: the size is not from a short one
+    total = len(state.content) + len(moves.content) + len(review.content)
+    assert total < 60_000, (len(state.content), len(moves.content), len(review.content))
+    assert len(moves.content) < len(full.content) / 4
+    assert "decisions" not in review.json() and review.json()["players"] and review.json()["games"]
+    # the move list keeps everything app.js's move list reads (eventText, renderMoveList)
+    for brief, whole in zip(entries, full_entries, strict=True):
+        assert brief["kind"] == whole["kind"] and brief["game"] == whole["game"]
+        assert brief.get("player") == whole["player"]
+        if whole["kind"] == "roll":
+            assert brief["dice"] == whole["dice"]
+        for key in ("dice", "play", "level"):
+            assert brief["raw"].get(key) == whole["raw"].get(key)
+    # a replayed position: the same entry as in the whole history
+    for seq in (0, 57, len(full_entries) - 1):
+        one = client.get(f"/api/tables/{tid}/history/{seq}")
+        assert one.status_code == 200 and one.json() == full_entries[seq]
+    assert client.get(f"/api/tables/{tid}/history/{len(full_entries)}").status_code == 404
+    assert client.get(f"/api/tables/{tid}/history/-1").status_code == 404
+    # and the full review is still there for the study page
+    assert "decisions" in client.get(f"/api/study/reviews/{tid}").json()

@@ -46,7 +46,7 @@ from backgammon.server.chouette_tables import router as chouette_router
 from backgammon.server.db import Table, User, database_url_for, open_database
 from backgammon.server.dice_stats import router as dice_stats_router
 from backgammon.server.errors import HTTPError, error_status
-from backgammon.server.history import export_mat, history_of
+from backgammon.server.history import export_mat, history_entry_of, history_of, move_list_of
 from backgammon.server.network import Network
 from backgammon.server.security import install_body_limit, install_security
 from backgammon.server.sockets import serve_connection
@@ -461,9 +461,17 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         return protocol.seat_to_wire(table, seat, token)
 
     @app.get("/api/tables/{table_id}/history")
-    async def table_history(table_id: str) -> dict[str, Any]:
+    async def table_history(table_id: str, positions: bool = True) -> dict[str, Any]:
+        """Every action with the board after it; ``positions=false``: the move list only (a tenth
+        of the size), each entry's board and IDs then from ``/history/{seq}``."""
         table = await state["manager"].get(table_id)
-        return await asyncio.to_thread(history_of, table)
+        return await asyncio.to_thread(history_of if positions else move_list_of, table)
+
+    @app.get("/api/tables/{table_id}/history/{seq}")
+    async def table_history_entry(table_id: str, seq: int) -> dict[str, Any]:
+        """One entry of the history (``seq``: its index, 0 the start) with its board and IDs."""
+        table = await state["manager"].get(table_id)
+        return await asyncio.to_thread(history_entry_of, table, seq)
 
     @app.get("/api/tables/{table_id}/export.mat")
     async def table_mat(table_id: str) -> Response:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from typing import Any
 
 from backgammon.errors import IllegalActionError
@@ -22,6 +24,61 @@ def history_of(table) -> dict[str, Any]:
         entries.append(entry)
         flow = after
     return protocol.history_to_wire(table, flow.rules, flow, entries)
+
+
+_RECENT: OrderedDict[tuple[Any, ...], dict[str, Any]] = OrderedDict()
+_RECENT_KEPT = 8
+_RECENT_LOCK = threading.Lock()
+
+
+def _history_cached(table) -> dict[str, Any]:
+    """:func:`history_of` at the table's current version, kept for the last few tables asked (a
+    replay asks for its entries one by one; a long match takes a tenth of a second to replay).
+    Read only: the same dict is handed to every caller."""
+    key = (table.id, table.version, len(table.actions), tuple(table.names.values()))
+    with _RECENT_LOCK:
+        if key in _RECENT:
+            _RECENT.move_to_end(key)
+            return _RECENT[key]
+    doc = history_of(table)
+    with _RECENT_LOCK:
+        _RECENT[key] = doc
+        while len(_RECENT) > _RECENT_KEPT:
+            _RECENT.popitem(last=False)
+    return doc
+
+
+MOVE_LIST_KEYS = ("game", "player", "kind", "dice")
+"""What the move list shows of an entry (beside ``raw``'s :data:`MOVE_LIST_RAW`)."""
+MOVE_LIST_RAW = ("dice", "play", "level")
+
+
+def move_list_of(table) -> dict[str, Any]:
+    """:func:`history_of` without the positions: each entry's game, player, kind and dice, and of
+    its action (``raw``) only the dice, the play's text and a resignation's level. A tenth of the
+    size (a finished 3-point match: about 200 bytes an entry with the positions, 60 without); the
+    browser fetches one entry's position with :func:`history_entry_of` when it is replayed."""
+    doc = dict(_history_cached(table))
+    doc["entries"] = [
+        {
+            **{key: entry[key] for key in MOVE_LIST_KEYS if entry.get(key) is not None},
+            "raw": {key: entry["raw"][key] for key in MOVE_LIST_RAW if key in entry["raw"]},
+        }
+        for entry in doc["entries"]
+    ]
+    return doc
+
+
+def history_entry_of(table, seq: int) -> dict[str, Any]:
+    """Entry ``seq`` of :func:`history_of` (0: the start), with its board and IDs.
+
+    Raises:
+        LookupError: for no such entry.
+    """
+    entries = _history_cached(table)["entries"]
+    if not 0 <= seq < len(entries):
+        raise LookupError(f"no history entry {seq}: the table has entries 0 to {len(entries) - 1}")
+    return entries[seq]
 
 
 def export_mat(table) -> str:

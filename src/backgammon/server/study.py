@@ -941,8 +941,13 @@ def make_router(state: dict[str, Any], read_body: Any) -> APIRouter:
 
         return await asyncio.to_thread(query)
 
+    def review_part(data: dict[str, Any], decisions: bool) -> dict[str, Any]:
+        """The review, or (``decisions=false``) its summary: players, games and their charts, without
+        the decisions (nine tenths of its size; what the result of a match shows)."""
+        return data if decisions else {key: value for key, value in data.items() if key != "decisions"}
+
     @router.get("/api/study/reviews/{table_id}")
-    async def get_review(table_id: str) -> dict[str, Any]:
+    async def get_review(table_id: str, decisions: bool = True) -> dict[str, Any]:
         def query() -> dict[str, Any]:
             with state["sessions"]() as db:
                 row = db.get(Review, table_id)
@@ -950,14 +955,14 @@ def make_router(state: dict[str, Any], read_body: Any) -> APIRouter:
                     raise LookupError(f"no review of table {shown(table_id)}")
                 return json.loads(row.report) if isinstance(row.report, str) else row.report
 
-        return await asyncio.to_thread(query)
+        return review_part(await asyncio.to_thread(query), decisions)
 
     @router.post("/api/study/reviews/{table_id}")
-    async def make_review(table_id: str) -> dict[str, Any]:
+    async def make_review(table_id: str, decisions: bool = True) -> dict[str, Any]:
         table = await state["manager"].get(table_id)
         data = await asyncio.to_thread(review_table, table)
 
         await asyncio.to_thread(store_review, state["sessions"], table_id, data)
-        return data
+        return review_part(data, decisions)
 
     return router
