@@ -172,7 +172,9 @@ def test_illegal_and_malformed_moves(client):
     for level in ([], {}, 3, None):  # not a name at all (found by test_fuzz: a list crashed the handler)
         r = act(client, tid, token, action="resign", level=level)
         assert r.status_code == 400 and "resignation level" in r.json()["error"]
-    r = client.post(f"/api/tables/{tid}/actions", content=b"]]", headers=H(token))
+    r = client.post(
+        f"/api/tables/{tid}/actions", content=b"]]", headers={**H(token), "content-type": "application/json"}
+    )
     assert r.status_code == 400
     assert state(client, tid)["version"] == version
     # a stale version is refused

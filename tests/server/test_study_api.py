@@ -115,7 +115,10 @@ def test_setup_bad_input(client, bad):
 
 def test_setup_not_an_object(client):
     assert client.post("/api/study/setup", json={"setup": [1, 2]}).status_code == 400
-    assert client.post("/api/study/setup", content=b"{not json").status_code == 400
+    assert (
+        client.post("/api/study/setup", content=b"{not json", headers={"content-type": "application/json"}).status_code
+        == 400
+    )
 
 
 # ---------------------------------------------------------- analysis

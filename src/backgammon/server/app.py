@@ -48,7 +48,7 @@ from backgammon.server.dice_stats import router as dice_stats_router
 from backgammon.server.errors import HTTPError, error_status
 from backgammon.server.history import export_mat, history_entry_of, history_of, move_list_of
 from backgammon.server.network import Network
-from backgammon.server.security import install_body_limit, install_security
+from backgammon.server.security import install_body_limit, install_csrf, install_security
 from backgammon.server.sockets import serve_connection
 from backgammon.server.tables import TableManager
 
@@ -188,6 +188,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         await manager.close()
 
     app = FastAPI(title="backgammon", lifespan=lifespan, docs_url=None, redoc_url=None)
+    install_csrf(app)  # innermost: a body declared too large is 413 first; the refusals get the headers
     install_body_limit(app, protocol.MAX_BODY)  # inside the security headers: a 413 gets them too
     install_security(app)
     auth_limits = AuthLimits(

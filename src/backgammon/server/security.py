@@ -1,5 +1,5 @@
-"""Browser-facing security: response headers (a strict Content-Security-Policy and friends)
-and the Origin check for WebSockets.
+"""Browser-facing security: response headers (a strict Content-Security-Policy and friends),
+the Origin check for WebSockets, the refusal of cross-site requests (CSRF) and the body limit.
 
 The static UI has no inline scripts, inline event handlers, ``javascript:`` URLs or inline
 style attributes, and builds every text from user or server data with DOM nodes and
@@ -17,6 +17,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from backgammon.server import protocol
+from backgammon.server.errors import HTTPError, error_status
 
 # A Host header we are willing to repeat inside the policy: a name or an IP literal, and a port.
 _HOST = re.compile(r"^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$")
@@ -191,3 +194,83 @@ def install_body_limit(app: Any, max_bytes: int) -> None:
     Call it before :func:`install_security`, so that the 413 gets the security headers too.
     """
     app.add_middleware(BodyLimitMiddleware, max_bytes=max_bytes)
+
+
+# ------------------------------------------------------------------ CSRF
+UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+"""Methods that change something: refused from other sites (:class:`CSRFMiddleware`)."""
+JSON_TYPE = "application/json"
+
+
+def csrf_refusal(method: str, headers: Mapping[str, str]) -> tuple[int, str] | None:
+    """Why an HTTP request must be refused as a possible cross-site request forgery, or None.
+
+    Safe methods (GET, HEAD, OPTIONS) pass. An unsafe one (:data:`UNSAFE_METHODS`) is refused
+    with 403 when its ``Origin`` (or, without one, its ``Referer``) is not this site (the Host
+    header's, as :func:`origin_allowed` compares them; ``null`` included) or when the browser says
+    it comes from another site (``Sec-Fetch-Site: cross-site`` or ``same-site``); with 415 when it
+    has a body whose ``Content-Type`` is not ``application/json`` (an HTML form can send only
+    ``text/plain``, ``application/x-www-form-urlencoded`` and ``multipart/form-data`` without a
+    preflight). A request without Origin and Referer (not a browser's) is judged by its body alone.
+    ``headers`` has lower-case names.
+    """
+    if method.upper() not in UNSAFE_METHODS:
+        return None
+    fetch_site = headers.get("sec-fetch-site", "").strip().lower()
+    if fetch_site in ("cross-site", "same-site"):
+        return 403, f"cross-site request refused: the browser says it comes from another site ({fetch_site})"
+    origin = headers.get("origin")
+    if origin is None and headers.get("referer") is not None:
+        try:
+            parts = urlsplit(headers["referer"].strip())
+            origin = f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else "null"
+        except ValueError:
+            origin = "null"
+        what = "Referer"
+    else:
+        what = "Origin"
+    if origin is not None and not origin_allowed({**headers, "origin": origin}):
+        return 403, f"cross-site request refused: {what} {origin[:80]!r} is not this site"
+    has_body = headers.get("transfer-encoding") is not None or headers.get("content-length", "0").strip() not in (
+        "",
+        "0",
+    )
+    if has_body:
+        kind = headers.get("content-type", "").split(";", 1)[0].strip().lower()
+        if kind != JSON_TYPE:
+            shown = repr(kind[:60]) if kind else "none"
+            return 415, f"unsupported content type {shown}: send the body as JSON with Content-Type: {JSON_TYPE}"
+    return None
+
+
+class CSRFMiddleware:
+    """Pure ASGI middleware: answers :func:`csrf_refusal`'s status and message (through
+    :func:`errors.error_status`, as JSON) before the app sees the request; WebSockets pass (their
+    Origin is checked at the handshake, :func:`origin_allowed`)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope.get("method", "GET") not in UNSAFE_METHODS:
+            await self.app(scope, receive, send)
+            return
+        headers = {key.decode("latin-1").lower(): value.decode("latin-1") for key, value in scope.get("headers") or []}
+        refusal = csrf_refusal(scope["method"], headers)
+        if refusal is None:
+            await self.app(scope, receive, send)
+            return
+        status, message = error_status(HTTPError(*refusal))
+        body = json.dumps(protocol.error_body(message)).encode()
+        out = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+        await send({"type": "http.response.start", "status": status, "headers": out})
+        await send({"type": "http.response.body", "body": body})
+
+
+def install_csrf(app: Any) -> None:
+    """Refuse cross-site and non-JSON unsafe requests (see :func:`csrf_refusal`).
+
+    Call it before :func:`install_body_limit` (so a body declared too large is 413 first) and
+    :func:`install_security` (so the refusal gets the security headers).
+    """
+    app.add_middleware(CSRFMiddleware)
