@@ -172,7 +172,10 @@ def eval_cmd(
             "position_id": position.position_id(),
             "probabilities": list(probs),
             "equity": decision.cubeless_equity,
-            "cubeful_equity": decision.no_double,
+            # the position's one cubeful number: after the right cube action of the side on roll (what a
+            # hint's play that leaves this position shows, negated); the no-double figure is in "no_double"
+            "cubeful_equity": analysed.equity,
+            "no_double": decision.no_double,
             "plies": analysed.plies,
             "kind": analysed.kind,
         }
@@ -188,7 +191,7 @@ def eval_cmd(
     print(f"win {_pct(w)}  win gammon {_pct(wg)}  win bg {_pct(wb)}  lose gammon {_pct(lg)}  lose bg {_pct(lb)}")
     print(
         f"{plies}-ply cubeless equity {decision.cubeless_equity:+.3f}   "
-        f"{analysed.label} (no double) {decision.no_double:+.3f}"
+        f"{analysed.label} {analysed.equity:+.3f} ({decision.action.value}; no double {decision.no_double:+.3f})"
     )
     if with_cube:
         print(

@@ -32,7 +32,7 @@ EMG in a match); every :class:`RankedPlay` states its depth and kind.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -183,13 +183,28 @@ class CubeAnalysis:
     """The cube decision of the side on roll, from its chances at ``plies``.
 
     ``decision``'s equities are cubeful, of ``kind`` (money: points per cube;
-    match: EMG, with match-winning chances beside them).
+    match: EMG, with match-winning chances beside them). ``equity`` (and
+    ``mwc``) is the position's one cubeful number at this depth and cube: the
+    side on roll's equity after its right cube action (gnubg's "proper cube
+    action"). A play's cubeful equity in :func:`rank_plays` is exactly minus
+    this number of its resulting position (in a match, one minus its ``mwc``),
+    both from :func:`_cube_on_roll`.
     """
 
     decision: CubeDecision
     probabilities: Probabilities
     plies: int
     kind: str
+
+    @property
+    def equity(self) -> float:
+        """The cubeful equity of the side on roll after its right cube action (money per cube, or EMG)."""
+        return self.decision.best_equity
+
+    @property
+    def mwc(self) -> float | None:
+        """The match-winning chance of the side on roll after its right cube action (``None`` for money)."""
+        return self.decision.best_mwc
 
     @property
     def label(self) -> str:
@@ -370,8 +385,10 @@ def play_cubeful(after: Position, mover: np.ndarray | tuple[float, ...], cube: C
 
     ``after``: the position after the play (the opponent on roll); ``mover``:
     the mover's five chances there. The opponent takes its best cube action
-    (:func:`backgammon.engine.cube.cube_decision`). Money: points per cube;
-    match: EMG for the mover's cube value.
+    (:func:`backgammon.engine.cube.cube_decision`): the number is minus the
+    opponent's :attr:`CubeAnalysis.equity` of ``after`` from :func:`decide_cube`
+    at the same depth (in a match, the mover's EMG of one minus its ``mwc``).
+    Money: points per cube; match: EMG for the mover's cube value.
     """
     w, wg, wb, lg, lb = (float(v) for v in mover)
     if after.is_game_over():  # the mover has just won
@@ -380,7 +397,7 @@ def play_cubeful(after: Position, mover: np.ndarray | tuple[float, ...], cube: C
         points = 3 if wb >= 1.0 else 2 if wg >= 1.0 else 1
         mwc = _match_value(cube, points * cube.value)
         return _emg(cube, mwc), mwc
-    decision = cube_decision(clip_outputs((1.0 - w, lg, lb, wg, wb)), cube.flip(), cube_efficiency(after))
+    decision = _cube_on_roll(after, (1.0 - w, lg, lb, wg, wb), cube.flip())
     if cube.is_money:
         return -decision.best_equity, None
     their_mwc = decision.best_mwc
@@ -420,9 +437,15 @@ def decide_cube(position: Position, context: EvalContext) -> CubeAnalysis:
         raise InvalidInputError(f"the game is over in {position!r}: there is no cube decision")
     cube = context.cube if context.cube is not None else CubeInfo.money()
     probs = clip_outputs(evaluate_boards_ply(board_of(position)[None], context.evaluator, context.plies)[0])
-    decision = cube_decision(probs, cube, cube_efficiency(position))
     kind = CUBEFUL_MONEY if cube.is_money else CUBEFUL_MATCH
-    return CubeAnalysis(decision, Probabilities.from_array(probs), context.plies, kind)
+    return CubeAnalysis(_cube_on_roll(position, probs, cube), Probabilities.from_array(probs), context.plies, kind)
+
+
+def _cube_on_roll(position: Position, probs: Sequence[float] | np.ndarray, cube: CubeInfo) -> CubeDecision:
+    """The one cube decision of the side on roll in a game not over, from its chances (clipped) and cube:
+    what :func:`decide_cube` reports and what :func:`play_cubeful` negates for the player who left the
+    position (so a play's cubeful equity is minus :attr:`CubeAnalysis.equity` of its result)."""
+    return cube_decision(clip_outputs(probs), cube, cube_efficiency(position))
 
 
 def _filters(move_filter: tuple[MoveFilter, ...] | MoveFilter | None) -> tuple[MoveFilter, ...]:
