@@ -49,24 +49,27 @@ def _history_cached(table) -> dict[str, Any]:
 
 
 MOVE_LIST_KEYS = ("game", "player", "kind", "dice")
-"""What the move list shows of an entry (beside ``raw``'s :data:`MOVE_LIST_RAW`)."""
-MOVE_LIST_RAW = ("dice", "play", "level")
+"""What the move list shows of every entry; of its action (``raw``), :data:`MOVE_LIST_RAW` by kind."""
+MOVE_LIST_RAW = {"opening_roll": ("dice",), "move": ("play",), "resign": ("level",)}
 
 
 def move_list_of(table) -> dict[str, Any]:
     """:func:`history_of` without the positions: each entry's game, player, kind and dice, and of
-    its action (``raw``) only the dice, the play's text and a resignation's level. A tenth of the
-    size (a finished 3-point match: about 200 bytes an entry with the positions, 60 without); the
-    browser fetches one entry's position with :func:`history_entry_of` when it is replayed."""
+    its action (``raw``, left out when empty) an opening roll's dice, a move's text, a resignation's
+    level: what the browser's move list reads. A sixth of the size (a finished 3-point match:
+    about 490 bytes an entry with the positions, 60 without); the browser fetches one entry's
+    position with :func:`history_entry_of` when it is replayed."""
     doc = dict(_history_cached(table))
-    doc["entries"] = [
-        {
-            **{key: entry[key] for key in MOVE_LIST_KEYS if entry.get(key) is not None},
-            "raw": {key: entry["raw"][key] for key in MOVE_LIST_RAW if key in entry["raw"]},
-        }
-        for entry in doc["entries"]
-    ]
+    doc["entries"] = [_move_list_entry(entry) for entry in doc["entries"]]
     return doc
+
+
+def _move_list_entry(entry: dict[str, Any]) -> dict[str, Any]:
+    brief = {key: entry[key] for key in MOVE_LIST_KEYS if entry.get(key) is not None}
+    raw = {key: entry["raw"][key] for key in MOVE_LIST_RAW.get(entry["kind"], ()) if key in entry["raw"]}
+    if raw:
+        brief["raw"] = raw
+    return brief
 
 
 def history_entry_of(table, seq: int) -> dict[str, Any]:
