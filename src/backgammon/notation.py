@@ -84,8 +84,17 @@ def parse_move_text(text: str) -> tuple[Segment, ...]:
     ``off`` (or 0). Empty text is no move.
 
     Raises:
-        InvalidInputError: for anything that is not move notation.
+        InvalidInputError: for anything that is not move notation (code ``invalid_move_text``,
+        with the text in ``params``).
     """
+    try:
+        return _parse_move_text(text)
+    except InvalidInputError as exc:
+        shown = text[:40] if isinstance(text, str) else repr(text)[:40]
+        raise InvalidInputError(str(exc), code="invalid_move_text", params={"text": shown}) from None
+
+
+def _parse_move_text(text: str) -> tuple[Segment, ...]:
     if not isinstance(text, str):
         raise InvalidInputError(f"invalid move text {text!r}: expected a string")
     if len(text) > _MAX_TEXT:
@@ -158,7 +167,10 @@ def parse_play(position: Position, die1: int, die2: int, text: str) -> Play:
         if len(plays) == 1 and not plays[0].steps:
             return plays[0]
         raise IllegalPlayError(
-            f"illegal play {text!r} for roll {die1}-{die2} in position {position.position_id()}: the roll can be played"
+            f"illegal play {text!r} for roll {die1}-{die2} in position {position.position_id()}: "
+            "the roll can be played",
+            code="roll_can_be_played",
+            params={"dice": f"{die1}-{die2}"},
         )
     found: dict[Position, None] = {}
     exact: dict[Position, None] = {}  # matches whose hits are exactly the marked ones
@@ -170,12 +182,17 @@ def parse_play(position: Position, die1: int, die2: int, text: str) -> Play:
     if exact:
         found = exact
     if not found:
-        raise IllegalPlayError(f"illegal play {text!r} for roll {die1}-{die2} in position {position.position_id()}")
+        raise IllegalPlayError(
+            f"illegal play {text!r} for roll {die1}-{die2} in position {position.position_id()}",
+            code="illegal_play_for_roll",
+            params={"play": text.strip()[:40], "dice": f"{die1}-{die2}"},
+        )
     if len(found) > 1:
         options = [str(p) for p in plays if p.position in found]
         raise AmbiguousPlayError(
             f"ambiguous play {text!r} for roll {die1}-{die2} in position {position.position_id()}: "
-            f"it could be {' or '.join(repr(o) for o in options)}"
+            f"it could be {' or '.join(repr(o) for o in options)}",
+            params={"play": text.strip()[:40], "dice": f"{die1}-{die2}", "options": " / ".join(options)},
         )
     target = next(iter(found))
     return next(p for p in plays if p.position == target)

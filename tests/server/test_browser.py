@@ -151,6 +151,21 @@ def new_page(browser, server, settings=None, viewport=(1280, 900), locale="en-US
     return page
 
 
+def confirm_dialog(page, ok: bool = True) -> None:
+    """Answer the confirmation dialog that an irreversible action opens (resign, double, pass, end a session)."""
+    page.wait_for_selector("#dlg-confirm[open]")
+    page.click("#confirm-ok" if ok else "#confirm-cancel")
+    page.wait_for_selector("#dlg-confirm:not([open])", state="attached")
+
+
+def resign(page, level: str = "single") -> None:
+    """Resign through the dialog: choose how much, then confirm."""
+    page.click("#act-resign")
+    page.wait_for_selector("#dlg-confirm[open]")
+    page.check(f"#confirm-choice input[value={level}]")
+    confirm_dialog(page)
+
+
 def open_table(page, server, table: dict) -> None:
     page.evaluate("d => localStorage.setItem('bg.seat.' + d.id, JSON.stringify({token: d.token, seat: d.seat}))", table)
     page.goto(f"{server.url}/t/{table['id']}")
@@ -329,6 +344,7 @@ def test_human_match_double_take_crawford(browser, server):
     p3.wait_for_selector("#board .checker")
     assert "watching" in p3.inner_text("#status")
     p1.click("#act-double")
+    confirm_dialog(p1)
     p2.wait_for_selector("#act-take")
     shot(p2, "double-offered-en.png")
     p2.click("#act-take")
@@ -355,8 +371,7 @@ def test_human_match_double_take_crawford(browser, server):
     mover = wait_for_either(p1, p2, "#act-resign")
     other = p2 if mover is p1 else p1
     st = server.api("GET", f"/api/tables/{tid}")
-    mover.select_option("#resign-level", "single")
-    mover.click("#act-resign")
+    resign(mover, "single")
     other.wait_for_selector("#act-accept-resignation")
     other.click("#act-accept-resignation")
     st = wait_version(server, tid, st["version"] + 2)
@@ -531,7 +546,7 @@ def test_lobby_join_and_side_switch(browser, server):
     st = server.api("GET", f"/api/tables/{tid}")
     mover, other = (host, guest) if st["game"]["turn"] == "white" else (guest, host)
     mover.wait_for_selector("#act-resign")
-    mover.click("#act-resign")
+    resign(mover)
     other.wait_for_selector("#act-accept-resignation")
     other.click("#act-accept-resignation")
     host.wait_for_function("() => document.querySelector('#matchinfo').textContent.includes('Game 2')")

@@ -15,7 +15,18 @@ import pytest
 pytest.importorskip("playwright.sync_api")  # before importing test_browser, which needs it
 
 from ._wire import moves_of
-from .test_browser import SHORT, SHOTS, browser, center, click_point, open_table, point_selector, server, wait_version
+from .test_browser import (
+    SHORT,
+    SHOTS,
+    browser,
+    center,
+    click_point,
+    confirm_dialog,
+    open_table,
+    point_selector,
+    server,
+    wait_version,
+)
 from .test_browser_play import page_with, short_table, state
 from .test_browser_ux import DESKTOP, PHONE, axe_js, axe_violations, open_page, tables
 
@@ -59,12 +70,12 @@ def test_money_session_ends_reveals_the_seed_and_opens_its_review(browser, serve
     page.wait_for_selector("#act-roll")
     assert page.locator("#act-end-session").count() == 1
     commitment = state(server, table)["fair_dice"]["commitment"]
-    page.once("dialog", lambda d: d.dismiss())  # asked first; "cancel" leaves the session going
-    page.click("#act-end-session")
+    page.click("#act-end-session")  # asked first; "cancel" leaves the session going
+    confirm_dialog(page, ok=False)
     page.wait_for_timeout(300)
     assert not state(server, table)["match"]["over"]
-    page.once("dialog", lambda d: d.accept())
     page.click("#act-end-session")
+    confirm_dialog(page)
     page.wait_for_selector("#result:not([hidden])")
     text = page.inner_text("#result")
     assert "Session over" in text and state(server, table)["table"]["names"]["white"] in text
@@ -90,8 +101,9 @@ def test_money_session_end_in_japanese(browser, server):
     open_table(page, server, table)
     page.wait_for_selector("#act-end-session")
     assert page.inner_text("#act-end-session") == "セッション終了"
-    page.once("dialog", lambda d: d.accept())
     page.click("#act-end-session")
+    assert page.inner_text("#confirm-ok") == "セッション終了"
+    confirm_dialog(page)
     page.wait_for_selector("#result:not([hidden])")
     assert "セッション終了" in page.inner_text("#result")
     assert page.inner_text("#result-review") == "セッションを検討"

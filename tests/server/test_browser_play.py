@@ -16,7 +16,7 @@ import pytest
 pytest.importorskip("playwright.sync_api")  # before importing test_browser, which needs it
 
 from ._wire import moves_of
-from .test_browser import SHORT, SHOTS, browser, click_point, open_table, server, wait_version
+from .test_browser import SHORT, SHOTS, browser, click_point, confirm_dialog, open_table, resign, server, wait_version
 from .test_browser_ux import DESKTOP, PHONE, axe_js, axe_violations
 
 pytestmark = pytest.mark.browser
@@ -300,13 +300,14 @@ def test_d_doubles_and_the_end_of_a_game_sounds(browser, server):
     page.wait_for_selector("#act-double")
     version = state(server, table)["version"]
     press_on_page(page, "d")
+    confirm_dialog(page)  # doubling asks first (the "confirmActions" setting, on by default)
     wait_version(server, table["id"], version + 1)
     kinds = [e["kind"] for e in server.api("GET", f"/api/tables/{table['id']}/history")["entries"]]
     assert "double" in kinds
     # the computer takes or passes; play on to the end of a game by resigning it (the computer accepts)
     page.wait_for_selector("#act-resign, #result:not([hidden])")
     if page.locator("#result:not([hidden])").count() == 0:
-        page.click("#act-resign")
+        resign(page)
     page.wait_for_function("() => (document.body.dataset.sounds || '').split(' ').includes('end')")
     assert page.errors == []
 

@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("playwright.sync_api")  # before importing test_browser, which needs it
 
 from ._wire import moves_of
-from .test_browser import LATE, SHORT, browser, new_page, open_table, server, wait_version
+from .test_browser import LATE, SHORT, browser, new_page, open_table, resign, server, wait_version
 
 pytestmark = pytest.mark.browser
 
@@ -119,8 +119,7 @@ def test_hostile_names_at_a_human_table(browser, server):
 
     # white resigns the one-point match, black accepts: the result dialog names the winner
     p1.wait_for_selector("#act-resign")
-    p1.select_option("#resign-level", "single")
-    p1.click("#act-resign")
+    resign(p1, "single")
     p2.wait_for_selector("#act-accept-resignation")
     p2.click("#act-accept-resignation")
     for page in (p1, p2, p3):

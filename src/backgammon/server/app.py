@@ -45,7 +45,7 @@ from backgammon.server.bus import bus_for, leases_for
 from backgammon.server.chouette_tables import router as chouette_router
 from backgammon.server.db import Table, User, database_url_for, open_database
 from backgammon.server.dice_stats import router as dice_stats_router
-from backgammon.server.errors import HTTPError, error_status
+from backgammon.server.errors import HTTPError, error_info, error_status
 from backgammon.server.history import export_mat, history_entry_of, history_of, move_list_of
 from backgammon.server.network import Network
 from backgammon.server.security import install_body_limit, install_csrf, install_security
@@ -199,8 +199,8 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app.add_middleware(GZipMiddleware, minimum_size=1000, compresslevel=6)
 
     async def _errors(request: Request, exc: Exception) -> JSONResponse:
-        status, message = error_status(exc)
-        return JSONResponse(protocol.error_body(message), status_code=status)
+        status, message, code, params = error_info(exc)
+        return JSONResponse(protocol.error_body(message, code, params), status_code=status)
 
     # Exception's handler runs in Starlette's outermost middleware (which re-raises after answering); the
     # kinds named beside it are answered by the inner one, as ordinary responses
@@ -210,7 +210,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     @app.exception_handler(RequestValidationError)  # bad query or path parameters: 400, one readable line
     async def _validation_errors(request: Request, exc: Exception) -> JSONResponse:
         status, message = error_status(exc)
-        return JSONResponse(protocol.error_body(message), status_code=status)
+        return JSONResponse(protocol.error_body(message, "invalid_input"), status_code=status)
 
     # ------------------------------------------------------------ helpers
     async def body(request: Request) -> dict[str, Any]:

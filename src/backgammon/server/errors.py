@@ -22,9 +22,31 @@ at most :data:`protocol.MAX_SHOWN` characters of a user's value)."""
 
 
 class HTTPError(Exception):
-    def __init__(self, status: int, message: str) -> None:
+    """An error with its own HTTP status, and a stable ``code`` with ``params`` for the client's words."""
+
+    def __init__(self, status: int, message: str, code: str = "error", params: dict[str, object] | None = None) -> None:
         super().__init__(message)
         self.status = status
+        self.code = code
+        self.params: dict[str, object] = dict(params or {})
+
+
+def error_info(exc: BaseException) -> tuple[int, str, str, dict[str, object]]:
+    """(HTTP status, English message, code, params): what a client is told of an exception. The
+    code and params (:class:`backgammon.errors.BackgammonError`'s, or :class:`HTTPError`'s) let the
+    browser word it in the player's language; the message is the English text beside them."""
+    status, message = error_status(exc)
+    if isinstance(exc, BackgammonError | HTTPError):
+        return status, message, exc.code, {k: _param(v) for k, v in exc.params.items()}
+    codes = {400: "invalid_input", 404: "not_found", 500: "internal_error"}
+    return status, message, codes.get(status, "error"), {}
+
+
+def _param(value: object) -> object:
+    """A parameter as sent: numbers as they are, anything else as capped text."""
+    if isinstance(value, bool | int | float) or value is None:
+        return value
+    return capped(str(value))
 
 
 def error_status(exc: BaseException) -> tuple[int, str]:

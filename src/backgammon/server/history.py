@@ -19,7 +19,7 @@ def history_of(table) -> dict[str, Any]:
     flow = match_of(table.config)
     entries = [protocol.history_entry(flow, None, 0)]
     for seq, (before, payload, after) in enumerate(replay_match(table.config, list(table.actions)), start=1):
-        entry = protocol.history_entry(after, payload, seq)
+        entry = protocol.history_entry(after, payload, seq, ended=len(after.games) > len(before.games))
         entry["game"] = len(before.games) + 1  # the game this action belongs to
         entries.append(entry)
         flow = after

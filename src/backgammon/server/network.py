@@ -40,9 +40,9 @@ import uuid
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from typing import Any, TypeVar
 
-from backgammon.errors import IllegalActionError, IllegalPlayError, InvalidInputError
+from backgammon.errors import BackgammonError, IllegalActionError, IllegalPlayError, InvalidInputError
 from backgammon.server.bus import Bus, Leases, LocalBus, LocalLeases, encode
-from backgammon.server.errors import error_status
+from backgammon.server.errors import error_info
 from backgammon.server.rooms import Room
 
 log = logging.getLogger("backgammon.server")
@@ -213,7 +213,9 @@ class Network:
             if answer.get("moved"):
                 continue  # it was handed off before it got there: ask again where it is now
             if not answer.get("ok"):
-                raise remote_error(answer.get("status"), answer.get("message"))
+                raise remote_error(
+                    answer.get("status"), answer.get("message"), answer.get("code"), answer.get("params")
+                )
             # the owner's announcements came over the bus before its answer, and their follow-up jobs
             # are queued in this room: wait for them, so that the caller sees the change here too
             await room.call(_nothing)
@@ -411,8 +413,8 @@ class Network:
         except RoomMoved:
             reply.update(ok=False, moved=True)
         except Exception as exc:  # noqa: BLE001 - the asker gets the error, as if it were local (500s logged)
-            status, text = error_status(exc)
-            reply.update(ok=False, status=status, message=text)
+            status, text, code, params = error_info(exc)
+            reply.update(ok=False, status=status, message=text, code=code, params=params)
         self._reply(message, reply)
 
     async def _moved(self, message: dict[str, Any], released: asyncio.Future[None]) -> None:
@@ -465,13 +467,22 @@ async def _nothing() -> None:
     return None
 
 
-def remote_error(status: object, message: object) -> Exception:
-    """The error another process answered, as the local exception with the same status."""
+def remote_error(status: object, message: object, code: object = None, params: object = None) -> Exception:
+    """The error another process answered, as the local exception with the same status (and the
+    same code and parameters, so the client is told the same thing as from its own process)."""
     text = message if isinstance(message, str) else "the table's server refused the request"
-    kinds: dict[object, type[Exception]] = {
+    kinds: dict[object, type[BackgammonError]] = {
         422: IllegalPlayError,
         400: InvalidInputError,
         409: IllegalActionError,
-        404: LookupError,
     }
-    return kinds.get(status, RuntimeError)(text)
+    if status == 404:
+        return LookupError(text)
+    kind = kinds.get(status)
+    if kind is None:
+        return RuntimeError(text)
+    return kind(
+        text,
+        code=code if isinstance(code, str) else None,
+        params=params if isinstance(params, dict) else None,
+    )

@@ -615,10 +615,12 @@ def state_to_wire(table: Any, seat: Player | None) -> dict[str, Any]:
             "result": result_to_wire(game.result),
             "description": game.describe(),
             "last_opening": shared["last_opening"],
+            "last_move": shared["last_move"],
         },
         "allowed": allowed,
         "move_graph": graph,
         "plays": len(game.legal_plays) if "move" in allowed else 0,
+        "resign_points": resign_points(game) if "resign" in allowed else None,
         "clock": _clock_doc(table),
         "present": table.presence,
         "fair_dice": shared["fair_dice"],
@@ -636,6 +638,7 @@ def _shared_parts(table: Any) -> dict[str, Any]:
     parts = {
         "ids": {"position_id": game.position.position_id(), "xgid": xgid_of(game), "match_id": match_id_of(game)},
         "last_opening": _last_opening(table),
+        "last_move": last_move_of(game),
         "fair_dice": dice_doc(table.id, table.config.get("dice"), table.actions, table.is_over, table.draw_count),
     }
     table.view_cache = (key, parts)
@@ -653,6 +656,32 @@ def _clock_doc(table: Any) -> dict[str, Any] | None:
         "running": player_to_wire(table.clock_running),
         "elapsed": round((utcnow() - table.stamps[-1]).total_seconds(), 1) if table.stamps else 0.0,
     }
+
+
+def resign_points(game: Game) -> dict[str, int]:
+    """What a resignation at each level would give the opponent now (cube, Jacoby, backgammon value)."""
+    levels = {"single": ResultKind.SINGLE, "gammon": ResultKind.GAMMON, "backgammon": ResultKind.BACKGAMMON}
+    return {name: game.cube_value * game.multiplier(kind) for name, kind in levels.items()}
+
+
+LAST_MOVE_STAYS = frozenset({Double, Take, Beaver, Resign, RejectResignation, OfferDraw, RejectDraw})
+"""Actions after a move that leave it the last move shown (nothing moved, nobody rolled)."""
+
+
+def last_move_of(game: Game) -> dict[str, Any] | None:
+    """The move to show on the board as the last one: the latest move of this game, until the
+    next roll (``{"player", "dice", "steps", "play"}``, steps in the mover's numbering), or None."""
+    for action in reversed(game.log):
+        if isinstance(action, Move):
+            return {
+                "player": player_to_wire(action.player),
+                "dice": list(action.play.dice),
+                "steps": [[step.source, step.destination] for step in action.play.steps],
+                "play": str(action.play),
+            }
+        if type(action) not in LAST_MOVE_STAYS:
+            return None
+    return None
 
 
 def _last_opening(table: Any) -> list[int] | None:
@@ -683,9 +712,10 @@ def _describe(payload: dict[str, Any]) -> str:
     return kind.replace("_", " ")
 
 
-def history_entry(flow: Any, payload: dict[str, Any] | None, seq: int) -> dict[str, Any]:
-    """One entry of a table's history: the action and the board after it (white's view)."""
-    game = flow.game if not flow.is_over else flow.games[-1]
+def history_entry(flow: Any, payload: dict[str, Any] | None, seq: int, ended: bool = False) -> dict[str, Any]:
+    """One entry of a table's history: the action and the board after it (white's view); for an
+    action that ended a game (``ended``), that game's final position, not the next game's start."""
+    game = flow.games[-1] if ended or flow.is_over else flow.game
     white = game.board_for(Player.WHITE)
     return {
         "seq": seq,
@@ -826,14 +856,17 @@ PONG: dict[str, Any] = {"type": "pong"}
 """The answer to a socket ``{"type": "ping"}``."""
 
 
-def error_body(message: str) -> dict[str, Any]:
-    """The body of an HTTP error response."""
-    return {"error": message}
+def error_body(message: str, code: str = "error", params: Mapping[str, object] | None = None) -> dict[str, Any]:
+    """The body of an HTTP error response: the English message, and a stable code with its
+    parameters for a client that words it in the user's language (``docs/web-protocol.md``)."""
+    return {"error": message, "code": code, "params": dict(params or {})}
 
 
-def error_message(status: int, message: str) -> dict[str, Any]:
-    """A socket error (always followed by the full state)."""
-    return {"type": "error", "status": status, "message": message}
+def error_message(
+    status: int, message: str, code: str = "error", params: Mapping[str, object] | None = None
+) -> dict[str, Any]:
+    """A socket error (always followed by the full state), with its code and parameters."""
+    return {"type": "error", "status": status, "message": message, "code": code, "params": dict(params or {})}
 
 
 def chat_message(lines: list[dict[str, Any]]) -> dict[str, Any]:

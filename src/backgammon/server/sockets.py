@@ -19,7 +19,7 @@ from fastapi import WebSocket, WebSocketDisconnect
 
 from backgammon.errors import BackgammonError, InvalidInputError
 from backgammon.server import protocol
-from backgammon.server.errors import error_status
+from backgammon.server.errors import error_info, error_status
 from backgammon.server.rooms import Outbox
 from backgammon.server.security import origin_allowed
 
@@ -94,8 +94,8 @@ async def serve_connection(
                     raise InvalidInputError("hello again: a connection says hello once; reconnect to change seat")
                 await handle(table, seat, doc, reply)
             except Exception as exc:  # noqa: BLE001 - every error goes through error_status (500s are logged)
-                status, text = error_status(exc)
-                reply(protocol.error_message(status, text))
+                status, text, code, params = error_info(exc)
+                reply(protocol.error_message(status, text, code, params))
                 reply(state(table, seat))
     except (WebSocketDisconnect, RuntimeError):  # RuntimeError: receive after the close
         pass

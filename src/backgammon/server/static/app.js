@@ -2,7 +2,7 @@
 // moving checkers. The browser runs no rules: it follows the legal step sequences the
 // server sends with each state (as a graph, "move_graph") and sends the chosen steps back.
 import { renderBoard, pointAt } from "./board.js";
-import { t, setLanguage, defaultLanguage, applyTranslations } from "./i18n.js";
+import { t, setLanguage, defaultLanguage, applyTranslations, errorText } from "./i18n.js";
 import { renderFairDice } from "./fairdice.js";
 import { h } from "./dom.js";
 import { applyThemeName } from "./theme.js";
@@ -10,6 +10,7 @@ import { applyThemeName } from "./theme.js";
 const DEFAULTS = {
   orientation: "bottom-right", autoSwitch: false, lang: null, whiteColor: "#f4f1e8", blackColor: "#2b2b2b",
   animation: "normal", showPips: true, autoForced: true, autoRoll: false, autoConfirm: false, sound: true, theme: "classic",
+  confirmActions: true, nextGame: "click",
 };
 const SPEED = { off: 0, fast: 120, normal: 320, slow: 700 };
 // Themes: a class on <body> (theme.js; style.css colours the page and the board); some also fix the
@@ -101,7 +102,10 @@ async function api(method, path, body, headers = {}) {
   const text = await res.text();
   let doc = null;
   try { doc = text ? JSON.parse(text) : null; } catch { doc = text; }
-  if (!res.ok) throw new Error((doc && doc.error) || res.statusText);
+  if (!res.ok) {  // the error in the player's words (i18n.js errorText), from its code and parameters
+    const body = doc && typeof doc === "object" ? doc : {};
+    throw new Error(errorText({ status: res.status, code: body.code, params: body.params, message: body.error || res.statusText }));
+  }
   return doc;
 }
 
@@ -250,7 +254,8 @@ async function account(path) {
 function closeTable() {
   S.closing = true;
   if (S.ws) S.ws.close();
-  S.ws = null; S.id = null; S.state = null; S.history = null; S.replay = null;
+  S.ws = null; S.id = null; S.state = null; S.history = null; S.replay = null; S.held = null;
+  clearTimeout(S.heldTimer);
 }
 function openTable(id) {
   if (S.id === id && S.ws) return;
@@ -289,6 +294,7 @@ function send(doc) {
   else flash(t("connection_lost"));
 }
 async function handle(msg) {
+  if ((msg.type === "state" || msg.type === "event") && S.held) { holdUpdate(msg.state); return; }
   if (msg.type === "state") { S.sent = null; setState(msg.state); }
   else if (msg.type === "event") {
     if (S.state && msg.state.version > S.state.version + 1) send({ type: "resync" });
@@ -298,8 +304,9 @@ async function handle(msg) {
     if (S.state && msg.event && msg.event.kind === "move" && unseen && S.replay === null) {
       await animate(msg.event, S.state);
     }
-    setState(msg.state);
-  } else if (msg.type === "error") { S.sent = null; flash(msg.message); }
+    if (S.state && msg.event && S.replay === null && gameEnded(S.state, msg.state)) holdEnd(S.state, msg.state, msg.event);
+    else setState(msg.state);
+  } else if (msg.type === "error") { S.sent = null; flash(errorText(msg)); }
   else if (msg.type === "hint") showHints(msg);
   else if (msg.type === "presence" && S.state) { S.state.present = msg.present; notePresence(msg.present); renderStatus(); }
   else if (msg.type === "chat") showChat(msg.lines);
@@ -352,6 +359,59 @@ async function animate(event, state) {
     S.stepsSounded = true;  // each step clicked: the state that follows makes no sound of its own
     await sleep(delay);
   }
+}
+
+// The end of a game stays on the board: the final position (the last move played out, or the
+// position where a double was passed or a resignation accepted), the result and the score, until
+// the player asks for the next game (or the "next game" setting's delay runs out). The states that
+// come meanwhile (the next game's opening roll, even the computer's first move) wait in S.held.
+function gameEnded(prev, next) {
+  return next.match.game_number > prev.match.game_number || (next.match.over && !prev.match.over);
+}
+function holdEnd(prev, next, event) {
+  const board = cloneBoard(prev.game.board);
+  let last = null;
+  if (event.kind === "move" && event.steps) {
+    for (const [from, to] of event.steps) {
+      if (event.player === prev.view) applyStep(board.mine, board.theirs, from, to);
+      else applyStep(board.theirs, board.mine, from, to);
+    }
+    last = { player: event.player, dice: event.dice, steps: event.steps };
+  }
+  S.held = { latest: next, game: prev.match.game_number };
+  S.pending = []; S.selected = null; S.sent = null;
+  clearFlash();
+  $("#hints").hidden = true;
+  S.state = {
+    ...next, allowed: [], move_graph: null, plays: 0,
+    game: { ...prev.game, board, dice: null, last_move: last, cube: { ...prev.game.cube, offered_by: null } },
+  };
+  S.lastGameNumber = next.match.game_number;
+  playSound("end");
+  render();
+  showResult(next);
+  loadHistory();
+  clearTimeout(S.heldTimer);
+  const wait = Number(settings.nextGame);
+  if (!next.match.over && wait > 0) S.heldTimer = setTimeout(releaseHeld, wait * 1000);
+}
+// a state that came while the end of a game is shown: kept for later; a finished match's table
+// (the rematch offer), presence and clock are shown at once
+function holdUpdate(st) {
+  S.held.latest = st;
+  if (st.match.over) {
+    S.state = { ...S.state, table: st.table, present: st.present, clock: st.clock, version: st.version, match: st.match };
+    render();
+  }
+}
+// on to the next game: the latest state, as it is now
+function releaseHeld() {
+  clearTimeout(S.heldTimer);
+  if (!S.held) return;
+  const latest = S.held.latest;
+  S.held = null;
+  $("#result").hidden = true;
+  setState(latest);
 }
 
 function clearFlash() {
@@ -436,16 +496,21 @@ function sessionOverText(st) {
   const other = view === "white" ? "black" : "white";
   return t("session_over", { who: nameOf(st, st.match.ended_by), a: st.match.score[view], b: st.match.score[other] });
 }
-function showResult(st) {
+// what the last game's end gave: "White wins 2 points", a draw, a loss on time
+function resultText(st) {
   const r = st.match.last_result;
-  const box = $("#result");
   let text = "";
   if (r) text = r.winner ? t("wins_points", { who: nameOf(st, r.winner), n: r.points }) : t("draw");
   if (st.match.timeout) text = t("lost_on_time", { who: nameOf(st, st.match.timeout) });
-  const parts = [text];
+  return text;
+}
+function showResult(st) {
+  const box = $("#result");
+  const parts = [resultText(st)];
   if (st.match.ended_by) parts.splice(0, 1, sessionOverText(st));  // a money session ended: its final score
   else if (st.match.over) parts.push(h("br"), t("match_over", { who: nameOf(st, st.match.winner), a: st.match.score.white, b: st.match.score.black }));
-  parts.push(h("br"), h("button", { class: "primary", id: "btn-result-ok", onclick: () => { box.hidden = true; } }, st.match.over ? t("close") : t("next_game")));
+  const ok = () => { box.hidden = true; if (!st.match.over) releaseHeld(); };
+  parts.push(h("br"), h("button", { class: "primary", id: "btn-result-ok", onclick: ok }, st.match.over ? t("close") : t("next_game")));
   if (st.match.over) {
     parts.push(" ", h("button", { id: "btn-result-home", onclick: () => { box.hidden = true; go("/"); } }, t("home")));
     if (st.you) parts.push(" ", rematchButton(st));
@@ -569,10 +634,14 @@ function draw(st, board, extra = {}) {
   const moving = st.allowed.includes("move");
   const srcs = moving && S.replay === null ? sources() : new Set();
   const tg = moving && S.selected !== null ? targets(S.selected) : new Map();
+  // the last move stays on the board until the next roll: its dice, and marks on the points it left and reached
+  const last = extra.replay || extra.dice !== undefined ? null : st.game.last_move;
+  const showLastDice = !!last && !st.game.dice;
   const model = {
     mine: board.mine, theirs: board.theirs,
-    dice: extra.dice !== undefined ? extra.dice : st.game.dice,
-    diceMine: extra.diceMine !== undefined ? extra.diceMine : st.game.on_roll === view,
+    dice: extra.dice !== undefined ? extra.dice : showLastDice ? last.dice : st.game.dice,
+    diceMine: extra.diceMine !== undefined ? extra.diceMine : showLastDice ? last.player === view : st.game.on_roll === view,
+    diceLast: showLastDice, lastMove: last && !S.pending.length ? lastMoveMarks(last, view) : null,
     usedDice: extra.usedDice || [false, false], rolling: !!extra.rolling,
     cube: { value: extra.cubeValue || cube.value, owner: rel(extra.cubeOwner !== undefined ? extra.cubeOwner : cube.owner), offered: extra.replay ? null : rel(cube.offered_by), enabled: cube.enabled && st.match.length !== 1 },
     pips: { me: pipsOf(board.mine), them: pipsOf(board.theirs) },
@@ -584,6 +653,20 @@ function draw(st, board, extra = {}) {
     orientation: orientation(), slideMs: slideMs(), myColor: colour(view), theirColor: colour(other), showPips: settings.showPips,
     crawfordLabel: t("crawford_game"), pipsMyLabel: t("pips_mine"), pipsTheirLabel: t("pips_theirs"),
   });
+}
+
+// The points the last move's checkers left and reached, in the viewer's numbering (25 = the bar,
+// 0 = the mover's tray): a checker moved twice counts once, from its start to its end.
+function lastMoveMarks(last, view) {
+  const mine = last.player === view;
+  const vp = (p) => (mine || p === 25 || p === 0 ? p : 25 - p);
+  const paths = [];
+  for (const [from, to] of last.steps) {
+    const going = from === 25 ? null : paths.findLast((x) => x.to === from);
+    if (going) going.to = to;
+    else paths.push({ from, to });
+  }
+  return { side: mine ? "me" : "them", from: paths.map((x) => vp(x.from)), to: paths.map((x) => vp(x.to)) };
 }
 
 function render() {
@@ -602,6 +685,7 @@ function render() {
   }));
   // players, match info
   const pl = (side) => {
+    if (st.table.mode === "human" && !st.table.seated[side]) return t("seat_waiting", { side: t(side) });
     const pips = settings.showPips ? ` · ${t("pips")} ${side === view ? pipsOf(board.mine) : pipsOf(board.theirs)}` : "";
     return `${nameOf(st, side)}${st.you === side ? ` — ${t("you")}` : ""}${pips}`;
   };
@@ -634,6 +718,15 @@ function render() {
   $("#share-link").value = link;
   const free = st.table.mode === "human" && !st.you && (!st.table.seated.white || !st.table.seated.black);
   $("#join").hidden = !free;
+  if (free) $("#join-title").textContent = t("join_title", { invite: inviteText(st) });
+}
+
+// "Ann's 5-point match" / "Ann's money session", with its clock: what an invitation offers
+function inviteText(st) {
+  const host = st.table.seated.white ? "white" : "black";
+  const len = st.match.length;
+  const what = len ? t("invite_match", { who: displayName(st.table.names, host), n: len }) : t("invite_money", { who: displayName(st.table.names, host) });
+  return st.clock ? `${what} (${t("clock_minutes", { n: st.clock.minutes })})` : what;
 }
 
 // the clocks: the server's remaining time, counted down locally for the side to act
@@ -667,12 +760,13 @@ function renderStatus() {
   const turnName = nameOf(st, st.game.turn);
   const a = st.allowed;
   let text;
-  if (st.match.ended_by) text = sessionOverText(st);
+  if (S.held && !st.match.over) text = `${resultText(S.held.latest)} ${t("score_now", { a: st.match.score[st.view], b: st.match.score[st.view === "white" ? "black" : "white"] })}`;
+  else if (st.match.ended_by) text = sessionOverText(st);
   else if (st.match.over) {
     text = t("match_over", { who: nameOf(st, st.match.winner), a: st.match.score.white, b: st.match.score.black });
     if (st.match.timeout) text = `${t("lost_on_time", { who: nameOf(st, st.match.timeout) })} ${text}`;
   }
-  else if (st.table.status === "waiting") text = t("waiting_opponent");
+  else if (st.table.status === "waiting") text = st.you ? t("waiting_opponent") : t("invited", { invite: inviteText(st) });
   else if (!st.you) text = `${t("spectating")} ${t("waiting_for", { who: turnName })}`;
   else if (a.includes("move")) {
     text = st.move_graph && st.move_graph.length === 0 ? t("no_moves") : t("your_turn_move", { d: st.game.dice.join("-") });
@@ -683,9 +777,10 @@ function renderStatus() {
   else text = t("waiting_for", { who: turnName });
   // a person at the table who is not connected: a countdown while they may reconnect, then the
   // game is adjourned (it waits for them; their clock runs, if there is one)
-  const other = st.you === "white" ? "black" : st.you === "black" ? "white" : null;
-  if (other && st.table.mode === "human" && st.table.status === "playing" && !st.match.over
-      && st.present && st.present[other] === false) {
+  // (a spectator sees it for either player)
+  const others = st.you === "white" ? ["black"] : st.you === "black" ? ["white"] : ["white", "black"];
+  for (const other of others) {
+    if (st.table.mode !== "human" || st.table.status !== "playing" || st.match.over || !st.present || st.present[other] !== false) continue;
     const left = reconnectLeft(other);
     text = left > 0 ? `${t("opponent_dropped", { who: nameOf(st, other), left: clockText(left) })} ${text}`
       : `${t("opponent_away", { who: nameOf(st, other) })} ${text}`;
@@ -737,9 +832,13 @@ function renderControls() {
   if (S.replay !== null) return;
   const a = S.sent === st.version ? [] : st.allowed;
   if (a.includes("roll")) c.appendChild(button("act-roll", t("roll"), () => act("roll"), true));
-  if (a.includes("double") && doublingApplies(st)) c.appendChild(button("act-double", t("double"), () => act("double")));
+  if (a.includes("double") && doublingApplies(st)) {
+    c.appendChild(button("act-double", t("double"), () => confirmed(t("confirm_double", { v: st.game.cube.value * 2 }), t("double"), () => act("double"))));
+  }
   if (a.includes("take")) c.appendChild(button("act-take", t("take"), () => act("take"), true));
-  if (a.includes("pass")) c.appendChild(button("act-pass", t("pass"), () => act("pass")));
+  if (a.includes("pass")) {
+    c.appendChild(button("act-pass", t("pass"), () => confirmed(t("confirm_pass", { n: st.game.cube.value }), t("pass"), () => act("pass"))));
+  }
   if (a.includes("beaver")) c.appendChild(button("act-beaver", t("beaver"), () => act("beaver")));
   if (a.includes("accept_resignation")) {
     c.appendChild(button("act-accept-resignation", t("accept"), () => act("accept_resignation"), true));
@@ -760,23 +859,57 @@ function renderControls() {
     if (st.table.mode === "ai") c.appendChild(button("act-hint", t("hint"), () => send({ type: "hint" })));
   }
   if (a.includes("offer_draw")) c.appendChild(button("act-offer-draw", t("offer_draw"), () => act("offer_draw")));
+  if (S.held && !st.match.over) c.appendChild(button("act-next-game", t("next_game"), releaseHeld, true));
   if (st.match.over && st.you) c.appendChild(rematchButton(st));
   // a money session goes on until a player ends it (then its dice seed is revealed and it can be reviewed)
-  if (st.you && st.match.length === 0 && st.table.status === "playing" && !st.match.over && S.sent !== st.version) {
-    c.appendChild(button("act-end-session", t("end_session"), () => { if (confirm(t("end_session_confirm"))) act("end_session"); }));
+  if (st.you && st.match.length === 0 && st.table.status === "playing" && !st.match.over && S.sent !== st.version && !S.held) {
+    c.appendChild(button("act-end-session", t("end_session"), () => confirmed(t("end_session_confirm"), t("end_session"), () => act("end_session"), true)));
   }
-  if (a.includes("resign")) {
-    const sel = document.createElement("select");
-    sel.id = "resign-level";
-    sel.setAttribute("aria-label", t("resign_level"));
-    for (const lv of ["single", "gammon", "backgammon"]) {
-      const o = document.createElement("option");
-      o.value = lv; o.textContent = t(`resign_${lv}`);
-      sel.appendChild(o);
-    }
-    c.appendChild(sel);
-    c.appendChild(button("act-resign", t("resign"), () => act("resign", { level: sel.value })));
-  }
+  // resigning always asks: how much (single game, gammon, backgammon), then the player confirms
+  if (a.includes("resign")) c.appendChild(button("act-resign", t("resign"), () => askResign()));
+}
+
+// ------------------------------------------------------------ confirmations
+// Nothing that cannot be taken back happens on one click: resigning always opens a dialog to choose
+// how much and confirm; doubling, passing and ending a money session ask first unless the
+// "confirmActions" setting is off (as lichess's "confirm resignation and draw offers").
+// `ask(text, okLabel, choices)` opens #dlg-confirm; it resolves to the chosen value ("ok" without
+// choices) or null when cancelled.
+function ask(text, okLabel, choices = null) {
+  const dlg = $("#dlg-confirm");
+  $("#confirm-text").textContent = text;
+  $("#confirm-ok").textContent = okLabel;
+  const box = $("#confirm-choice");
+  box.hidden = !choices;
+  box.replaceChildren(...(choices || []).map(([value, label], i) => h("label", {},
+    h("input", { type: "radio", name: "confirm-choice", value, checked: i === 0 }), ` ${label}`)));
+  return new Promise((resolve) => {
+    dlg.onclose = () => {
+      if (dlg.returnValue !== "ok") { resolve(null); return; }
+      const picked = box.querySelector("input:checked");
+      resolve(choices ? (picked ? picked.value : null) : "ok");
+    };
+    dlg.returnValue = "";
+    dlg.showModal();
+    $("#confirm-cancel").focus();
+  });
+}
+async function confirmed(text, okLabel, then, always = false) {
+  if (!settings.confirmActions && !always) { then(); return; }
+  const version = S.state.version;
+  if ((await ask(text, okLabel)) && S.state && S.state.version === version) then();
+}
+async function askResign() {
+  const st = S.state;
+  const version = st.version;
+  const levels = ["single", "gammon", "backgammon"].map((lv) => [lv, t(`resign_${lv}_points`, { n: resignPoints(st, lv) })]);
+  const level = await ask(t("confirm_resign"), t("resign"), levels);
+  if (level && S.state && S.state.version === version) act("resign", { level });
+}
+// what a resignation at each level gives the opponent now (the server counts it: cube, Jacoby rule,
+// backgammon value)
+function resignPoints(st, level) {
+  return st.resign_points ? st.resign_points[level] : st.game.cube.value;
 }
 
 // What plays itself, each by its own setting: a forced move (one legal play, or none), the roll
@@ -911,6 +1044,7 @@ function renderMoveList() {
   let game = 0;
   h.entries.forEach((e, i) => {
     if (e.kind === "start" || e.kind === "roll") return;
+    if (S.held && e.game > S.held.game) return;  // the next game waits until the player asks for it
     if (e.game !== game) {
       game = e.game;
       const head = document.createElement("li");
@@ -924,10 +1058,13 @@ function renderMoveList() {
     const text = eventText(e, h.entries[i - 1]);
     li.textContent = who ? `${who}: ${text}` : text;
     li.dataset.index = i;
-    if (S.replay === i) li.className = "current";
+    if (S.replay === i) { li.className = "current"; li.setAttribute("aria-current", "step"); }
     li.onclick = () => { S.replay = i; render(); renderMoveList(); };
     ol.appendChild(li);
   });
+  // followed live: the latest move (or cube action) is the current one
+  const items = ol.querySelectorAll("li[data-index]");
+  if (S.replay === null && items.length) { items[items.length - 1].classList.add("latest"); items[items.length - 1].setAttribute("aria-current", "step"); }
   if (S.replay === null) ol.scrollTop = ol.scrollHeight;
 }
 function renderReplay() {

@@ -51,9 +51,10 @@ function isDark(hex) {
   return r * 0.3 + g * 0.59 + b * 0.11 < 128;
 }
 
-function die(g, x, y, value, used, rolling) {
+// a die; `last`: the dice of the move just played, left on the board until the next roll
+function die(g, x, y, value, used, rolling, last = false) {
   const size = 56;
-  const grp = el("g", { class: "die" + (used ? " used" : "") + (rolling ? " rolling" : ""), "data-value": value });
+  const grp = el("g", { class: "die" + (used ? " used" : "") + (rolling ? " rolling" : "") + (last ? " last" : ""), "data-value": value });
   grp.appendChild(el("rect", { x: x - size / 2, y: y - size / 2, width: size, height: size, rx: 10, fill: used ? "#bbb" : "#fffdf5", stroke: "#333", "stroke-width": 2, class: "die-face" }));
   const pips = { 1: [[0, 0]], 2: [[-1, -1], [1, 1]], 3: [[-1, -1], [0, 0], [1, 1]], 4: [[-1, -1], [1, -1], [-1, 1], [1, 1]], 5: [[-1, -1], [1, -1], [0, 0], [-1, 1], [1, 1]], 6: [[-1, -1], [1, -1], [-1, 0], [1, 0], [-1, 1], [1, 1]] }[value] || [];
   for (const [dx, dy] of pips) grp.appendChild(el("circle", { cx: x + dx * 15, cy: y + dy * 15, r: 5.5, fill: "#222", class: "die-pip" }));
@@ -90,6 +91,8 @@ export function renderBoard(svg, model, opts) {
     const labelY = bottom ? 754 : 14;
     root.appendChild(el("text", { x: X(x0 + COL / 2), y: Y(labelY) + (opts.orientation.startsWith("top") ? 4 : 0), "text-anchor": "middle", class: "pointnum" }, String(p)));
   }
+  // the last move: the points its checkers left and reached (viewer numbering; 25 = bar, 0 = a tray)
+  if (model.lastMove) markLastMove(root, model.lastMove, opts, X, Y);
   // checkers on points
   const checkers = el("g", { class: "checkers" });
   root.appendChild(checkers);
@@ -148,8 +151,8 @@ export function renderBoard(svg, model, opts) {
   if (model.dice) {
     const xs = model.diceMine ? [665, 755] : [185, 275];
     const [a, b] = model.dice;
-    die(root, X(xs[0]), Y(380), a, model.usedDice?.[0], model.rolling);
-    die(root, X(xs[1]), Y(380), b, model.usedDice?.[1], model.rolling);
+    die(root, X(xs[0]), Y(380), a, model.usedDice?.[0], model.rolling, model.diceLast);
+    die(root, X(xs[1]), Y(380), b, model.usedDice?.[1], model.rolling, model.diceLast);
   }
   if (model.opening) {
     // the opening roll: one die for each side
@@ -174,6 +177,33 @@ export function renderBoard(svg, model, opts) {
     const lx = model.dice && !model.diceMine ? 710 : 230;
     root.appendChild(el("text", { x: X(lx), y: Y(380) + 8, "text-anchor": "middle", class: "crawford" }, opts.crawfordLabel || "Crawford"));
   }
+}
+
+// The last move's marks, under the checkers: each point (or the bar, or the mover's tray) a checker
+// left is outlined, each point it reached is lit; every mark carries data-last-move="from" or "to".
+// lastMove: {side: "me"|"them", from: [points], to: [points]} in the viewer's numbering.
+function markLastMove(root, lastMove, opts, X, Y) {
+  const marks = el("g", { class: "last-move", "data-side": lastMove.side });
+  const mark = (p, kind) => {
+    const attrs = { class: `last-move-mark ${kind}`, "data-last-move": kind, "data-mark-point": p };
+    if (p === 25) {
+      marks.appendChild(el("rect", { ...attrs, x: Math.min(X(440), X(500)), y: 20, width: 60, height: 720 }));
+    } else if (p === 0) {
+      const mine = lastMove.side === "me";
+      const y = mine ? Math.min(Y(420), Y(740)) : Math.min(Y(20), Y(340));
+      marks.appendChild(el("rect", { ...attrs, x: Math.min(X(925), X(990)), y, width: 65, height: 320, rx: 6 }));
+    } else {
+      const { x0, bottom } = baseColumn(p);
+      const baseY = bottom ? 740 : 20;
+      const tipY = bottom ? 440 : 320;
+      const pts = [[x0 + 3, baseY], [x0 + COL - 3, baseY], [x0 + COL / 2, tipY]].map(([x, y]) => `${X(x)},${Y(y)}`).join(" ");
+      marks.appendChild(el("polygon", { ...attrs, points: pts }));
+    }
+  };
+  const to = new Set(lastMove.to);
+  for (const p of new Set(lastMove.from)) if (!to.has(p)) mark(p, "from");
+  for (const p of to) mark(p, "to");
+  root.appendChild(marks);
 }
 
 // Which point (viewer numbering) is under the client position: 1..24, 25 (bar), 0 (my tray), or null.

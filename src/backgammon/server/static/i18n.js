@@ -6,6 +6,49 @@ import { renderRich } from "./dom.js";
 
 export const MESSAGES = {
   en: {
+    err_illegal_play_for_roll: "{play} is not possible with {dice}.",
+    err_roll_can_be_played: "{dice} can be played: move your checkers.",
+    err_ambiguous_play: "{play} could be more than one play with {dice}: {options}.",
+    err_invalid_move_text: "“{text}” is not a move. Write moves like 13/7 8/7 or bar/22.",
+    err_illegal_play: "That play is not possible with this roll.",
+    err_not_your_turn: "It is not your turn.",
+    err_game_over: "The game is over.",
+    err_status_400: "That input was not understood.",
+    err_status_401: "Please log in first.",
+    err_status_403: "That is not allowed.",
+    err_status_404: "Not found.",
+    err_status_409: "That is not possible now.",
+    err_status_413: "That is too large.",
+    err_status_422: "That play is not possible.",
+    err_status_429: "Too many requests: please wait a moment and try again.",
+    err_status_500: "Something went wrong on the server. Please try again.",
+    err_status_503: "The server is busy: please wait a moment and try again.",
+    err_status_other: "The server refused the request.",
+    score_now: "Score {a}–{b}.",
+    invited: "You are invited to {invite}: enter your name and join.",
+    join_title: "Join {invite}",
+    invite_match: "{who}'s {n}-point match",
+    invite_match_one: "{who}'s 1-point match",
+    invite_money: "{who}'s money session",
+    clock_minutes: "{n} minutes each",
+    clock_minutes_one: "1 minute each",
+    seat_waiting: "Waiting for a player ({side})",
+    confirm_double: "Double to {v}? Your opponent then takes or passes.",
+    confirm_pass: "Pass the double and give up this game ({n} points)?",
+    confirm_pass_one: "Pass the double and give up this game (1 point)?",
+    confirm_resign: "Resign this game? Choose how much you give up:",
+    resign_single_points: "Single game ({n} points)",
+    resign_single_points_one: "Single game (1 point)",
+    resign_gammon_points: "Gammon ({n} points)",
+    resign_gammon_points_one: "Gammon (1 point)",
+    resign_backgammon_points: "Backgammon ({n} points)",
+    resign_backgammon_points_one: "Backgammon (1 point)",
+    cancel: "Cancel",
+    confirm_actions: "Ask before doubling, passing or ending a session",
+    next_game_setting: "After a game",
+    next_game_click: "Wait until I press “Next game”",
+    next_game_3: "Next game after 3 seconds",
+    next_game_8: "Next game after 8 seconds",
     puzzles: "Puzzles",
     pz_title: "Puzzles from your games",
     pz_intro: "Positions where you went wrong in your finished games. Find the better play or cube decision: a wrong answer gets a second try, then the answer.",
@@ -266,6 +309,43 @@ A match is played to N points. When a side first reaches N−1 points, the next 
 Click or drag a checker; the legal destinations light up. Drag to the tray to bear off. Undo takes back moves within your turn; the turn ends when you confirm.`,
   },
   ja: {
+    err_illegal_play_for_roll: "{dice}で{play}は指せません。",
+    err_roll_can_be_played: "{dice}は動かせます。駒を動かしてください。",
+    err_ambiguous_play: "{play}は{dice}で複数の指し方に当てはまります: {options}",
+    err_invalid_move_text: "「{text}」は指し手として読めません。13/7 8/7 や bar/22 のように書いてください。",
+    err_illegal_play: "その手はこの目では指せません。",
+    err_not_your_turn: "あなたの番ではありません。",
+    err_game_over: "ゲームは終わっています。",
+    err_status_400: "入力が正しくありません。",
+    err_status_401: "ログインが必要です。",
+    err_status_403: "この操作は許可されていません。",
+    err_status_404: "見つかりません。",
+    err_status_409: "今はその操作はできません。",
+    err_status_413: "大きすぎます。",
+    err_status_422: "その手は指せません。",
+    err_status_429: "操作が多すぎます。少し待ってからもう一度試してください。",
+    err_status_500: "サーバーでエラーが起きました。もう一度試してください。",
+    err_status_503: "サーバーが混み合っています。少し待ってからもう一度試してください。",
+    err_status_other: "サーバーが要求を受け付けませんでした。",
+    score_now: "スコア {a}–{b}。",
+    invited: "{invite}に招待されています。名前を入れて参加してください。",
+    join_title: "{invite}に参加",
+    invite_match: "{who}さんの{n}ポイントマッチ",
+    invite_money: "{who}さんのマネーセッション",
+    clock_minutes: "持ち時間 各{n}分",
+    seat_waiting: "対戦相手を待っています({side})",
+    confirm_double: "{v}にダブルしますか?相手がテイクかパスを選びます。",
+    confirm_pass: "ダブルをパスして、このゲームを落としますか({n}ポイント)?",
+    confirm_resign: "このゲームを投了しますか?失うポイントを選んでください:",
+    resign_single_points: "シングル({n}ポイント)",
+    resign_gammon_points: "ギャモン({n}ポイント)",
+    resign_backgammon_points: "バックギャモン({n}ポイント)",
+    cancel: "キャンセル",
+    confirm_actions: "ダブル・パス・セッション終了の前に確認する",
+    next_game_setting: "ゲームの終了後",
+    next_game_click: "「次のゲーム」を押すまで待つ",
+    next_game_3: "3秒後に次のゲームへ",
+    next_game_8: "8秒後に次のゲームへ",
     puzzles: "パズル",
     pz_title: "自分の対局からのパズル",
     pz_intro: "終わった対局であなたが間違えた局面です。より良い手やキューブの判断を見つけましょう。間違えたらもう一度挑戦でき、その後に答えが表示されます。",
@@ -550,6 +630,23 @@ export function t(key, vars = {}) {
   let text = one ?? MESSAGES[current][key] ?? MESSAGES.en[key] ?? key;
   for (const [k, v] of Object.entries(vars)) text = text.replaceAll(`{${k}}`, String(v));
   return text;
+}
+
+// Whether the current language has a text for this key.
+export function has(key) {
+  return Object.hasOwn(MESSAGES[current], key);
+}
+
+// An error from the server in the player's words: the server sends a stable code with its
+// parameters beside its English message ({status, code, params, message}). A code with a text of
+// its own (err_CODE) is worded from it; otherwise English shows the server's message and other
+// languages a text for the kind of error (err_status_NNN), never English.
+export function errorText(err) {
+  const key = `err_${err.code}`;
+  if (err.code && has(key)) return t(key, err.params || {});
+  if (current === "en" && err.message) return err.message;
+  const status = `err_status_${err.status}`;
+  return t(has(status) ? status : "err_status_other");
 }
 
 export function applyTranslations(root = document) {
