@@ -67,7 +67,7 @@ def check_database(database_url: str | None, data_dir: Path) -> None:
     Raises:
         BackgammonError: naming the URL (password hidden) and why it cannot be used.
     """
-    from backgammon.server.db import database_url_for, open_database
+    from backgammon.server.db import StorageError, database_url_for, open_database
 
     url = database_url if database_url is not None else database_url_for(data_dir)
     hidden = _hide_password(url)
@@ -78,6 +78,8 @@ def check_database(database_url: str | None, data_dir: Path) -> None:
         what, advice = f"the database in --data-dir {str(data_dir)!r}", "give another --data-dir"
     try:
         sessions = open_database(url)
+    except StorageError:  # in use by another process, empty or damaged: its own message says what to do
+        raise
     except BackgammonError as exc:  # not a URL, or no driver for it
         text = str(exc)
         for shown in (url, url.replace("postgresql://", "postgresql+psycopg://", 1)):

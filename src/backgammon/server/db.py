@@ -7,11 +7,21 @@ run by :func:`open_database` every time the server starts.
 
 Every game action is a row of ``actions`` (``table_id``, ``seq``), appended before it is
 broadcast; a table's state is the replay of its actions.
+
+A SQLite database refuses to start broken (:class:`StorageError`, one line naming the file and
+what to do): a second process on the same file (a lock file beside it, held while the process
+lives: the kernel frees it when the process ends, even by ``kill -9``), a file of zero bytes (a
+truncated site; a new site has no file yet), and a file that SQLite's ``PRAGMA quick_check``
+finds damaged. On PostgreSQL the migrations of processes that start at once are serialised by
+an advisory lock (:data:`MIGRATION_LOCK`).
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import os
+import threading
+import weakref
 from pathlib import Path
 
 from sqlalchemy import (
@@ -30,7 +40,7 @@ from sqlalchemy import (
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
 
-from backgammon.errors import InvalidInputError
+from backgammon.errors import BackgammonError, InvalidInputError
 
 
 def utcnow() -> _dt.datetime:
@@ -100,11 +110,107 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:  # pragma: no cover - tr
     cursor.close()
 
 
+class StorageError(BackgammonError):
+    """The database cannot be used as it is (in use by another process, empty, damaged)."""
+
+
+_LOCKS: dict[str, list[int]] = {}  # lock file -> [descriptor, engines of this process using it]
+_LOCKS_GUARD = threading.Lock()
+
+
+def lock_sqlite_file(engine: Engine, path: Path) -> None:
+    """Hold ``<path>.lock`` for this process while ``engine`` lives (an exclusive ``flock``, which
+    the kernel drops when the process ends); other engines of this process share it.
+
+    Raises:
+        StorageError: if another process holds it.
+    """
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX: no lock
+        return
+    if not path.parent.is_dir():
+        return  # nothing to lock: SQLite says it cannot open the file
+    lock_path = path.with_name(path.name + ".lock")
+    key = str(lock_path.resolve())
+    with _LOCKS_GUARD:
+        held = _LOCKS.get(key)
+        if held is None:
+            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                owner = os.read(fd, 32).decode("ascii", "replace").strip()
+                os.close(fd)
+                raise StorageError(
+                    f"the database {str(path)!r} is in use by another server process"
+                    + (f" (pid {owner})" if owner.isdigit() else "")
+                    + ": one process per SQLite data folder; stop that one or give another --data-dir "
+                    "(several processes need PostgreSQL: --database-url postgresql://... --workers N)"
+                ) from None
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode())
+            held = _LOCKS[key] = [fd, 0]
+        held[1] += 1
+    weakref.finalize(engine, _unlock_sqlite_file, key)
+
+
+def _unlock_sqlite_file(key: str) -> None:
+    with _LOCKS_GUARD:
+        held = _LOCKS.get(key)
+        if held is None:
+            return
+        held[1] -= 1
+        if held[1] <= 0:
+            del _LOCKS[key]
+            os.close(held[0])  # (closing the last descriptor drops the flock)
+
+
+def check_sqlite_file(engine: Engine, path: Path) -> None:
+    """Refuse a SQLite file that exists but is empty (zero bytes: a new site has no file yet) or
+    that ``PRAGMA quick_check`` finds damaged.
+
+    Raises:
+        StorageError: naming the file, what is wrong and what to do.
+    """
+    if not path.is_file():
+        return  # a new site (or a path SQLite cannot open: it says so)
+    if path.stat().st_size == 0:
+        raise StorageError(
+            f"the database {str(path)!r} is empty (0 bytes): it was truncated, or created by hand; restore it "
+            "from a backup, or delete it to start a new site"
+        )
+    try:
+        with engine.connect() as connection:
+            rows = [str(row[0]) for row in connection.exec_driver_sql("PRAGMA quick_check")]
+    except Exception as exc:  # noqa: BLE001 - sqlite3.DatabaseError: "file is not a database", "malformed"
+        detail = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+        rows = [detail[0] if detail else type(exc).__name__]
+    if rows != ["ok"]:
+        shown = "; ".join(rows[:3]) + (f" (and {len(rows) - 3} more)" if len(rows) > 3 else "")
+        raise StorageError(
+            f"the database {str(path)!r} is damaged (SQLite's quick_check: {shown[:200]}); restore it from a "
+            "backup (or try sqlite3's .recover); the server does not start on a damaged database"
+        )
+
+
+def sqlite_file(engine: Engine) -> Path | None:
+    """The file of a SQLite engine, or None (another database, or SQLite in memory)."""
+    name = engine.url.database
+    if engine.dialect.name != "sqlite" or not name or name == ":memory:" or name.startswith("file:"):
+        return None
+    return Path(name)
+
+
 def open_database(url: str) -> sessionmaker:
     """Connect, run the Alembic migrations to the latest revision, return a session factory.
 
+    A SQLite file is locked for this process and checked first (:func:`lock_sqlite_file`,
+    :func:`check_sqlite_file`).
+
     Raises:
         InvalidInputError: if the URL is not a database URL SQLAlchemy understands.
+        StorageError: if the SQLite file is in use by another process, empty or damaged.
     """
     try:
         if url.startswith("postgresql://"):
@@ -112,6 +218,10 @@ def open_database(url: str) -> sessionmaker:
         engine = create_engine(url, future=True, pool_pre_ping=True)
     except Exception as exc:  # noqa: BLE001 - sqlalchemy.exc.ArgumentError, missing driver (ImportError)
         raise InvalidInputError(f"invalid database url {url!r}: {exc}") from None
+    path = sqlite_file(engine)
+    if path is not None:
+        lock_sqlite_file(engine, path)
+        check_sqlite_file(engine, path)  # (before the pragmas: WAL mode writes to the file)
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
     run_migrations(engine)
