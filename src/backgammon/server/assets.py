@@ -14,18 +14,20 @@ all get one version, of the whole folder. A request whose ``v`` is the file's cu
 a page) gets ``no-cache`` with an ``ETag``, so nothing stale is ever used. Text files are kept
 gzipped as well (level 9, made once) and sent so to a client that accepts gzip.
 
-The folder is read again whenever a file in it changes (its size or modification time), so an
-edited file is served at once, under a new version, without a restart.
+The folder is read again when a file in it changes (its size or modification time; looked at
+once a second at most), so an edited file is served under a new version without a restart.
 """
 
 from __future__ import annotations
 
 import gzip
 import hashlib
+import math
 import mimetypes
 import os
 import re
 import threading
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from graphlib import CycleError, TopologicalSorter
@@ -151,8 +153,10 @@ def build(raw: Mapping[str, bytes]) -> dict[str, Asset]:
 class StaticAssets:
     """A folder of static files, served with versioned references (see the module's text)."""
 
-    def __init__(self, directory: Path = STATIC_DIR) -> None:
+    def __init__(self, directory: Path = STATIC_DIR, recheck: float = 1.0) -> None:
         self.directory = directory
+        self.recheck = recheck  # seconds between looks at the files' sizes and times (a look: about 1 ms)
+        self._checked = -math.inf
         self._stamp: tuple[tuple[str, int, int], ...] | None = None
         self._assets: dict[str, Asset] = {}
         self._lock = threading.Lock()
@@ -168,7 +172,11 @@ class StaticAssets:
         return tuple(found)
 
     def assets(self) -> dict[str, Asset]:
-        """Every file's served form, read again if a file changed since the last call."""
+        """Every file's served form, read again if a file changed (looked at once a ``recheck``)."""
+        now = time.monotonic()
+        if now - self._checked < self.recheck:
+            return self._assets
+        self._checked = now
         stamp = self._scan()
         if stamp != self._stamp:
             with self._lock:
