@@ -118,13 +118,16 @@ def test_a_typed_move_is_played_and_a_wrong_one_refused_with_the_message(browser
     bad = "24/18"
     with pytest.raises(urllib.error.HTTPError) as refused:
         server.api("POST", f"/api/tables/{table['id']}/actions", {"action": "move", "play": bad}, token=table["token"])
-    message = json.loads(refused.value.read())["error"]
-    assert message
+    body = json.loads(refused.value.read())
+    assert body["error"] and body["code"] == "illegal_play_for_roll" and body["params"]["play"] == bad
+    # the browser words it from the code: the play and the roll, never a Position ID
+    message = f"{bad} is not possible with {body['params']['dice']}."
     press_on_page(page, "m")  # m puts the cursor in the move box
     assert page.evaluate("() => document.activeElement.id") == "move-text"
     page.keyboard.type(bad)
     page.keyboard.press("Enter")
     page.wait_for_function("m => document.querySelector('#flash').textContent.includes(m)", arg=message)
+    assert st["game"]["position_id"] not in page.inner_text("#flash")
     assert state(server, table)["version"] == st["version"]
     # the right text is played
     page.fill("#move-text", play_text(moves_of(st)[0]))

@@ -227,7 +227,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     async def require_user(request: Request) -> User:
         user = await current_user(request)
         if user is None:
-            raise HTTPError(401, "not logged in")
+            raise HTTPError(401, "not logged in", "not_logged_in")
         return user
 
     async def login_response(request: Request, user: User) -> JSONResponse:
@@ -253,7 +253,12 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         wait = auth_limits.registration(address) if registration else auth_limits.attempt(address)
         if wait:
             what = "registrations" if registration else "login attempts"
-            raise HTTPError(429, f"too many {what} from your address: try again in {int(wait) + 1} s")
+            raise HTTPError(
+                429,
+                f"too many {what} from your address: try again in {int(wait) + 1} s",
+                "too_many_requests",
+                {"seconds": int(wait) + 1},
+            )
 
     async def name_for(request: Request, doc: dict[str, Any]) -> tuple[str, int | None]:
         """The name and user id a table seat is taken under: the account's, or a guest's name
@@ -327,15 +332,18 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
         user = await asyncio.to_thread(lookup)
         if user is None:  # (unknown accounts are not tracked: that would be memory for the asking)
-            raise HTTPError(401, "wrong username or password")
+            raise HTTPError(401, "wrong username or password", "bad_login")
         address = client_address(request)
         wait = auth_limits.start_login(user.username, address)  # counted before the hash, in one step
         if wait:
             raise HTTPError(
-                429, f"too many failed logins for {username!r} from your address: try again in {int(wait) + 1} s"
+                429,
+                f"too many failed logins for {username!r} from your address: try again in {int(wait) + 1} s",
+                "too_many_requests",
+                {"seconds": int(wait) + 1},
             )
         if not await verify_password_async(password, user.password_hash):
-            raise HTTPError(401, "wrong username or password")
+            raise HTTPError(401, "wrong username or password", "bad_login")
         auth_limits.login_succeeded(user.username, address)
         return await login_response(request, user)
 

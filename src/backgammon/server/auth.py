@@ -88,9 +88,15 @@ def check_username(username: object) -> str:
         InvalidInputError: unless it is 3-20 letters, digits, '_' or '-', and not reserved.
     """
     if not isinstance(username, str) or not _USERNAME.match(username):
-        raise InvalidInputError(f"invalid username {shown(username)}: expected 3 to 20 letters, digits, '_' or '-'")
+        raise InvalidInputError(
+            f"invalid username {shown(username)}: expected 3 to 20 letters, digits, '_' or '-'", code="invalid_username"
+        )
     if username.lower() in RESERVED_USERNAMES:
-        raise InvalidInputError(f"invalid username {username!r}: reserved, choose another")
+        raise InvalidInputError(
+            f"invalid username {username!r}: reserved, choose another",
+            code="reserved_username",
+            params={"name": username},
+        )
     return username
 
 
@@ -101,7 +107,7 @@ def check_password(password: object) -> str:
         InvalidInputError: unless it is a string of 6 to 200 characters.
     """
     if not isinstance(password, str) or not 6 <= len(password) <= 200:
-        raise InvalidInputError("invalid password: expected 6 to 200 characters")
+        raise InvalidInputError("invalid password: expected 6 to 200 characters", code="invalid_password")
     return password
 
 
@@ -186,14 +192,16 @@ def create_user(sessions: sessionmaker, username: str, password_hash: str) -> Us
         IllegalActionError: if the name is taken, ignoring case ("Alice" when "alice" exists).
     """
     if user_named(sessions, username) is not None:
-        raise IllegalActionError(f"username {username!r} is taken")
+        raise IllegalActionError(f"username {username!r} is taken", code="username_taken", params={"name": username})
     user = User(username=username, password_hash=password_hash, rating=1500.0, experience=0, settings={})
     try:
         with sessions() as db:
             db.add(user)
             db.commit()
     except IntegrityError:  # registered meanwhile under the same name
-        raise IllegalActionError(f"username {username!r} is taken") from None
+        raise IllegalActionError(
+            f"username {username!r} is taken", code="username_taken", params={"name": username}
+        ) from None
     return user
 
 
@@ -206,7 +214,11 @@ def guest_name(sessions: sessionmaker, name: object) -> str:
     """
     name = check_name(name)
     if user_named(sessions, name) is not None:
-        raise IllegalActionError(f"the name {name!r} belongs to a registered player: log in to use it")
+        raise IllegalActionError(
+            f"the name {name!r} belongs to a registered player: log in to use it",
+            code="name_registered",
+            params={"name": name},
+        )
     return name
 
 

@@ -382,8 +382,10 @@ function holdEnd(prev, next, event) {
   S.pending = []; S.selected = null; S.sent = null;
   clearFlash();
   $("#hints").hidden = true;
+  // the game just ended, with the score it gave (the next game's number, Crawford mark and position wait)
+  const match = { ...next.match, game_number: prev.match.game_number, crawford: prev.match.crawford, post_crawford: prev.match.post_crawford };
   S.state = {
-    ...next, allowed: [], move_graph: null, plays: 0,
+    ...next, allowed: [], move_graph: null, plays: 0, match,
     game: { ...prev.game, board, dice: null, last_move: last, cube: { ...prev.game.cube, offered_by: null } },
   };
   S.lastGameNumber = next.match.game_number;
@@ -530,7 +532,7 @@ function showResult(st) {
       [import("./study-i18n.js"), import("./review-chart.js"), import("./i18n.js")]);
     const m = (k) => STUDY_MESSAGES[language()]?.[k] ?? STUDY_MESSAGES.en[k];
     summary.firstChild.textContent = m("result_pr");
-    const path = `/api/study/reviews/${encodeURIComponent(tableId)}`;
+    const path = `/api/study/reviews/${encodeURIComponent(tableId)}?decisions=false`;  // the summary only
     let res = await fetch(path);
     if (res.status === 404) res = await fetch(path, { method: "POST" });
     if (!res.ok) res = await fetch(path);  // the other player's browser may have just stored it
@@ -1031,7 +1033,7 @@ async function loadHistory() {
   if (!S.id) return;
   const id = S.id;
   try {
-    const h = await api("GET", `/api/tables/${id}/history`);
+    const h = await api("GET", `/api/tables/${id}/history?positions=false`);  // the list only: positions on demand
     if (S.id !== id) return;
     S.history = h;
     renderMoveList();
@@ -1067,9 +1069,22 @@ function renderMoveList() {
   if (S.replay === null && items.length) { items[items.length - 1].classList.add("latest"); items[items.length - 1].setAttribute("aria-current", "step"); }
   if (S.replay === null) ol.scrollTop = ol.scrollHeight;
 }
+// One entry's position (board, dice, cube, IDs) for the replay, fetched when first shown and kept
+// (a stored action's entry never changes).
+const ENTRIES = new Map();
+function replayEntry(seq) {
+  const key = `${S.id}:${seq}`;
+  if (ENTRIES.has(key)) return ENTRIES.get(key);
+  ENTRIES.set(key, null);
+  api("GET", `/api/tables/${encodeURIComponent(S.id)}/history/${seq}`)
+    .then((e) => { ENTRIES.set(key, e); if (S.replay === seq) render(); })
+    .catch(() => ENTRIES.delete(key));
+  return null;
+}
 function renderReplay() {
   const st = S.state;
-  const e = S.history.entries[S.replay];
+  const e = replayEntry(S.replay);
+  if (!e) return;
   const white = e.board;
   const board = st.view === "white" ? cloneBoard(white) : { mine: white.theirs.slice(), theirs: white.mine.slice() };
   draw(st, board, { dice: e.dice, diceMine: e.on_roll === st.view, cubeValue: e.cube, cubeOwner: e.cube_owner, replay: true });

@@ -6,6 +6,15 @@ import { renderRich } from "./dom.js";
 
 export const MESSAGES = {
   en: {
+    err_bad_login: "Wrong username or password.",
+    err_not_logged_in: "Please log in first.",
+    err_too_many_requests: "Too many tries: wait {seconds} s and try again.",
+    err_invalid_username: "Usernames are 3 to 20 letters, digits, _ or -.",
+    err_reserved_username: "“{name}” is reserved: choose another username.",
+    err_invalid_password: "That password does not follow the rule below the box.",
+    err_username_taken: "The username “{name}” is taken.",
+    err_name_registered: "“{name}” belongs to a registered player: log in to use it.",
+    password_rule: "New accounts: a username of 3 to 20 letters, digits, _ or -, and a password of at least 6 characters.",
     err_illegal_play_for_roll: "{play} is not possible with {dice}.",
     err_roll_can_be_played: "{dice} can be played: move your checkers.",
     err_ambiguous_play: "{play} could be more than one play with {dice}: {options}.",
@@ -309,6 +318,15 @@ A match is played to N points. When a side first reaches N−1 points, the next 
 Click or drag a checker; the legal destinations light up. Drag to the tray to bear off. Undo takes back moves within your turn; the turn ends when you confirm.`,
   },
   ja: {
+    err_bad_login: "ユーザー名またはパスワードが違います。",
+    err_not_logged_in: "ログインしてください。",
+    err_too_many_requests: "試行が多すぎます。{seconds}秒待ってからもう一度試してください。",
+    err_invalid_username: "ユーザー名は3〜20文字の英数字、_ または - です。",
+    err_reserved_username: "「{name}」は使えません。別のユーザー名を選んでください。",
+    err_invalid_password: "パスワードが入力欄の下の条件を満たしていません。",
+    err_username_taken: "ユーザー名「{name}」はすでに使われています。",
+    err_name_registered: "「{name}」は登録済みのプレイヤーの名前です。使うにはログインしてください。",
+    password_rule: "新規登録: ユーザー名は3〜20文字の英数字、_ または -、パスワードは6文字以上です。",
     err_illegal_play_for_roll: "{dice}で{play}は指せません。",
     err_roll_can_be_played: "{dice}は動かせます。駒を動かしてください。",
     err_ambiguous_play: "{play}は{dice}で複数の指し方に当てはまります: {options}",
