@@ -3,7 +3,6 @@ proxies, login limits per (account, address) counted before the hash, registrati
 
 from __future__ import annotations
 
-import subprocess
 import threading
 import time
 import warnings
@@ -19,7 +18,7 @@ from backgammon.server import auth
 from backgammon.server.app import ServerConfig, create_app
 from backgammon.server.serving import ServeOptions, parse_trusted_proxies
 
-from ._servers import BACKGAMMON, free_port
+from ._servers import Server
 
 warnings.filterwarnings("ignore", message=".*cookies.*")
 PW = "pw-123456"
@@ -107,26 +106,9 @@ def test_serve_ignores_forwarded_headers_unless_the_proxy_is_named(tmp_path):
     trusted it by default); with --forwarded-allow-ips 127.0.0.1 it names the client, and
     X-Forwarded-Proto: https makes the session cookie Secure."""
     for trusted in (False, True):
-        port = free_port()
-        cmd = [BACKGAMMON, "serve", "--port", str(port), "--data-dir", str(tmp_path / f"d{trusted}")]
-        if trusted:
-            cmd += ["--forwarded-allow-ips", "127.0.0.1"]
-        log = tmp_path / f"serve{trusted}.log"
-        with open(log, "wb") as out:
-            proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
+        server = Server(tmp_path, f"d{trusted}", extra=["--forwarded-allow-ips", "127.0.0.1"] if trusted else [])
         try:
-            url = f"http://127.0.0.1:{port}"
-            deadline = time.monotonic() + 120
-            while True:
-                assert proc.poll() is None, log.read_text()
-                try:
-                    if httpx.get(f"{url}/api/health", timeout=2).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    pass
-                assert time.monotonic() < deadline, log.read_text()
-                time.sleep(0.2)
-            with httpx.Client(base_url=url) as http:
+            with httpx.Client(base_url=server.http) as http:
                 codes = [
                     http.post(
                         "/api/login",
@@ -141,8 +123,7 @@ def test_serve_ignores_forwarded_headers_unless_the_proxy_is_named(tmp_path):
                     headers={"x-forwarded-for": "198.18.9.9", "x-forwarded-proto": "https"},
                 )
         finally:
-            proc.terminate()
-            proc.wait(timeout=30)
+            server.stop()
         if trusted:
             assert codes == [401] * 12
             assert r.status_code == 200 and "secure" in r.headers["set-cookie"].lower()
