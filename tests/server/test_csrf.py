@@ -34,11 +34,13 @@ def test_a_text_plain_form_cannot_log_the_victim_in(victim):
         headers={"content-type": "text/plain", "origin": "https://evil.example"},
     )
     assert r.status_code == 403 and "Origin 'https://evil.example' is not this site" in r.json()["error"]
+    assert r.json()["code"] == "cross_site"
     assert "bg_session" not in r.cookies
     r = victim.post(  # the same without an Origin (a non-browser client): the content type alone refuses it
         "/api/login", content=b'{"username": "vicky", "password": "pw-123456"}', headers={"content-type": "text/plain"}
     )
     assert r.status_code == 415 and "unsupported content type 'text/plain'" in r.json()["error"]
+    assert r.json()["code"] == "unsupported_content_type"
     assert r.headers["x-content-type-options"] == "nosniff"  # the security headers apply to refusals
     for kind in ("application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/jsonx"):
         r = victim.post("/api/login", content=b"username=vicky", headers={"content-type": kind})
@@ -88,6 +90,7 @@ def test_csrf_refusal_rules():
     assert csrf_refusal("DELETE", {**host, "origin": "https://bg.example:8443"}) == (
         403,
         "cross-site request refused: Origin 'https://bg.example:8443' is not this site",
+        "cross_site",
     )
     assert csrf_refusal("PATCH", {**host, "transfer-encoding": "chunked"})[0] == 415
     assert csrf_refusal("POST", {**host, "referer": "::not a url"})[0] == 403

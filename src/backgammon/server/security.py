@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from backgammon.server import protocol
-from backgammon.server.errors import HTTPError, error_status
+from backgammon.server.errors import HTTPError, error_info
 
 # A Host header we are willing to repeat inside the policy: a name or an IP literal, and a port.
 _HOST = re.compile(r"^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$")
@@ -200,10 +200,12 @@ def install_body_limit(app: Any, max_bytes: int) -> None:
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 """Methods that change something: refused from other sites (:class:`CSRFMiddleware`)."""
 JSON_TYPE = "application/json"
+CROSS_SITE = "cross_site"
 
 
-def csrf_refusal(method: str, headers: Mapping[str, str]) -> tuple[int, str] | None:
-    """Why an HTTP request must be refused as a possible cross-site request forgery, or None.
+def csrf_refusal(method: str, headers: Mapping[str, str]) -> tuple[int, str, str] | None:
+    """Why an HTTP request must be refused as a possible cross-site request forgery, or None:
+    (status, message, code), the code ``cross_site`` or ``unsupported_content_type``.
 
     Safe methods (GET, HEAD, OPTIONS) pass. An unsafe one (:data:`UNSAFE_METHODS`) is refused
     with 403 when its ``Origin`` (or, without one, its ``Referer``) is not this site (the Host
@@ -218,7 +220,11 @@ def csrf_refusal(method: str, headers: Mapping[str, str]) -> tuple[int, str] | N
         return None
     fetch_site = headers.get("sec-fetch-site", "").strip().lower()
     if fetch_site in ("cross-site", "same-site"):
-        return 403, f"cross-site request refused: the browser says it comes from another site ({fetch_site})"
+        return (
+            403,
+            f"cross-site request refused: the browser says it comes from another site ({fetch_site})",
+            CROSS_SITE,
+        )
     origin = headers.get("origin")
     if origin is None and headers.get("referer") is not None:
         try:
@@ -230,7 +236,7 @@ def csrf_refusal(method: str, headers: Mapping[str, str]) -> tuple[int, str] | N
     else:
         what = "Origin"
     if origin is not None and not origin_allowed({**headers, "origin": origin}):
-        return 403, f"cross-site request refused: {what} {origin[:80]!r} is not this site"
+        return 403, f"cross-site request refused: {what} {origin[:80]!r} is not this site", CROSS_SITE
     has_body = headers.get("transfer-encoding") is not None or headers.get("content-length", "0").strip() not in (
         "",
         "0",
@@ -239,13 +245,14 @@ def csrf_refusal(method: str, headers: Mapping[str, str]) -> tuple[int, str] | N
         kind = headers.get("content-type", "").split(";", 1)[0].strip().lower()
         if kind != JSON_TYPE:
             shown = repr(kind[:60]) if kind else "none"
-            return 415, f"unsupported content type {shown}: send the body as JSON with Content-Type: {JSON_TYPE}"
+            message = f"unsupported content type {shown}: send the body as JSON with Content-Type: {JSON_TYPE}"
+            return 415, message, "unsupported_content_type"
     return None
 
 
 class CSRFMiddleware:
     """Pure ASGI middleware: answers :func:`csrf_refusal`'s status and message (through
-    :func:`errors.error_status`, as JSON) before the app sees the request; WebSockets pass (their
+    :func:`errors.error_info`, as JSON with its code) before the app sees the request; WebSockets pass (their
     Origin is checked at the handshake, :func:`origin_allowed`)."""
 
     def __init__(self, app: ASGIApp) -> None:
@@ -260,8 +267,8 @@ class CSRFMiddleware:
         if refusal is None:
             await self.app(scope, receive, send)
             return
-        status, message = error_status(HTTPError(*refusal))
-        body = json.dumps(protocol.error_body(message)).encode()
+        status, message, code, params = error_info(HTTPError(*refusal))
+        body = json.dumps(protocol.error_body(message, code, params)).encode()
         out = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
         await send({"type": "http.response.start", "status": status, "headers": out})
         await send({"type": "http.response.body", "body": body})
