@@ -67,9 +67,17 @@ def main() -> None:
     ap.add_argument("--moves2", type=int, default=20, help="positions for the 2-ply timing")
     ap.add_argument("--rollout-trials", type=int, default=720, help="games for the rollout timing")
     ap.add_argument("--no-bgsage", action="store_true", help="leave out the bgsage column")
+    ap.add_argument("--move-list-cases", type=int, default=3000, help="position-rolls for the move-list row")
+    ap.add_argument("--rounds", type=int, default=3, help="rounds of the move-list row (ratio: mean +- spread)")
+    ap.add_argument("--only", choices=("all", "move-list"), default="all", help="run only the move-list row")
     args = ap.parse_args()
 
     import gnubg_nn
+
+    move_list = move_list_row(args.move_list_cases, args.rounds)
+    if args.only == "move-list":
+        print_table([move_list])
+        return
 
     from backgammon.engine import _selfplay as sp
     from backgammon.engine.evaluator import NetEvaluator
@@ -164,7 +172,61 @@ def main() -> None:
         lumped = few / rollout_seconds(start, few, variance_reduction=True)
     rows.append(("rollout games/s (0-ply plays, cubeless; gnubg: its rollout command)", ours, plain, nan))
     rows.append(("rollout games/s, both with variance reduction", ours_vr, lumped, nan))
+    rows.append(move_list)
+    print_table(rows)
 
+
+def move_list_row(cases: int, rounds: int) -> tuple[str, float, float, float]:
+    """``list(Position.legal_plays(d1, d2))`` beside gnubg's generator (``gnubg_nn.moves``, C, returning the
+    resulting position keys), position-rolls per second, on ``cases`` position-rolls of the move-generation
+    benchmark's corpus (seed 2026: self-play, race, bear-off and bar positions, every roll), the compiled
+    generator behind ``legal_plays``. CPU time of this thread, ``rounds`` rounds, each timing both in turn;
+    prints each round's ratio and returns the median rates."""
+    import random
+    import statistics
+
+    import gnubg_nn
+    from movegen import build_corpus
+
+    from backgammon.moves import use_accelerator
+
+    use_accelerator(True)
+    corpus = build_corpus(max(200, cases // 20), 2026)["all"]
+    items = random.Random(45).sample(corpus, min(cases, len(corpus)))
+    g_items = [([list(p.theirs), list(p.mine)], d1, d2) for p, d1, d2 in items]
+    moves = gnubg_nn.moves
+
+    def ours() -> None:
+        for p, d1, d2 in items:
+            list(p.legal_plays(d1, d2))
+
+    def theirs() -> None:
+        for b, d1, d2 in g_items:
+            moves(b, d1, d2)
+
+    ours()  # load the kernel (and each position's key) before timing
+    theirs()
+    rates: tuple[list[float], list[float]] = ([], [])
+    for _ in range(rounds):
+        for fn, out in ((ours, rates[0]), (theirs, rates[1])):
+            t = time.process_time()
+            fn()
+            out.append(len(items) / (time.process_time() - t))
+    ratios = [a / b for a, b in zip(*rates, strict=True)]
+    print(
+        f"list(legal_plays), {len(items)} position-rolls: ours/gnubg by round "
+        + ", ".join(f"{r:.3f}" for r in ratios)
+        + f" (mean {statistics.fmean(ratios):.3f}, range {min(ratios):.3f}-{max(ratios):.3f})"
+    )
+    return (
+        "list(legal_plays) position-rolls/s (gnubg: gnubg_nn.moves)",
+        statistics.median(rates[0]),
+        statistics.median(rates[1]),
+        float("nan"),
+    )
+
+
+def print_table(rows: list[tuple[str, float, float, float]]) -> None:
     table = Table(title="engine speed (one process, one thread each, this machine)")
     for col in ("measure", "ours", "gnubg_nn", "bgsage", "ours/gnubg", "ours/bgsage"):
         table.add_column(col, justify="right")

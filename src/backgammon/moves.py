@@ -25,6 +25,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from typing import overload
 
 from backgammon.dice import check_dice
@@ -60,52 +61,57 @@ class Play:
 
     ``str(play)`` is the standard move notation, e.g. ``'24/18 13/11*'``; a
     roll that cannot be played gives the empty play, whose text is ``''``.
-    Plays from :func:`legal_plays` find their ``steps`` (and so their text)
-    only when first asked.
+    A play from :func:`legal_plays` is a compact value (its list's shared
+    record and its index there): its ``position`` is built when first asked
+    for, its ``steps`` (and so its text) too.
     """
 
-    __slots__ = ("_source", "_steps", "dice", "origin", "position")
+    # _source: what the plays of one list share (origin, dice, resulting keys, steps); _index: this play's
+    # place there; _position and _steps: built when first asked for (unset until then)
+    __slots__ = ("_index", "_position", "_source", "_steps")
 
-    origin: Position
-    dice: tuple[int, int]
-    position: Position
-    _steps: tuple[Step, ...] | None
-    _source: _StepFinder | None
+    _source: _Source
+    _index: int
+    _position: Position
+    _steps: tuple[Step, ...]
 
     def __init__(self, origin: Position, dice: tuple[int, int], steps: tuple[Step, ...], position: Position) -> None:
-        _set = object.__setattr__
-        _set(self, "origin", origin)
-        _set(self, "dice", dice)
-        _set(self, "position", position)
-        _set(self, "_steps", tuple(steps))
-        _set(self, "_source", None)
+        self._source = _Source(origin, dice, position.key(), None)
+        self._index = 0
+        self._position = position
+        self._steps = tuple(steps)
 
-    @classmethod
-    def _lazy(cls, origin: Position, dice: tuple[int, int], position: Position, source: _StepFinder) -> Play:
-        play = _new(cls)
-        _set_origin(play, origin)
-        _set_dice(play, dice)
-        _set_position(play, position)
-        _set_steps(play, None)
-        _set_source(play, source)
-        return play
+    @property
+    def origin(self) -> Position:
+        """The position the play is made from (the mover on roll)."""
+        return self._source.origin
+
+    @property
+    def dice(self) -> tuple[int, int]:
+        """The roll, in the order given to :func:`legal_plays`."""
+        return self._source.dice
+
+    @property
+    def position(self) -> Position:
+        """The position after the play, seen from the opponent (now on roll)."""
+        try:
+            return self._position
+        except AttributeError:
+            position = self._position = Position._from_key(self._source.key(self._index))
+            return position
 
     @property
     def steps(self) -> tuple[Step, ...]:
         """The steps, in the order played (one of the sequences that give ``position``)."""
-        steps = self._steps
-        if steps is None:
-            assert self._source is not None
-            steps = self._source.steps_of(self.position)
-            object.__setattr__(self, "_steps", steps)
-            object.__setattr__(self, "_source", None)
-        return steps
+        try:
+            return self._steps
+        except AttributeError:
+            steps = self._steps = self._source.steps_of(self._index)
+            return steps
 
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"cannot assign to field {name!r}: Play is immutable")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"cannot delete field {name!r}: Play is immutable")
+    def _key(self) -> bytes:
+        """The resulting position's :meth:`Position.key` (without building the position)."""
+        return self._source.key(self._index)
 
     def __reduce__(self) -> tuple[type[Play], tuple[Position, tuple[int, int], tuple[Step, ...], Position]]:
         return (Play, (self.origin, self.dice, self.steps, self.position))
@@ -113,7 +119,7 @@ class Play:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Play):
             return NotImplemented
-        return self.position == other.position and self.origin == other.origin
+        return self._key() == other._key() and self.origin == other.origin
 
     def __hash__(self) -> int:
         return hash((self.origin, self.position))
@@ -137,13 +143,15 @@ class Play:
         return sum(1 for step in self.steps if step.hit)
 
 
-# slot setters: build plays without the immutability check of __setattr__
-_new = object.__new__
-_set_origin = Play.__dict__["origin"].__set__
-_set_dice = Play.__dict__["dice"].__set__
-_set_position = Play.__dict__["position"].__set__
-_set_steps = Play.__dict__["_steps"].__set__
-_set_source = Play.__dict__["_source"].__set__
+class _ListedPlay(Play):
+    """A play of a :class:`LegalPlays`, made with its shared record and index only (the cheapest object
+    Python can make: two slots set, nothing built until asked for)."""
+
+    __slots__ = ()
+
+    def __init__(self, source: _Source, index: int) -> None:  # (not the public constructor)
+        self._source = source
+        self._index = index
 
 
 def _point_text(point: int) -> str:
@@ -457,21 +465,38 @@ class _PairCache(dict[_RawStep, tuple[int, int]]):
 _to_pair = _PairCache().__getitem__
 
 
-class _StepFinder:
-    """Finds the steps of the plays of one position and roll, all at once when first asked.
+class _Source:
+    """What the plays of one position and roll share: the origin, the dice, the resulting positions as
+    compact keys (:meth:`Position.key`) and, found all at once when first asked, the steps.
 
     Shared by a :class:`LegalPlays` and its plays, and referring to neither, so that a list of
     plays and its plays are freed as soon as they are dropped (a play that pointed back at its list
     made every list a reference cycle, left to the garbage collector's pauses)."""
 
-    __slots__ = ("dice", "origin", "steps")
+    __slots__ = ("dice", "origin", "rows", "steps")
 
-    def __init__(self, origin: Position, dice: tuple[int, int], steps: _Keys | None) -> None:
+    def __init__(self, origin: Position, dice: tuple[int, int], rows: bytes | list[int], steps: _Keys | None) -> None:
+        # rows: the 50-byte keys concatenated (the kernel's, or one play's), or the pure-Python generator's integers
         self.origin = origin
         self.dice = dice
+        self.rows = rows
         self.steps = steps
 
-    def steps_of(self, after: Position) -> tuple[Step, ...]:
+    def key(self, i: int) -> bytes:
+        """The resulting position of play ``i`` as :meth:`Position.key`."""
+        rows = self.rows
+        if type(rows) is bytes:
+            return rows[50 * i : 50 * i + 50]
+        return rows[i].to_bytes(50, "little")
+
+    def keys(self) -> list[bytes]:
+        """Every play's :meth:`key`, in order."""
+        rows = self.rows
+        if type(rows) is bytes:
+            return [rows[k : k + 50] for k in range(0, len(rows), 50)]
+        return [row.to_bytes(50, "little") for row in rows]
+
+    def steps_of(self, i: int) -> tuple[Step, ...]:
         steps = self.steps
         if steps is None:
             if self.origin.is_game_over():
@@ -479,7 +504,7 @@ class _StepFinder:
             else:
                 steps = _generate(self.origin.mine, self.origin.theirs, *self.dice)
             self.steps = steps
-        return tuple(map(_to_step, steps[_key_of(after.theirs, after.mine)]))
+        return tuple(map(_to_step, steps[int.from_bytes(self.key(i), "little")]))
 
 
 class LegalPlays(Sequence[Play]):
@@ -487,9 +512,10 @@ class LegalPlays(Sequence[Play]):
 
     What :meth:`Position.legal_plays` returns. ``len``, truth and ``in`` (a
     :class:`Play` or a resulting :class:`Position`) need no :class:`Play`
-    objects; they are built on first iteration or indexing, and their steps
-    and notation when first asked for. The order is the generator's (see
-    :func:`legal_plays`), the same with or without the accelerator.
+    objects; they are made on first iteration or indexing, each a compact value
+    whose resulting position, steps and notation are built when first asked
+    for. The order is the generator's (see :func:`legal_plays`), the same with
+    or without the accelerator.
 
     >>> from backgammon.position import Position
     >>> plays = Position.initial().legal_plays(3, 1)
@@ -497,66 +523,64 @@ class LegalPlays(Sequence[Play]):
     (16, '8/5 6/5', True)
     """
 
-    __slots__ = ("_keys", "_plays", "_rows", "_some", "_steps", "dice", "origin")
-
-    origin: Position
-    dice: tuple[int, int]
+    __slots__ = ("_keys", "_n", "_plays", "_some", "_source")
 
     def __init__(self, origin: Position, dice: tuple[int, int], rows: bytes | list[int], steps: _Keys | None) -> None:
         # rows: the resulting positions' 50-byte keys concatenated (the kernel), or integer keys (pure Python)
-        self.origin = origin
-        self.dice = dice
-        self._rows = rows
+        self._source = _Source(origin, dice, rows, steps)  # (the plays hold it, not this: no reference cycle)
+        self._n = len(rows) // 50 if type(rows) is bytes else len(rows)
         self._plays: list[Play] | None = None
-        self._some: dict[int, Play] | None = None  # plays built one by one (get) before _all built them all
+        self._some: dict[int, Play] | None = None  # plays made one by one (get) before _all made them all
         self._keys: dict[bytes, int] | None = None
-        self._steps = _StepFinder(origin, dice, steps)  # (the plays hold it, not this: no reference cycle)
+
+    @property
+    def origin(self) -> Position:
+        """The position the plays are made from."""
+        return self._source.origin
+
+    @property
+    def dice(self) -> tuple[int, int]:
+        """The roll, in the order given."""
+        return self._source.dice
 
     def __len__(self) -> int:
-        rows = self._rows
-        return len(rows) // 50 if isinstance(rows, bytes) else len(rows)
+        return self._n
 
     def __bool__(self) -> bool:
         return True  # a roll always has at least the empty play
 
-    def _row_bytes(self) -> list[bytes]:
-        rows = self._rows
-        if isinstance(rows, bytes):
-            return [rows[k : k + 50] for k in range(0, len(rows), 50)]
-        return [key.to_bytes(50, "little") for key in rows]
-
     def _all(self) -> list[Play]:
         plays = self._plays
         if plays is None:
-            origin, dice, trusted, lazy = self.origin, self.dice, Position._trusted, Play._lazy
-            some = self._some or {}
-            plays = [
-                some.get(i) or lazy(origin, dice, trusted(tuple(row[:25]), tuple(row[25:])), self._steps)
-                for i, row in enumerate(self._row_bytes())
-            ]
+            n = self._n
+            plays = list(map(_ListedPlay, repeat(self._source, n), range(n)))
+            some = self._some
+            if some:
+                for i, play in some.items():
+                    plays[i] = play
             self._plays, self._some = plays, None
         return plays
 
-    def _one(self, i: int, row: bytes) -> Play:
-        """Play ``i`` (whose key is ``row``) without building the others (``_all`` keeps it)."""
+    def _one(self, i: int) -> Play:
+        """Play ``i`` without making the others (``_all`` keeps it)."""
         if self._plays is not None:
             return self._plays[i]
         if self._some is None:
             self._some = {}
         play = self._some.get(i)
         if play is None:
-            position = Position._trusted(tuple(row[:25]), tuple(row[25:]))
-            play = self._some[i] = Play._lazy(self.origin, self.dice, position, self._steps)
+            play = self._some[i] = _ListedPlay(self._source, i)
         return play
 
     def _index(self) -> dict[bytes, int]:
         keys = self._keys
         if keys is None:
-            keys = self._keys = {row: i for i, row in enumerate(self._row_bytes())}
+            keys = self._keys = {row: i for i, row in enumerate(self._source.keys())}
         return keys
 
     def __iter__(self) -> Iterator[Play]:
-        return iter(self._all())
+        plays = self._plays
+        return iter(self._all() if plays is None else plays)
 
     @overload
     def __getitem__(self, index: int) -> Play: ...
@@ -573,16 +597,15 @@ class LegalPlays(Sequence[Play]):
         if isinstance(item, Play):
             if item.origin != self.origin:
                 return False
-            item = item.position
+            return item._key() in self._index()
         if not isinstance(item, Position):
             return False
-        return bytes(item.mine + item.theirs) in self._index()
+        return item.key() in self._index()
 
     def get(self, after: Position) -> Play | None:
         """The play that gives ``after`` (seen from the opponent, as ``Play.position``), or None."""
-        row = bytes(after.mine + after.theirs)
-        i = self._index().get(row)
-        return None if i is None else self._one(i, row)
+        i = self._index().get(after.key())
+        return None if i is None else self._one(i)
 
     def find(self, query: str | Position | Sequence[tuple[int, int]]) -> Play:
         """The play a user means: move text, a resulting position or a clicked path (see :func:`find_play`).
@@ -605,7 +628,11 @@ class LegalPlays(Sequence[Play]):
         return hash(tuple(self._all()))
 
     def __reduce__(self) -> tuple[type[LegalPlays], tuple[Position, tuple[int, int], bytes | list[int], None]]:
-        return (LegalPlays, (self.origin, self.dice, self._rows, None))
+        rows = self._source.rows
+        return (
+            LegalPlays,
+            (self.origin, self.dice, rows if type(rows) is bytes else b"".join(self._source.keys()), None),
+        )
 
     def __repr__(self) -> str:
         return f"<LegalPlays {len(self)} plays for {self.dice[0]}{self.dice[1]} in {self.origin.position_id()}>"
@@ -672,7 +699,7 @@ def legal_plays(position: Position, die1: int, die2: int) -> LegalPlays:
     except IndexError:
         kernel = _warm_up()
     if kernel is not None:
-        return LegalPlays(position, (die1, die2), kernel(bytes(position.mine + position.theirs), die1, die2), None)
+        return LegalPlays(position, (die1, die2), kernel(position.key(), die1, die2), None)
     if position.is_game_over():
         # nothing to play once a side has borne off all its checkers (moving
         # on would build a board with both sides off, which is not a position)
@@ -866,9 +893,9 @@ def step_graph(position: Position, die1: int, die2: int, plays: Sequence[Play] |
     if plays is None:
         plays = legal_plays(position, die1, die2)
     if isinstance(plays, LegalPlays):
-        rows = plays._row_bytes()
+        rows = plays._source.keys()
     else:
-        rows = [bytes(p.position.mine + p.position.theirs) for p in plays]
+        rows = [p._key() for p in plays]
     ends = {int.from_bytes(row, "little"): row for row in rows}  # the legal results, as board keys
     mine = list(position.mine)
     theirs = list(position.theirs)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING
 
@@ -55,6 +55,9 @@ class Position:
 
     mine: tuple[int, ...]
     theirs: tuple[int, ...]
+    # bytes(mine + theirs), the compact value the move generator works on: made once, when first needed
+    # (see key()); a position built from a play's result gets its key with it. Not compared or hashed.
+    _key: bytes | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         problems = _problems(self.mine, self.theirs)
@@ -73,6 +76,16 @@ class Position:
         p = object.__new__(cls)
         _set_mine(p, mine)
         _set_theirs(p, theirs)
+        _set_key(p, None)
+        return p
+
+    @classmethod
+    def _from_key(cls, key: bytes) -> Position:
+        """Build from a trusted :meth:`key` (internal fast path: the move generator's results)."""
+        p = object.__new__(cls)
+        _set_mine(p, tuple(key[:25]))
+        _set_theirs(p, tuple(key[25:]))
+        _set_key(p, key)
         return p
 
     @classmethod
@@ -134,6 +147,18 @@ class Position:
         return position
 
     # ------------------------------------------------------------------ queries
+    def key(self) -> bytes:
+        """The position as 50 bytes, ``bytes(mine + theirs)``: a compact, exact value (made once).
+
+        >>> Position.initial().key()[5], len(Position.initial().key())
+        (5, 50)
+        """
+        key = self._key
+        if key is None:
+            key = bytes(self.mine + self.theirs)
+            _set_key(self, key)
+        return key
+
     def position_id(self) -> str:
         """The GNU Backgammon Position ID (player not on roll encoded first)."""
         bits = 0
@@ -219,6 +244,7 @@ class Position:
 # slot setters: build positions without the frozen dataclass's __setattr__ (see Position._trusted)
 _set_mine = Position.__dict__["mine"].__set__
 _set_theirs = Position.__dict__["theirs"].__set__
+_set_key = Position.__dict__["_key"].__set__
 
 
 def _legal_plays(position: Position, die1: int, die2: int) -> LegalPlays:

@@ -82,8 +82,11 @@ def test_membership_and_lookup_by_text_and_position() -> None:
 def test_plays_find_their_steps_lazily_and_are_immutable() -> None:
     plays = Position.initial().legal_plays(6, 5)
     first = plays[0]
-    assert first._steps is None  # the kernel gives positions only
-    assert first.steps and first._steps is not None
+    # a listed play is a compact value: its resulting position and its steps are built when first asked for
+    assert not hasattr(first, "_steps") and not hasattr(first, "_position")
+    assert first == plays[0] and first in plays and not hasattr(first, "_position")  # (compared by key)
+    assert first.position is first.position and first.position.key() == plays._source.key(0)
+    assert first.steps and first.steps is first.steps
     lover = plays.find("24/13")
     assert [str(s) for s in lover.steps] in (["24/18", "18/13"], ["24/19", "19/13"])
     assert lover.dice_used == 2 and lover.hits == 0

@@ -185,7 +185,8 @@ def _unstep(me: np.ndarray, opp: np.ndarray, s: int, d: int, hit: bool) -> None:
 def _record(
     work: np.ndarray, out: np.ndarray, table: np.ndarray, state: np.ndarray, depth: int, h: np.uint64, flag: int
 ) -> None:
-    """Store the working board (rows 0 and 1 of ``work``) as a result at ``depth``.
+    """Store the working board (rows 0 and 1 of ``work``) as a result at ``depth``, flipped (the
+    opponent's side first, as the opponent is on roll after the play).
 
     ``state``: [count, best depth, overflow]. Results shallower than the best
     are dropped; a deeper one restarts the set.
@@ -204,8 +205,9 @@ def _record(
             if n >= out.shape[0] or n >= MAX_PLAYS:
                 state[2] = 1
                 return
-            out[n, 0, :] = work[0]
-            out[n, 1, :] = work[1]
+            for i in range(25):  # stored flipped: the opponent (on roll after the play) first
+                out[n, 0, i] = work[1, i]
+                out[n, 1, i] = work[0, i]
             work[2 + n, 0] = flag
             table[0, slot] = stamp
             table[1, slot] = n
@@ -216,7 +218,7 @@ def _record(
             row = table[1, slot]
             same = True
             for i in range(25):
-                if out[row, 0, i] != work[0, i] or out[row, 1, i] != work[1, i]:
+                if out[row, 1, i] != work[0, i] or out[row, 0, i] != work[1, i]:
                     same = False
                     break
             if same:
@@ -309,13 +311,7 @@ def _generate(d1: int, d2: int, as_core: bool, out: np.ndarray, work: np.ndarray
                 state[0] = k
     if state[2]:
         return -1
-    n = state[0]
-    for r in range(n):
-        for j in range(25):
-            t = out[r, 0, j]
-            out[r, 0, j] = out[r, 1, j]
-            out[r, 1, j] = t
-    return n
+    return state[0]  # (each result was stored flipped, by _record)
 
 
 @njit(cache=True)
@@ -458,13 +454,15 @@ def resulting_keys(key: bytes, d1: int, d2: int) -> bytes:
     :mod:`backgammon.moves`. Unchecked: the caller validates the dice.
     """
     try:
-        out, work, table = _LOCAL.buffers
+        out, work, table, view = _LOCAL.keys
     except AttributeError:
         out, work, table = _buffers()
+        view = out.data.cast("B")  # the buffer's bytes: slicing it is cheaper than slicing the array
+        _LOCAL.keys = (out, work, table, view)
     n = successors_of_key(key, d1, d2, out, work, table)
     if n < 0:
         raise RuntimeError("too many plays for the move generator's buffer")
-    return out[:n].tobytes()  # type: ignore[no-any-return]
+    return view[: 50 * n].tobytes()  # type: ignore[no-any-return]
 
 
 def board_of(position: object) -> np.ndarray:
