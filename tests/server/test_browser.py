@@ -377,6 +377,8 @@ def test_human_match_double_take_crawford(browser, server):
     st = wait_version(server, tid, st["version"] + 2)
     if st["game"]["turn"] == "white" and not st["match"]["over"]:
         assert st["match"]["post_crawford"]
+        p1.wait_for_selector("#btn-result-ok")  # the Crawford game's end stays on the board until "Next game"
+        p1.click("#btn-result-ok")
         p1.wait_for_function("() => document.querySelector('#matchinfo').textContent.includes('Post-Crawford')")
     assert p1.errors == [] and p2.errors == []
 
@@ -549,6 +551,9 @@ def test_lobby_join_and_side_switch(browser, server):
     resign(mover)
     other.wait_for_selector("#act-accept-resignation")
     other.click("#act-accept-resignation")
+    host.wait_for_selector("#btn-result-ok")  # game 1's end stays on the board until "Next game"
+    assert "Game 1" in host.inner_text("#matchinfo")
+    host.click("#btn-result-ok")
     host.wait_for_function("() => document.querySelector('#matchinfo').textContent.includes('Game 2')")
     x1, _ = center(host, point_selector(1))
     assert x1 < cx  # game 2: sides switched, home board on the left

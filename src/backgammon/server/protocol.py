@@ -417,6 +417,8 @@ class SettingsDoc(BaseModel):
     autoConfirm: bool = False
     sound: bool = True
     theme: Literal["classic", "dark", "high-contrast"] = "classic"
+    confirmActions: bool = True
+    nextGame: Literal["click", "3", "8"] = "click"
 
 
 def settings_from_wire(doc: object) -> dict[str, Any]:

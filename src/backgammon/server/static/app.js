@@ -394,7 +394,7 @@ function holdEnd(prev, next, event) {
   showResult(next);
   loadHistory();
   clearTimeout(S.heldTimer);
-  const wait = Number(settings.nextGame);
+  const wait = Number(settings.nextGame) || (prev.you ? 0 : 5);  // a spectator watches on after 5 s
   if (!next.match.over && wait > 0) S.heldTimer = setTimeout(releaseHeld, wait * 1000);
 }
 // a state that came while the end of a game is shown: kept for later; a finished match's table

@@ -6,6 +6,8 @@ import { renderRich } from "./dom.js";
 
 export const MESSAGES = {
   en: {
+    err_cross_site: "This request came from another site and was refused.",
+    err_unsupported_content_type: "The request was not sent as JSON.",
     err_bad_login: "Wrong username or password.",
     err_not_logged_in: "Please log in first.",
     err_too_many_requests: "Too many tries: wait {seconds} s and try again.",
@@ -318,6 +320,8 @@ A match is played to N points. When a side first reaches N−1 points, the next 
 Click or drag a checker; the legal destinations light up. Drag to the tray to bear off. Undo takes back moves within your turn; the turn ends when you confirm.`,
   },
   ja: {
+    err_cross_site: "別のサイトからの要求のため拒否しました。",
+    err_unsupported_content_type: "要求がJSON形式ではありません。",
     err_bad_login: "ユーザー名またはパスワードが違います。",
     err_not_logged_in: "ログインしてください。",
     err_too_many_requests: "試行が多すぎます。{seconds}秒待ってからもう一度試してください。",
