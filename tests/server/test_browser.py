@@ -497,8 +497,17 @@ def test_forced_move_hint_and_replay(browser, server):
         page.click("#act-roll")
     page.wait_for_selector("#act-hint")
     page.click("#act-hint")
-    page.wait_for_selector("#hints:not([hidden]) li")
-    assert "/" in page.inner_text("#hints li")
+    page.wait_for_selector("#hints:not([hidden]) tr.hint-row")
+    first = page.locator("#hints tr.hint-row").first
+    assert "/" in first.inner_text() and "%" in first.inner_text()  # the play, its equity and chances
+    assert "ply" in page.inner_text("#hints .hint-depth")  # the depth it was judged at
+    first.hover()  # pointed at: the play shows on the board, nothing is chosen yet
+    page.wait_for_selector('#board [data-last-move="to"]')
+    assert page.locator("#act-confirm[disabled]").count() == 1
+    first.click()  # chosen: it is the move on the board, to confirm or undo
+    page.wait_for_selector("#act-confirm:not([disabled])")
+    page.click("#act-undo")
+    page.mouse.move(0, 0)
     live_id = page.inner_text("#pos-id")
     assert page.inner_text("#xgid").startswith("XGID=")
     page.wait_for_selector("#movelist li[data-index]")

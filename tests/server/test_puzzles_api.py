@@ -235,6 +235,25 @@ def test_cube_puzzle_choices(client, ann):
         error_of(client.post(f"/api/puzzles/{p['id']}/answer", json={"play": "6/off"}), 400)
 
 
+def test_a_cube_puzzle_gets_no_free_second_try(client, tmp_path):
+    """Two answers: a wrong first answer shows the answer at once (a second try would be free)."""
+    from backgammon.server.db import Table, User, open_database
+    from backgammon.server.puzzles import record_try, tries_allowed
+
+    assert tries_allowed("cube") == 1 and tries_allowed("take") == 1 and tries_allowed("play") == 2
+    sessions = open_database(f"sqlite:///{tmp_path / 'p.sqlite3'}")
+    with sessions() as db:
+        db.add(User(id=1, username="ann", password_hash="x", rating=1500.0, experience=0, settings={}))
+        db.add(Table(id="t", config={}, listed=False, status="over", rated=False))
+        db.commit()
+    wrong = record_try(sessions, 1, "t.1.2", False, tries_allowed("take"))
+    assert wrong.done and not wrong.solved and wrong.tries == 1
+    again = record_try(sessions, 1, "t.1.2", True, tries_allowed("take"))
+    assert again.done and not again.solved and again.tries == 1  # done: nothing counts any more
+    play = record_try(sessions, 1, "t.1.3", False, tries_allowed("play"))
+    assert not play.done and play.tries == 1
+
+
 def test_puzzles_page_is_served(client):
     for path in ("/puzzles", "/puzzles/abc"):
         r = client.get(path)

@@ -917,6 +917,7 @@ def hints_to_wire(source: str, ranked: list[Any], pips: tuple[int, int]) -> dict
             probs = entry.probabilities
             doc: dict[str, Any] = {
                 "play": str(entry.play),
+                "steps": [[step.source, step.destination] for step in entry.play.steps],
                 "position_id": entry.play.position.position_id(),
                 "equity": round(float(entry.equity), 3),
                 "win": round(float(probs.win), 3),
@@ -931,6 +932,7 @@ def hints_to_wire(source: str, ranked: list[Any], pips: tuple[int, int]) -> dict
             play, score = entry
             doc = {
                 "play": str(play),
+                "steps": [[step.source, step.destination] for step in play.steps],
                 "position_id": play.position.position_id(),
                 "score": round(float(score), 2),
                 "label": "heuristic score",

@@ -9,7 +9,8 @@ account), so puzzles are for accounts only: a guest is told to log in (401).
 Listing the puzzles reviews the player's finished tables that have no review yet, a few per
 request (:data:`NEW_REVIEWS_PER_REQUEST`, on worker threads), and says how many are left.
 
-Answers are scored like lessons: right, or wrong with a second try, then the answer. A play is
+Answers are scored like lessons: right, or wrong with a second try (cube puzzles, with two
+answers, get none), then the answer. A play is
 judged by :func:`backgammon.server.study.tactical_check` (the move text read by
 ``backgammon.moves.find_play``, the plays ranked by the one ranking at the review's depth, with
 its label, e.g. "0-ply cubeful money"); it is right when it is the engine's best play or ties it.
@@ -184,8 +185,15 @@ def load_puzzle(sessions: Any, user_id: int, puzzle_id: str) -> tuple[dict[str, 
     raise LookupError(f"no puzzle {shown(puzzle_id)}")
 
 
-def record_try(sessions: Any, user_id: int, puzzle_id: str, correct: bool) -> Any:
-    """Count one try at a puzzle (nothing changes once it is done); the attempt after it."""
+def tries_allowed(kind: str) -> int:
+    """How many tries a puzzle gets: a play two (a wrong one, then a second try), a cube puzzle one
+    (with only two answers, a second try would be a free answer)."""
+    return 1 if len(CHOICES.get(kind, ())) == 2 else 2
+
+
+def record_try(sessions: Any, user_id: int, puzzle_id: str, correct: bool, allowed: int = 2) -> Any:
+    """Count one try at a puzzle (nothing changes once it is done; done when right or after
+    ``allowed`` tries); the attempt after it."""
     from sqlalchemy.exc import IntegrityError
 
     from backgammon.server.db import PuzzleAttempt, utcnow
@@ -207,7 +215,7 @@ def record_try(sessions: Any, user_id: int, puzzle_id: str, correct: bool) -> An
                 db.add(row)
             if not row.done:
                 row.tries += 1
-                row.done = correct or row.tries >= 2
+                row.done = correct or row.tries >= allowed
                 row.solved = correct
                 row.first_try = correct and row.tries == 1
                 row.updated_at = utcnow()
@@ -427,13 +435,15 @@ def make_router(state: dict[str, Any], read_body: Any) -> APIRouter:
 
     @router.post("/api/puzzles/{puzzle_id}/answer")
     async def answer(puzzle_id: str, request: Request) -> dict[str, Any]:
-        """Judge an answer; the first wrong one gets a second try, then (or when right) the answer."""
+        """Judge an answer; a play's first wrong answer gets a second try, a cube puzzle's none (two
+        answers: the second would be free); then (or when right) the answer."""
         user_id = await user_id_of(request)
         doc = await read_body(request)
         d, _attempt, setup = await open_puzzle(user_id, puzzle_id)
         verdict = await asyncio.to_thread(judge, d, setup, doc)
-        row = await asyncio.to_thread(record_try, state["sessions"], user_id, puzzle_id, verdict["correct"])
-        # done when right or at the second try; a puzzle done before is judged again without counting
+        allowed = tries_allowed(d["kind"])
+        row = await asyncio.to_thread(record_try, state["sessions"], user_id, puzzle_id, verdict["correct"], allowed)
+        # done when right or at the last try; a puzzle done before is judged again without counting
         done = verdict["correct"] or row.done
         out: dict[str, Any] = {
             "correct": verdict["correct"],

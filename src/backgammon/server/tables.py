@@ -503,7 +503,8 @@ class TableManager:
         setattr(row, f"{player.value}_name", name)
         setattr(row, f"{player.value}_user_id", user_id)
         if mode == "ai":
-            setattr(row, f"{player.other.value}_name", f"AI ({config['level']})")
+            # named as the table names the computer in play: "Computer (Intermediate)"
+            setattr(row, f"{player.other.value}_name", f"Computer ({config['level'].replace('_', ' ').capitalize()})")
 
         def insert_row() -> None:
             with self.sessions() as db:

@@ -423,7 +423,7 @@ function clearFlash() {
 function setState(st) {
   const prev = S.state;
   if (prev && prev.version !== st.version) clearFlash();  // a message about the last position is stale now
-  if (!prev || prev.version !== st.version) { S.pending = []; S.selected = null; $("#hints").hidden = true; }
+  if (!prev || prev.version !== st.version) { S.pending = []; S.selected = null; S.preview = null; $("#hints").hidden = true; }
   if (prev && prev.version !== st.version) {
     $("#move-text").value = "";
     feedback(prev, st);
@@ -643,7 +643,8 @@ function draw(st, board, extra = {}) {
     mine: board.mine, theirs: board.theirs,
     dice: extra.dice !== undefined ? extra.dice : showLastDice ? last.dice : st.game.dice,
     diceMine: extra.diceMine !== undefined ? extra.diceMine : showLastDice ? last.player === view : st.game.on_roll === view,
-    diceLast: showLastDice, lastMove: last && !S.pending.length ? lastMoveMarks(last, view) : null,
+    diceLast: showLastDice,
+    lastMove: extra.preview ? lastMoveMarks({ player: view, steps: extra.preview }, view) : last && !S.pending.length ? lastMoveMarks(last, view) : null,
     usedDice: extra.usedDice || [false, false], rolling: !!extra.rolling,
     cube: { value: extra.cubeValue || cube.value, owner: rel(extra.cubeOwner !== undefined ? extra.cubeOwner : cube.owner), offered: extra.replay ? null : rel(cube.offered_by), enabled: cube.enabled && st.match.length !== 1 },
     pips: { me: pipsOf(board.mine), them: pipsOf(board.theirs) },
@@ -678,8 +679,11 @@ function render() {
   const other = view === "white" ? "black" : "white";
   if (S.replay !== null && S.history) return renderReplay();
   const board = cloneBoard(st.game.board);
-  for (const [from, to] of S.pending) applyStep(board.mine, board.theirs, from, to);
-  draw(st, board, { usedDice: usedDice(st.game.dice, S.pending), rolling: S.rolling, slides: S.slides });
+  // a hint pointed at shows its play on the board (nothing is chosen until it is clicked)
+  const shown = S.preview && !S.pending.length ? S.preview : S.pending;
+  for (const [from, to] of shown) applyStep(board.mine, board.theirs, from, to);
+  draw(st, board, { usedDice: usedDice(st.game.dice, shown), rolling: S.rolling, slides: S.slides,
+    preview: S.preview && !S.pending.length ? S.preview : null });
   S.rolling = false;  // the dice roll in once, not on every redraw
   S.slides = null;  // and a moved checker slides once
   $("#board").setAttribute("aria-label", t("board_aria", {
@@ -771,7 +775,9 @@ function renderStatus() {
   else if (st.table.status === "waiting") text = st.you ? t("waiting_opponent") : t("invited", { invite: inviteText(st) });
   else if (!st.you) text = `${t("spectating")} ${t("waiting_for", { who: turnName })}`;
   else if (a.includes("move")) {
-    text = st.move_graph && st.move_graph.length === 0 ? t("no_moves") : t("your_turn_move", { d: st.game.dice.join("-") });
+    // with forced moves played automatically, a roll that cannot be played passes by itself
+    const none = settings.autoForced ? "no_moves_auto" : "no_moves";
+    text = st.move_graph && st.move_graph.length === 0 ? t(none) : t("your_turn_move", { d: st.game.dice.join("-") });
   } else if (a.includes("roll")) text = a.includes("double") && doublingApplies(st) ? t("your_turn_roll") : t("your_turn_roll_only");
   else if (a.includes("take")) text = t("your_turn_take", { who: nameOf(st, st.game.cube.offered_by), v: st.game.cube.value * 2 });
   else if (a.includes("accept_resignation")) text = t("your_turn_resign", { who: nameOf(st, st.game.on_roll === st.you ? null : st.game.on_roll) || "", level: t(`resign_${st.game.resignation}`) });
@@ -943,11 +949,43 @@ function maybeAutoConfirm() {
   }, Math.max(400, slideMs() + 100));
 }
 
+// The hint: the ranked plays with their equity, winning and gammon chances and the depth they were
+// judged at. Pointing at a play (or focusing it) shows it on the board; choosing it puts it on the
+// board as the move to confirm (Undo takes it back).
 function showHints(msg) {
   const box = $("#hints");
   box.hidden = false;
-  box.replaceChildren(h("b", {}, t("hints_title")),
-    h("ol", {}, msg.plays.map((p) => h("li", {}, `${p.play || "—"} ${p.equity !== undefined ? p.equity : p.score}`))));
+  const pct = (x) => (x === undefined ? "" : `${(100 * x).toFixed(1)}%`);
+  const signed = (x) => (x >= 0 ? `+${x.toFixed(3)}` : `−${(-x).toFixed(3)}`);
+  const best = msg.plays.length && msg.plays[0].equity !== undefined ? msg.plays[0].equity : null;
+  const rows = msg.plays.map((p, i) => {
+    const equity = p.equity !== undefined ? signed(p.equity) : String(p.score);
+    const diff = best !== null && i > 0 ? ` (${signed(p.equity - best)})` : "";
+    const row = h("tr", { class: "hint-row", tabindex: 0, dataset: { index: i } },
+      h("td", {}, String(i + 1)), h("td", { class: "hint-play" }, p.play || t("ev_no_move")),
+      h("td", { class: "num" }, equity + diff), h("td", { class: "num" }, pct(p.win)), h("td", { class: "num" }, pct(p.gammon)));
+    const show = () => { S.preview = p.steps || null; render(); };
+    const hide = () => { if (S.preview === (p.steps || null)) { S.preview = null; render(); } };
+    row.addEventListener("pointerenter", show);
+    row.addEventListener("pointerleave", hide);
+    row.addEventListener("focus", show);
+    row.addEventListener("blur", hide);
+    const choose = () => {
+      if (!S.state.allowed.includes("move") || !p.steps) return;
+      S.preview = null; S.pending = p.steps.map((s) => s.slice()); S.selected = null;
+      render(); maybeAutoConfirm();
+    };
+    row.addEventListener("click", choose);
+    row.addEventListener("keydown", (ev) => { if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); ev.stopPropagation(); choose(); } });
+    return row;
+  });
+  const label = msg.plays.length ? msg.plays[0].label : "";
+  box.replaceChildren(h("b", {}, t("hints_title")), label ? h("span", { class: "small hint-depth" }, ` · ${label}`) : "",
+    h("table", { class: "hint-table" },
+      h("thead", {}, h("tr", {}, h("th", {}, "#"), h("th", {}, t("hint_play")), h("th", { class: "num" }, t("hint_equity")),
+        h("th", { class: "num" }, t("hint_win")), h("th", { class: "num" }, t("hint_gammon")))),
+      h("tbody", {}, rows)),
+    h("p", { class: "small" }, t("hint_help")));
 }
 
 // ------------------------------------------------------- moving checkers
@@ -1138,7 +1176,8 @@ function onKey(ev) {
   const key = ev.key.length === 1 ? ev.key.toLowerCase() : ev.key;
   if (key === "?") { const help = $("#keys-help"); help.open = !help.open; ev.preventDefault(); return; }
   if (key === "m") {
-    if (!$("#move-form").hidden) { $("#move-text").focus(); ev.preventDefault(); }
+    // the board stays where it is: the move box is just below it
+    if (!$("#move-form").hidden) { $("#move-text").focus({ preventScroll: true }); ev.preventDefault(); }
     return;
   }
   if (key === "Enter" && ["BUTTON", "A", "SUMMARY"].includes(ev.target.tagName)) return;  // it answers Enter itself
