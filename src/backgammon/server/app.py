@@ -48,6 +48,8 @@ from backgammon.server.dice_stats import router as dice_stats_router
 from backgammon.server.errors import HTTPError, error_info, error_status
 from backgammon.server.history import export_mat, history_entry_of, history_of, move_list_of
 from backgammon.server.network import Network
+from backgammon.server.pairing import PairingManager
+from backgammon.server.pairing import make_router as pairing_router
 from backgammon.server.security import install_body_limit, install_csrf, install_security
 from backgammon.server.sockets import serve_connection
 from backgammon.server.tables import TableManager
@@ -147,6 +149,8 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         manager.bot_delay = config.bot_delay
         await manager.start()
         state["sessions"], state["manager"] = sessions, manager
+        state["pairing"] = PairingManager(manager)
+        state["pairing"].start()
         count = await manager.load()
         log.info("resumed %d table(s)", count)
         # The modules and tables loaded so far live as long as the server: keep them out of the
@@ -185,6 +189,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             await state["chouettes"].close()
         if "rollouts" in state:
             state["rollouts"].close()
+        await state["pairing"].close()
         await manager.close()
 
     app = FastAPI(title="backgammon", lifespan=lifespan, docs_url=None, redoc_url=None)
@@ -441,6 +446,21 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     async def lobby(limit: protocol.PageLimit = 50, offset: protocol.PageOffset = 0) -> list[dict[str, Any]]:
         """Listed tables waiting for a second player, newest first (``limit`` rows from ``offset``)."""
         return await state["manager"].lobby(limit=limit, offset=offset)
+
+    app.include_router(pairing_router(state, body, name_for, client_address))
+
+    @app.get("/api/live")
+    async def live_tables(limit: protocol.PageLimit = 20, offset: protocol.PageOffset = 0) -> list[dict[str, Any]]:
+        """Listed tables between two people being played now, newest first: games to watch."""
+        return await state["manager"].live(limit=limit, offset=offset)
+
+    @app.post("/api/unfinished")
+    async def unfinished(request: Request) -> list[dict[str, Any]]:
+        """The player's unfinished tables: those the seat tokens sent open (``{"seats": [{"id",
+        "token"}]}``, what the browser holds) and a logged-in user's."""
+        seats = protocol.held_seats_from_wire(await body(request))
+        user = await current_user(request)
+        return await state["manager"].unfinished(seats, user.id if user else None)
 
     @app.post("/api/tables/{table_id}/join")
     async def join(table_id: str, request: Request) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any, Literal
 
 from fastapi import Query
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from backgammon import safejson
 from backgammon.engine.met import MAX_AWAY
@@ -818,10 +818,123 @@ def user_to_wire(user: Any) -> dict[str, Any]:
     }
 
 
-def lobby_entry(table: Any) -> dict[str, Any]:
-    """A listed table waiting for its second player."""
+def lobby_entry(table: Any, host_rating: float | None = None) -> dict[str, Any]:
+    """A listed table waiting for its second player: its host, the host's rating (an account's;
+    None for a guest), rules and clock (``{"minutes", "delay"}`` or None)."""
     seat = Player.WHITE if table.tokens[Player.WHITE] else Player.BLACK
-    return {"id": table.id, "host": table.names[seat], "rules": table.config["rules"], "free_seat": seat.other.value}
+    return {
+        "id": table.id,
+        "host": table.names[seat],
+        "host_rating": round(host_rating, 2) if host_rating is not None else None,
+        "rules": table.config["rules"],
+        "clock": table.config.get("clock"),
+        "free_seat": seat.other.value,
+    }
+
+
+def live_entry(table: Any) -> dict[str, Any]:
+    """A table between two people being played now, to watch: the players' names, the score."""
+    flow = table.flow
+    return {
+        "id": table.id,
+        "white": table.names[Player.WHITE],
+        "black": table.names[Player.BLACK],
+        "rules": table.config["rules"],
+        "clock": table.config.get("clock"),
+        "length": flow.rules.match_length,
+        "score": {"white": flow.score[0], "black": flow.score[1]},
+        "game": len(flow.games) + (0 if flow.is_over else 1),
+    }
+
+
+def unfinished_entry(table: Any, seat: Player, held: bool) -> dict[str, Any]:
+    """One of the player's unfinished tables (``held``: the asking browser holds its seat token)."""
+    flow = table.flow
+    return {
+        "id": table.id,
+        "mode": table.config.get("mode"),
+        "seat": seat.value,
+        "opponent": table.names[seat.other] or None,
+        "status": table.status,
+        "length": flow.rules.match_length,
+        "score": {"white": flow.score[0], "black": flow.score[1]},
+        "your_turn": table.status == "playing" and not table.is_over and flow.game.turn is seat,
+        "clock": table.config.get("clock"),
+        "created": table.created_at.isoformat() if table.created_at else None,
+        "held": held,
+    }
+
+
+# ------------------------------------------------------------ quick pairing
+PAIR_CLOCKS = (0, 1, 5, 10, 20, 30)
+"""The clocks a quick-pairing request may ask for: minutes per player (0: none; 10 s delay a move)."""
+MAX_HELD_SEATS = 50
+"""The most seat tokens one ``POST /api/unfinished`` may ask about."""
+
+
+class PairRequest(BaseModel):
+    """``POST /api/pair``: what a player wants to play; paired with a waiting player who wants the
+    same (``length``: points, 0 for a money session; ``clock``: minutes, 0 for none)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    length: int = Field(ge=0, le=25)
+    clock: int = Field(default=0, description=f"minutes, one of {PAIR_CLOCKS}")
+    name: str | None = Field(default=None, max_length=4 * MAX_NAME + 16)
+
+    @field_validator("clock")
+    @classmethod
+    def _known_clock(cls, value: int) -> int:
+        if value not in PAIR_CLOCKS:
+            raise ValueError(f"expected one of {', '.join(map(str, PAIR_CLOCKS))}")
+        return value
+
+
+class HeldSeat(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    id: str = Field(min_length=1, max_length=32)
+    token: str = Field(min_length=1, max_length=128)
+
+
+class HeldSeats(BaseModel):
+    """``POST /api/unfinished``: the seat tokens a browser holds (``bg.seat.<id>``), to learn which
+    of those tables are still going."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    seats: list[HeldSeat] = Field(default_factory=list, max_length=MAX_HELD_SEATS)
+
+
+def pair_request_from_wire(doc: object) -> PairRequest:
+    """A quick-pairing request, checked.
+
+    Raises:
+        InvalidInputError: naming the bad field.
+    """
+    return validated(PairRequest, doc, "pairing request")  # type: ignore[return-value]
+
+
+def held_seats_from_wire(doc: object) -> list[tuple[str, str]]:
+    """The ``(table id, token)`` pairs of a ``POST /api/unfinished`` body.
+
+    Raises:
+        InvalidInputError: naming the bad field.
+    """
+    seats = validated(HeldSeats, doc, "request").seats  # type: ignore[attr-defined]
+    return [(seat.id, seat.token) for seat in seats]
+
+
+def pair_to_wire(
+    request_id: str, status: str, *, table: str | None = None, seat: str | None = None, token: str | None = None
+) -> dict[str, Any]:
+    """Where a quick-pairing request stands: ``waiting``, ``paired`` (at ``table``, in ``seat``),
+    ``cancelled`` or ``expired``; ``token`` (the seat token the request's player will sit with)
+    only in the answer that made the request."""
+    doc: dict[str, Any] = {"id": request_id, "status": status, "table": table, "seat": seat}
+    if token is not None:
+        doc["token"] = token
+    return doc
 
 
 def history_row(row: Any, table: Any, user_id: int) -> dict[str, Any]:

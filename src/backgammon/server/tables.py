@@ -69,6 +69,8 @@ CHAT_RATE = (5, 10.0)
 """At most this many lines per this many seconds from one seat."""
 PRESENCE_TTL = 30.0
 """Seconds another process's report of who is connected counts (it repeats it every third of that)."""
+UNFINISHED_LISTED = 50
+"""The most unfinished tables listed for one player (``unfinished``)."""
 T = TypeVar("T")
 
 
@@ -483,11 +485,33 @@ class TableManager:
         table = await self._open(config, player, name, user_id, token_hash(token), bool(listed) and mode == "human")
         return table, player, token
 
-    async def _open(
-        self, config: dict[str, Any], player: Player, name: str, user_id: int | None, digest: str, listed: bool
+    async def create_paired(
+        self, rules_doc: object, clock: object, seats: dict[Player, tuple[str, int | None, str]]
     ) -> TableRuntime:
-        """Store a new table of ``config`` (checked; its dice are added) with ``player`` seated, and
-        start it (this process owns it)."""
+        """A new table between two people with both seats taken (quick pairing: each seat's name,
+        user id and seat token's hash), listed (so that it can be watched), started here.
+
+        Raises:
+            InvalidInputError: for bad rules or clock.
+        """
+        config: dict[str, Any] = {"mode": "human", "rules": protocol.rules_to_wire(protocol.rules_from_wire(rules_doc))}
+        if clock is not None:
+            config["clock"] = _check_clock(clock)
+        name, user_id, digest = seats[Player.WHITE]
+        return await self._open(config, Player.WHITE, name, user_id, digest, True, opponent=seats[Player.BLACK])
+
+    async def _open(
+        self,
+        config: dict[str, Any],
+        player: Player,
+        name: str,
+        user_id: int | None,
+        digest: str,
+        listed: bool,
+        opponent: tuple[str, int | None, str] | None = None,
+    ) -> TableRuntime:
+        """Store a new table of ``config`` (checked; its dice are added) with ``player`` seated (and
+        the other seat's ``opponent``: name, user id, token hash), and start it (this process owns it)."""
         table_id = secrets.token_urlsafe(8)
         config = {**config, "dice": new_dice_config(table_id, self.dice_seed)}
         mode = config["mode"]
@@ -495,13 +519,17 @@ class TableManager:
             id=table_id,
             config=config,
             listed=listed,
-            status="playing" if mode == "ai" else "waiting",
+            status="playing" if mode == "ai" or opponent is not None else "waiting",
             rated=False,
             created_at=utcnow(),
         )
-        setattr(row, f"{player.value}_token", digest)
-        setattr(row, f"{player.value}_name", name)
-        setattr(row, f"{player.value}_user_id", user_id)
+        seated = {player: (name, user_id, digest)}
+        if opponent is not None:
+            seated[player.other] = opponent
+        for seat, (seat_name, seat_user, seat_digest) in seated.items():
+            setattr(row, f"{seat.value}_token", seat_digest)
+            setattr(row, f"{seat.value}_name", seat_name)
+            setattr(row, f"{seat.value}_user_id", seat_user)
         if mode == "ai":
             # named as the table names the computer in play: "Computer (Intermediate)"
             setattr(row, f"{player.other.value}_name", f"Computer ({config['level'].replace('_', ' ').capitalize()})")
@@ -609,7 +637,8 @@ class TableManager:
         return seat
 
     async def lobby(self, limit: int = 50, offset: int = 0) -> list[dict[str, Any]]:
-        """Listed tables waiting for a second player, newest first (from the database)."""
+        """Listed tables waiting for a second player, newest first (from the database), each with
+        its rules, clock and the host's rating (an account's; a guest has none)."""
 
         def query() -> list[dict[str, Any]]:
             with self.sessions() as db:
@@ -620,7 +649,81 @@ class TableManager:
                     .offset(offset)
                     .limit(limit)
                 ).all()
-                return [protocol.lobby_entry(self.tables.get(row.id) or self._runtime(row)) for row in rows]
+                hosts = {r.white_user_id or r.black_user_id for r in rows} - {None}
+                ratings: dict[int, float] = dict(
+                    db.execute(select(User.id, User.rating).where(User.id.in_(hosts))).all()
+                )
+                return [
+                    protocol.lobby_entry(
+                        self.tables.get(row.id) or self._runtime(row),
+                        ratings.get(row.white_user_id or row.black_user_id),
+                    )
+                    for row in rows
+                ]
+
+        return await asyncio.to_thread(query)
+
+    def _current(self, db, row: Table) -> TableRuntime:
+        """A table to list: the copy in memory when it is current (this process runs it, or its
+        clients here follow it), else replayed from the database (not kept). On a worker thread."""
+        table = self.tables.get(row.id)
+        if table is not None and (not self.net.shared or self.net.owns(row.id) or table.outboxes):
+            return table
+        return self._replay(db, row)
+
+    async def live(self, limit: int = 20, offset: int = 0) -> list[dict[str, Any]]:
+        """Listed tables between two people being played now, newest first: games to watch."""
+
+        def query() -> list[dict[str, Any]]:
+            with self.sessions() as db:
+                rows = db.scalars(
+                    select(Table)
+                    .where(Table.listed.is_(True), Table.status == "playing")
+                    .order_by(Table.created_at.desc(), Table.id)
+                    .offset(offset)
+                    .limit(limit)
+                ).all()
+                return [protocol.live_entry(self._current(db, row)) for row in rows]
+
+        return await asyncio.to_thread(query)
+
+    async def unfinished(self, seats: list[tuple[str, str]], user_id: int | None) -> list[dict[str, Any]]:
+        """The player's unfinished tables, newest first: those where a seat token of ``seats``
+        (``(table id, token)`` pairs, what a browser holds) opens a seat, and a logged-in user's
+        (``user_id``) from the database. A token that opens no seat is left out, saying nothing."""
+
+        def query() -> list[dict[str, Any]]:
+            with self.sessions() as db:
+                found: dict[str, tuple[Table, Player, bool]] = {}
+                ids = sorted({table_id for table_id, _ in seats})
+                rows = db.scalars(select(Table).where(Table.id.in_(ids), Table.status != "over")).all() if ids else []
+                by_id = {row.id: row for row in rows if row.config.get("mode") in ("ai", "human")}
+                for table_id, token in seats:
+                    row = by_id.get(table_id)
+                    digest = token_hash(token)
+                    for seat in (Player.WHITE, Player.BLACK):
+                        stored = getattr(row, f"{seat.value}_token") if row is not None else None
+                        if row is not None and stored is not None and secrets.compare_digest(stored, digest):
+                            found[row.id] = (row, seat, True)
+                if user_id is not None:
+                    mine = db.scalars(
+                        select(Table)
+                        .where(
+                            (Table.white_user_id == user_id) | (Table.black_user_id == user_id),
+                            Table.status != "over",
+                        )
+                        .order_by(Table.created_at.desc(), Table.id)
+                        .limit(UNFINISHED_LISTED)
+                    ).all()
+                    for row in mine:
+                        if row.id not in found and row.config.get("mode") in ("ai", "human"):
+                            seat = Player.WHITE if row.white_user_id == user_id else Player.BLACK
+                            found[row.id] = (row, seat, False)
+                newest = sorted(found.values(), key=lambda f: (f[0].created_at, f[0].id), reverse=True)
+                return [
+                    protocol.unfinished_entry(self._current(db, row), seat, held)
+                    for row, seat, held in newest[:UNFINISHED_LISTED]
+                ]
 
         return await asyncio.to_thread(query)
 
