@@ -6,6 +6,7 @@ import { t, setLanguage, defaultLanguage, applyTranslations, errorText } from ".
 import { renderFairDice } from "./fairdice.js";
 import { h } from "./dom.js";
 import { applyThemeName } from "./theme.js";
+import { mountNav } from "./sitenav.js";
 
 const DEFAULTS = {
   orientation: "bottom-right", autoSwitch: false, lang: null, whiteColor: "#f4f1e8", blackColor: "#2b2b2b",
@@ -1039,7 +1040,7 @@ function setupBoardInput() {
     const p = pt.matrixTransform(svg.getScreenCTM().inverse());
     if (!d.ghost) {
       d.ghost = document.createElementNS("http://www.w3.org/2000/svg", "circle");
-      d.ghost.setAttribute("r", 31);
+      d.ghost.setAttribute("r", 34);
       d.ghost.setAttribute("class", "ghost");
       const view = S.state.view;
       d.ghost.setAttribute("fill", checkerColour(view));
@@ -1196,6 +1197,7 @@ function setupKeys() {
 }
 
 function init() {
+  mountNav();
   setLanguage(settings.lang);
   applyTheme();
   applyTranslations();
@@ -1234,5 +1236,9 @@ function init() {
   setInterval(refreshLobby, 4000);
   loadUser();
   route();
+  if (new URLSearchParams(location.search).has("settings")) {  // another page's Settings link
+    history.replaceState({}, "", "/");
+    $("#btn-settings").click();
+  }
 }
 init();

@@ -6,6 +6,8 @@ import { renderRich } from "./dom.js";
 
 export const MESSAGES = {
   en: {
+    nav_play: "Play",
+    nav_label: "Site",
     hint_play: "Play",
     hint_equity: "Equity",
     hint_win: "Win",
@@ -326,6 +328,8 @@ A match is played to N points. When a side first reaches N−1 points, the next 
 Click or drag a checker; the legal destinations light up. Drag to the tray to bear off. Undo takes back moves within your turn; the turn ends when you confirm.`,
   },
   ja: {
+    nav_play: "対局",
+    nav_label: "サイト",
     hint_play: "手",
     hint_equity: "エクイティ",
     hint_win: "勝率",
