@@ -215,3 +215,33 @@ def test_a_japanese_player_reads_every_message_in_japanese(browser, server):
     assert "勝ち" in page.inner_text("#result")
     assert english_on_page(page) == []
     assert page.errors == []
+
+
+PAGES = {
+    "play": "/",
+    "study": "/study",
+    "puzzles": "/puzzles",
+    "chouette": "/static/chouette.html",
+    "dicestats": "/static/dicestats.html",
+}
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS, ids=IDS)
+def test_one_header_on_every_page(browser, server, viewport):
+    page = new_page(browser, server, viewport=viewport)
+    for name, path in PAGES.items():
+        page.goto(server.url + path)
+        page.wait_for_selector("nav.site-nav #nav-play")
+        texts = [x.strip() for x in page.locator("nav.site-nav > a, nav.site-nav > button").all_inner_texts()]
+        assert texts[:4] == ["Play", "Study", "Puzzles", "Settings"], (name, texts)
+        assert page.locator("nav.site-nav a.active").get_attribute("id") == f"nav-{name}"
+        height = page.locator("header").bounding_box()["height"]
+        if viewport == PHONE:
+            assert height <= 64, (name, height)  # one row on a phone
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= viewport[0], name
+        page.screenshot(path=str(SHOTS / f"journey-header-{name}-{viewport[0]}.png"))
+    # Settings from a study page opens the settings on the play page
+    page.goto(server.url + "/study")
+    page.click("#nav-settings")
+    page.wait_for_selector("#dlg-settings[open]")
+    assert page.errors == []

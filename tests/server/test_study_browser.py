@@ -120,7 +120,8 @@ def test_analysis_in_japanese(browser, server):
     page.fill("#play-text", "24/22 13/8")
     page.click("#btn-check")
     page.wait_for_selector("#plays tr.mine")
-    assert "評価" in page.text_content("#check-result") and "解析ボード" in page.text_content("header")
+    assert "評価" in page.text_content("#check-result") and "解析ボード" in page.text_content(".study-tabs")
+    assert "学習" in page.text_content("header")  # the site's header, in Japanese
     page.screenshot(path=str(SHOTS / "study-analysis-ja.png"), full_page=True)
     assert page.errors == []
 

@@ -5,8 +5,10 @@
 const NS = "http://www.w3.org/2000/svg";
 export const W = 1000;
 export const H = 760;
-const R = 31;
+const R = 34;  // a checker's radius: 26 px across on a 390 px phone
+const STEP = 62;  // from one checker of a stack to the next (they overlap a little)
 const COL = 70;
+const PAD = 12;  // the frame's extra band above and below the field, for legible point numbers
 
 function el(name, attrs = {}, text) {
   const node = document.createElementNS(NS, name);
@@ -65,13 +67,13 @@ function die(g, x, y, value, used, rolling, last = false) {
 //         pips:{me, them}, off:{me, them}, sources:Set, targets:Set, selected, crawford, labels}
 export function renderBoard(svg, model, opts) {
   const { X, Y } = geometry(opts.orientation);
-  svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
+  svg.setAttribute("viewBox", `0 ${-PAD} ${W} ${H + 2 * PAD}`);
   while (svg.firstChild) svg.removeChild(svg.firstChild);
   const myFill = opts.myColor, theirFill = opts.theirColor;
   const root = el("g");
   svg.appendChild(root);
   // frame, trays, bar
-  root.appendChild(el("rect", { x: 0, y: 0, width: W, height: H, fill: "#5b3a1e", rx: 14, class: "frame" }));
+  root.appendChild(el("rect", { x: 0, y: -PAD, width: W, height: H + 2 * PAD, fill: "#5b3a1e", rx: 14, class: "frame" }));
   root.appendChild(el("rect", { x: Math.min(X(20), X(920)), y: 20, width: 900, height: 720, fill: "#e9d8b4", class: "field" }));
   root.appendChild(el("rect", { x: Math.min(X(440), X(500)), y: 20, width: 60, height: 720, fill: "#4a2f18", class: "bar" }));
   const trayX = Math.min(X(925), X(990));
@@ -88,8 +90,8 @@ export function renderBoard(svg, model, opts) {
     const pts = [[x0, baseY], [x0 + COL, baseY], [x0 + COL / 2, tipY]].map(([x, y]) => `${X(x)},${Y(y)}`).join(" ");
     const cls = "point " + (p % 2 ? "odd" : "even") + (model.targets?.has(p) ? " target" : "");
     root.appendChild(el("polygon", { points: pts, fill, class: cls, "data-point": p }));
-    const labelY = bottom ? 754 : 14;
-    root.appendChild(el("text", { x: X(x0 + COL / 2), y: Y(labelY) + (opts.orientation.startsWith("top") ? 4 : 0), "text-anchor": "middle", class: "pointnum" }, String(p)));
+    const labelY = bottom ? 740 + (20 + PAD) / 2 : (20 - PAD) / 2;  // the middle of the frame's band
+    root.appendChild(el("text", { x: X(x0 + COL / 2), y: Y(labelY), "text-anchor": "middle", "dominant-baseline": "central", class: "pointnum" }, String(p)));
   }
   // the last move: the points its checkers left and reached (viewer numbering; 25 = bar, 0 = a tray)
   if (model.lastMove) markLastMove(root, model.lastMove, opts, X, Y);
@@ -105,7 +107,7 @@ export function renderBoard(svg, model, opts) {
     const { x0, bottom } = baseColumn(p);
     const shown = Math.min(n, 5);
     for (let i = 0; i < shown; i++) {
-      const y = bottom ? 740 - R - 2 - i * (2 * R) : 20 + R + 2 + i * (2 * R);
+      const y = bottom ? 740 - R - 2 - i * STEP : 20 + R + 2 + i * STEP;
       const top = i === shown - 1;
       const extra = { "data-point": p, "data-side": mineN ? "me" : "them" };
       if (top && mineN && model.sources?.has(p)) extra.class = "checker movable" + (model.selected === p ? " selected" : "");
@@ -236,7 +238,7 @@ export function pointXY(p, orientation, stacked = 1) {
   if (p === 0) return { x: X(957), y: Y(560) };
   const { x0, bottom } = baseColumn(p);
   const depth = Math.max(0, Math.min(stacked, 5) - 1);
-  const y = bottom ? 740 - R - 2 - depth * 2 * R : 20 + R + 2 + depth * 2 * R;
+  const y = bottom ? 740 - R - 2 - depth * STEP : 20 + R + 2 + depth * STEP;
   return { x: X(x0 + COL / 2), y: Y(y) };
 }
 
@@ -257,7 +259,7 @@ export function checkerXY(side, p, index, orientation) {
   }
   const { x0, bottom } = baseColumn(p);
   const i = Math.min(index, 4);
-  const y = bottom ? 740 - R - 2 - i * (2 * R) : 20 + R + 2 + i * (2 * R);
+  const y = bottom ? 740 - R - 2 - i * STEP : 20 + R + 2 + i * STEP;
   return { x: X(x0 + COL / 2), y: Y(y) };
 }
 

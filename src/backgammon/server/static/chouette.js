@@ -5,6 +5,9 @@ import { newPlay, playClick } from "./clickplay.js";
 import { MESSAGES, t, setLanguage, defaultLanguage, applyTranslations } from "./i18n.js";
 import { renderFairDice } from "./fairdice.js";
 import { h } from "./dom.js";
+import { mountNav } from "./sitenav.js";
+
+mountNav();
 
 Object.assign(MESSAGES.en, {
   ch_new: "New chouette table", ch_add_seat: "Add a seat", ch_create: "Create chouette",

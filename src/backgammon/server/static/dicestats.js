@@ -1,6 +1,9 @@
 // Per-player dice statistics: distribution of the 21 rolls, doubles, pips, dancing, with chi-squared tests.
 import { MESSAGES, t, setLanguage, defaultLanguage, applyTranslations } from "./i18n.js";
 import { h, svg } from "./dom.js";
+import { mountNav } from "./sitenav.js";
+
+mountNav();
 
 Object.assign(MESSAGES.en, {
   ds_help: "Every roll a player made in the stored games, compared with fair dice.",

@@ -6,6 +6,9 @@ import { renderBoard, pointAt, pointXY } from "./board.js";
 import { t, setLanguage, defaultLanguage, language, applyTranslations } from "./i18n.js";
 import { h, svg } from "./dom.js";
 import { newPlay, playText, playClick } from "./clickplay.js";
+import { mountNav } from "./sitenav.js";
+
+mountNav();
 
 const $ = (sel) => document.querySelector(sel);
 const PAGE = 10;

@@ -7,6 +7,9 @@ import { STUDY_MESSAGES } from "./study-i18n.js";
 import { h } from "./dom.js";
 import { newPlay, copyPlay, playText, playClick } from "./clickplay.js";
 import { winChart } from "./review-chart.js";
+import { mountNav } from "./sitenav.js";
+
+mountNav();
 
 const $ = (sel) => document.querySelector(sel);
 const NS = "http://www.w3.org/2000/svg";
