@@ -122,7 +122,7 @@ function route() {
   const m = /^\/t\/([A-Za-z0-9_-]+)/.exec(location.pathname);
   for (const v of document.querySelectorAll(".view")) v.hidden = true;
   if (m) { $("#view-table").hidden = false; openTable(m[1]); }
-  else { $("#view-home").hidden = false; closeTable(); refreshLobby(); }
+  else { $("#view-home").hidden = false; closeTable(); refreshHome(); }
 }
 function go(path) { history.pushState({}, "", path); route(); }
 
@@ -182,7 +182,7 @@ function doublingApplies(st) {
   return !!r.cube && !r.casual && st.match.length !== 1 && !st.match.crawford;
 }
 function rememberSeat(doc) {
-  localStorage.setItem(`bg.seat.${doc.id}`, JSON.stringify({ token: doc.token, seat: doc.seat }));
+  localStorage.setItem(`bg.seat.${doc.id}`, JSON.stringify({ token: doc.token, seat: doc.seat, at: Date.now() }));
 }
 async function createTable(form, mode) {
   const body = { mode, rules: rulesFrom(form), seat: form.seat.value };
@@ -198,17 +198,163 @@ async function createTable(form, mode) {
     go(`/t/${doc.id}`);
   } catch (e) { flash(e.message); alert(e.message); }
 }
+// A clock as a short tag ("5 minutes each"), or null.
+function clockTag(clock) {
+  if (!clock) return null;
+  return t("clock_minutes", { n: clock.minutes });
+}
+function tagList(tags, label) {
+  return h("ul", { class: "rule-tags", "aria-label": label }, tags.filter(Boolean).map((x) => h("li", {}, x)));
+}
+function lengthText(length) { return length ? t("to_play", { n: length }) : t("money_session"); }
 async function refreshLobby() {
   if ($("#view-home").hidden) return;
+  refreshLive();
   try {
     const tables = await api("GET", "/api/tables");
     const ul = $("#lobby");
     const rows = tables.map((tb) => {
-      return h("li", { class: "lobby-entry", dataset: { id: tb.id } }, h("div", { class: "lobby-text" }, h("span", { class: "host" }, tb.host), rulesList(tb.rules)),
+      const rating = tb.host_rating == null ? h("span", { class: "host-rating guest" }, t("guest"))
+        : h("span", { class: "host-rating" }, `${t("rating")} ${Math.round(tb.host_rating)}`);
+      return h("li", { class: "lobby-entry", dataset: { id: tb.id } },
+        h("div", { class: "lobby-text" }, h("span", { class: "host" }, tb.host, " ", rating),
+          tagList([...rulesTags(tb.rules), clockTag(tb.clock) || t("no_clock")], t("rules_of_table"))),
         h("button", { type: "button", class: "lobby-join", "aria-label": t("join_table_of", { who: tb.host }), onclick: () => go(`/t/${encodeURIComponent(tb.id)}`) }, t("join")));
     });
-    ul.replaceChildren(...(rows.length ? rows : [h("li", {}, t("lobby_empty"))]));
+    ul.replaceChildren(...(rows.length ? rows : [h("li", { class: "empty" }, t("lobby_empty"))]));
   } catch { /* ignore */ }
+}
+// Games between people being played now, to watch (GET /api/live).
+async function refreshLive() {
+  let rows;
+  try { rows = await api("GET", "/api/live?limit=10"); } catch { return; }
+  const items = rows.map((g) => h("li", { class: "live-entry", dataset: { id: g.id } },
+    h("div", { class: "lobby-text" },
+      h("span", { class: "host" }, `${g.white} ${t("vs")} ${g.black}`),
+      tagList([lengthText(g.length), t("pair_score", { white: g.score.white, black: g.score.black }), clockTag(g.clock)], t("rules_of_table"))),
+    h("a", { class: "button watch-link", href: `/t/${encodeURIComponent(g.id)}`, "aria-label": t("watch_game_of", { white: g.white, black: g.black }),
+      onclick: (ev) => { ev.preventDefault(); go(`/t/${encodeURIComponent(g.id)}`); } }, t("watch"))));
+  $("#live-games").replaceChildren(...(items.length ? items : [h("li", { class: "empty" }, t("no_live_games"))]));
+}
+// The seat tokens this browser holds (localStorage bg.seat.<id>), newest first, at most 50.
+function heldSeats() {
+  const seats = [];
+  for (let i = 0; i < localStorage.length; i++) {
+    const key = localStorage.key(i) || "";
+    const id = key.slice("bg.seat.".length);
+    if (!key.startsWith("bg.seat.") || !/^[A-Za-z0-9_-]{1,32}$/.test(id)) continue;
+    try {
+      const v = JSON.parse(localStorage.getItem(key) || "null");
+      if (v && typeof v.token === "string" && v.token.length <= 128) seats.push({ id, token: v.token, at: v.at || 0 });
+    } catch { /* not ours */ }
+  }
+  return seats.sort((a, b) => b.at - a.at).slice(0, 50).map(({ id, token }) => ({ id, token }));
+}
+// The player's unfinished games (POST /api/unfinished: the seats held here, and an account's).
+async function refreshMyGames() {
+  let rows;
+  try { rows = await api("POST", "/api/unfinished", { seats: heldSeats() }); } catch { return; }
+  const items = rows.map((g) => {
+    const who = g.opponent ? `${t("vs")} ${g.opponent}` : t("pair_no_opponent_yet");
+    const score = g.status === "playing" ? t("pair_score", { white: g.score.white, black: g.score.black }) : null;
+    const turn = g.your_turn ? h("span", { class: "turn-badge" }, t("your_move_badge")) : null;
+    return h("li", { class: "my-game", dataset: { id: g.id } },
+      h("div", { class: "lobby-text" }, h("span", { class: "host" }, who, " ", turn),
+        tagList([lengthText(g.length), score, clockTag(g.clock), g.held ? null : t("pair_not_held")], t("rules_of_table"))),
+      h("a", { class: "button resume-link", href: `/t/${encodeURIComponent(g.id)}`,
+        onclick: (ev) => { ev.preventDefault(); go(`/t/${encodeURIComponent(g.id)}`); } }, t(g.held ? "resume" : "watch")));
+  });
+  $("#my-games").replaceChildren(...(items.length ? items : [h("li", { class: "empty" }, t("no_unfinished"))]));
+}
+// Everything the home page shows, fetched again (on every visit, the site's own links included).
+function refreshHome() {
+  refreshLobby();
+  refreshMyGames();
+  renderHistory();
+}
+
+// --------------------------------------------------------------- quick pairing
+// One request at a time, asked about every `poll` seconds while this page shows the home view (a
+// request nobody asks about expires on the server); cancelled when the player leaves. Told `expired`
+// (the server lost it), the browser asks again with the same choice.
+const PAIR = { req: null, choice: null, timer: null, ticker: null, since: 0 };
+function showPairing(on) {
+  $("#pair-wait").hidden = !on;
+  $("#btn-pair").hidden = on;
+  for (const el of $("#form-pair").querySelectorAll("select, input")) el.disabled = on;
+  clearInterval(PAIR.ticker);
+  if (on) {
+    const tick = () => { $("#pair-elapsed").textContent = t("pair_elapsed", { s: Math.round((Date.now() - PAIR.since) / 1000) }); };
+    tick();
+    PAIR.ticker = setInterval(tick, 1000);
+  }
+}
+function startPairing(form) {
+  if (PAIR.choice) return;
+  const choice = { length: Number(form.length.value), clock: Number(form.clock.value) };
+  const name = form.name.value.trim();
+  if (!user && name) choice.name = name;
+  PAIR.choice = choice;
+  PAIR.since = Date.now();
+  $("#pair-what").textContent = [lengthText(choice.length), clockTag(choice.clock ? { minutes: choice.clock } : null) || t("no_clock")].join(" · ");
+  showPairing(true);
+  seekPair();
+}
+async function seekPair() {
+  const choice = PAIR.choice;
+  try {
+    const doc = await api("POST", "/api/pair", choice);
+    if (PAIR.choice !== choice) {  // cancelled while the request was on its way
+      api("DELETE", `/api/pair/${encodeURIComponent(doc.id)}`, undefined, { "x-seat-token": doc.token }).then((d) => paired(d, doc.token)).catch(() => {});
+      return;
+    }
+    PAIR.req = doc;
+    pairAnswer(doc);
+  } catch (e) { stopPairing(); flash(e.message); $("#pair-error").textContent = e.message; }
+}
+function paired(doc, token) {
+  if (!doc || doc.status !== "paired") return false;
+  rememberSeat({ id: doc.table, token, seat: doc.seat });
+  stopPairing();
+  go(`/t/${encodeURIComponent(doc.table)}`);
+  return true;
+}
+function pairAnswer(doc) {
+  if (!PAIR.req || paired(doc, PAIR.req.token)) return;
+  if (doc.status === "waiting") {
+    clearTimeout(PAIR.timer);
+    PAIR.timer = setTimeout(pollPair, Math.max(0.5, doc.poll || 2) * 1000);
+  } else { PAIR.req = null; seekPair(); }  // expired: the server forgot it (restarted): ask again
+}
+async function pollPair() {
+  const req = PAIR.req;
+  if (!req) return;
+  if ($("#view-home").hidden) { cancelPairing(); return; }  // the player went elsewhere on the site
+  try {
+    const doc = await api("GET", `/api/pair/${encodeURIComponent(req.id)}`, undefined, { "x-seat-token": req.token });
+    if (PAIR.req === req) pairAnswer(doc);
+  } catch { if (PAIR.req === req) PAIR.timer = setTimeout(pollPair, 2000); }  // the network blinked: go on asking
+}
+function stopPairing() {
+  clearTimeout(PAIR.timer);
+  PAIR.req = null;
+  PAIR.choice = null;
+  showPairing(false);
+}
+async function cancelPairing() {
+  const req = PAIR.req;
+  stopPairing();
+  if (!req) return;
+  try { paired(await api("DELETE", `/api/pair/${encodeURIComponent(req.id)}`, undefined, { "x-seat-token": req.token }), req.token); }
+  catch { /* it expires by itself */ }
+}
+function setupHome() {
+  $("#form-pair").onsubmit = (ev) => { ev.preventDefault(); $("#pair-error").textContent = ""; startPairing(ev.target); };
+  $("#btn-pair-cancel").onclick = () => cancelPairing();
+  window.addEventListener("pagehide", () => {  // leaving the page: stop waiting at once
+    const req = PAIR.req;
+    if (req) fetch(`/api/pair/${encodeURIComponent(req.id)}`, { method: "DELETE", keepalive: true, headers: { "x-seat-token": req.token } }).catch(() => {});
+  });
 }
 
 // ------------------------------------------------------------------ accounts
@@ -228,6 +374,7 @@ async function renderAccount() {
   renderHistory();
 }
 async function renderHistory() {
+  $("#form-pair .pair-name").hidden = !!user;  // an account plays under its own name
   if (!user) return;
   let rows = [];
   try { rows = await api("GET", "/api/me/history"); } catch { rows = []; }
@@ -1208,6 +1355,7 @@ function init() {
   $("#home-link").onclick = (ev) => { ev.preventDefault(); go("/"); };
   $("#form-ai").onsubmit = (ev) => { ev.preventDefault(); createTable(ev.target, "ai"); };
   $("#form-human").onsubmit = (ev) => { ev.preventDefault(); createTable(ev.target, "human"); };
+  setupHome();
   $("#form-login").onsubmit = (ev) => { ev.preventDefault(); account("/api/login"); };
   $("#btn-register").onclick = () => account("/api/register");
   $("#btn-logout").onclick = async () => { await api("POST", "/api/logout"); user = null; renderAccount(); };
