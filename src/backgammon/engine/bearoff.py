@@ -26,44 +26,76 @@ import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 from numba import njit
 
 from backgammon.engine._movegen import MAX_PLAYS, new_workspace, successors_ws
-from backgammon.errors import InvalidPositionError
+from backgammon.errors import InvalidInputError, InvalidPositionError
 
 POINTS = 6
 CHECKERS = 15
 MAX_ROLLS = 40  # distributions have this many entries: P(exactly n rolls), n = 0..39
 CACHE_VERSION = 2  # 2: one plain .npy of float32 [dist, first] (read in milliseconds; v1 was a compressed .npz)
 N_POSITIONS = math.comb(CHECKERS + POINTS, POINTS)  # 54,264
+MAX_POINTS = 12  # the largest database this module builds (larger ones take too long and too much memory)
 
 
-def _ways_table() -> np.ndarray:
-    """``ways[k, m]``: placements of at most ``m`` checkers on ``k`` points."""
-    t = np.zeros((POINTS + 1, CHECKERS + 1), dtype=np.int64)
-    for k in range(POINTS + 1):
+def ways_table(points: int = POINTS) -> np.ndarray:
+    """``ways[k, m]``: placements of at most ``m`` checkers on ``k`` points, for databases of ``points`` points."""
+    t = np.zeros((points + 1, CHECKERS + 1), dtype=np.int64)
+    for k in range(points + 1):
         for m in range(CHECKERS + 1):
             t[k, m] = math.comb(m + k, k)
     return t
 
 
-WAYS = _ways_table()
-
-
 @njit(cache=True, nogil=True)
 def rank(counts: np.ndarray, ways: np.ndarray) -> int:
-    """Index of a home-board position (counts on points 1..6, at most 15 in all)."""
-    m = 15
+    """Index of a position of a database of ``ways.shape[0] - 1`` points (counts on points 1..P, at most 15
+    in all): the positions in lexicographic order of their counts (point 1 first)."""
+    npts = ways.shape[0] - 1
+    m = ways.shape[1] - 1
     r = 0
-    for p in range(6):
+    for p in range(npts):
         c = counts[p]
-        k = 6 - p - 1  # points after this one
+        k = npts - p - 1  # points after this one
         for j in range(c):
             r += ways[k, m - j]
         m -= c
     return r
+
+
+@njit(cache=True)
+def _enumerate(points: int, n: int) -> np.ndarray:
+    """Every placement of 0..15 checkers on ``points`` points, in the order of :func:`rank`."""
+    out = np.zeros((n, points), dtype=np.int64)
+    cur = np.zeros(points, dtype=np.int64)
+    for i in range(1, n):
+        # the next one in lexicographic order: raise the last point that can take a checker, clear those after it
+        total = 0
+        for p in range(points):
+            total += cur[p]
+        if total < CHECKERS:
+            cur[points - 1] += 1
+        else:
+            q = points - 1
+            while cur[q] == 0:
+                q -= 1
+            # cur[q] > 0 is the last non-empty point: clear it and raise the one before it
+            cur[q] = 0
+            cur[q - 1] += 1
+        out[i] = cur
+    return out
+
+
+WAYS = ways_table()
+
+
+def n_positions(points: int) -> int:
+    """Positions of a one-sided database of ``points`` points (0..15 checkers)."""
+    return math.comb(CHECKERS + points, points)
 
 
 @njit(cache=True)
@@ -74,12 +106,13 @@ def _build(ways: np.ndarray, positions: np.ndarray, order: np.ndarray, dist: np.
     out = np.empty((MAX_PLAYS, 2, 25), dtype=np.int8)
     work, table = new_workspace()
     board = np.zeros((2, 25), dtype=np.int8)
-    cnt = np.zeros(6, dtype=np.int64)
+    npts = positions.shape[1]
+    cnt = np.zeros(npts, dtype=np.int64)
     nr = dist.shape[1]
     for oi in range(n_pos):
         i = order[oi]
         total = 0
-        for p in range(6):
+        for p in range(npts):
             total += positions[i, p]
         if total == 0:
             dist[i, 0] = 1.0
@@ -91,7 +124,7 @@ def _build(ways: np.ndarray, positions: np.ndarray, order: np.ndarray, dist: np.
             for d2 in range(d1, 7):
                 prob = 1.0 / 36.0 if d1 == d2 else 2.0 / 36.0
                 board[:, :] = 0
-                for p in range(6):
+                for p in range(npts):
                     board[0, p] = positions[i, p]
                 n = successors_ws(board, d1, d2, out, work, table)
                 best = -1
@@ -101,7 +134,7 @@ def _build(ways: np.ndarray, positions: np.ndarray, order: np.ndarray, dist: np.
                 for c in range(n):
                     # results are flipped: the mover is out[c, 1]
                     left = 0
-                    for p in range(6):
+                    for p in range(npts):
                         cnt[p] = out[c, 1, p]
                         left += cnt[p]
                     j = rank(cnt, ways)
@@ -132,20 +165,12 @@ def _build(ways: np.ndarray, positions: np.ndarray, order: np.ndarray, dist: np.
         fmean[i] = fm
 
 
-def _all_positions() -> np.ndarray:
-    out = []
-
-    def rec(prefix: list[int], left: int) -> None:
-        if len(prefix) == POINTS:
-            out.append(prefix.copy())
-            return
-        for c in range(left + 1):
-            prefix.append(c)
-            rec(prefix, left - c)
-            prefix.pop()
-
-    rec([], CHECKERS)
-    return np.array(out, dtype=np.int64)
+@njit(cache=True)
+def _ranks_are_identity(positions: np.ndarray, ways: np.ndarray) -> bool:
+    for i in range(positions.shape[0]):
+        if rank(positions[i], ways) != i:
+            return False
+    return True
 
 
 @njit(cache=True, nogil=True)
@@ -175,22 +200,35 @@ def race_probs(a: np.ndarray, af: np.ndarray, b: np.ndarray, bf: np.ndarray, out
 
 
 class BearoffDatabase:
-    """The one-sided tables: ``dist[i]``, ``first[i]`` for position index ``i``."""
+    """The one-sided tables: ``dist[i]``, ``first[i]`` for position index ``i`` (:func:`rank`).
 
-    _instance: BearoffDatabase | None = None
+    ``points`` (6 by default, up to :data:`MAX_POINTS`): the database holds every placement of
+    0..15 checkers on the side's points 1..``points``. The engine builds only the 6-point one on its
+    own (seconds); larger ones are built when asked for (:meth:`get`): 8 points, 490,314 positions,
+    about 45 s and 157 MB on disk.
+    """
+
+    _instances: ClassVar[dict[int, BearoffDatabase]] = {}
     _lock = threading.Lock()
 
-    def __init__(self, dist: np.ndarray | None = None, first: np.ndarray | None = None) -> None:
+    def __init__(
+        self, dist: np.ndarray | None = None, first: np.ndarray | None = None, *, points: int = POINTS
+    ) -> None:
+        if isinstance(points, bool) or not isinstance(points, int) or not POINTS <= points <= MAX_POINTS:
+            raise InvalidInputError(f"invalid database size {points!r}: expected {POINTS}..{MAX_POINTS} points")
+        self.points = points
+        self.ways = WAYS if points == POINTS else ways_table(points)
         self._positions: np.ndarray | None = None
         if dist is not None and first is not None:
             self.dist, self.first = dist, first
-            return  # the home boards by rank are listed when asked for (not on the way to a first answer)
+            return  # the positions by rank are listed when asked for (not on the way to a first answer)
         by_rank = self.positions
-        pips = (by_rank * np.arange(1, POINTS + 1)).sum(axis=1)
+        pips = (by_rank * np.arange(1, points + 1)).sum(axis=1)
         order = np.argsort(pips, kind="stable")
-        self.dist = np.zeros((N_POSITIONS, MAX_ROLLS))
-        self.first = np.zeros((N_POSITIONS, MAX_ROLLS))
-        _build(WAYS, by_rank, order.astype(np.int64), self.dist, self.first)
+        n = n_positions(points)
+        self.dist = np.zeros((n, MAX_ROLLS))
+        self.first = np.zeros((n, MAX_ROLLS))
+        _build(self.ways, by_rank, order.astype(np.int64), self.dist, self.first)
         # The disk cache keeps float32: round a fresh build the same way, so that the process that
         # built the tables sees exactly the values every later process loads.
         self.dist = self.dist.astype(np.float32).astype(np.float64)
@@ -198,41 +236,57 @@ class BearoffDatabase:
 
     @property
     def positions(self) -> np.ndarray:
-        """The home boards (counts on points 1..6) in the order of their index."""
+        """The positions (counts on points 1..``points``) in the order of their index."""
         if self._positions is None:
-            positions = _all_positions()
-            ranks = np.array([rank(p, WAYS) for p in positions])
-            if sorted(ranks.tolist()) != list(range(N_POSITIONS)):  # pragma: no cover - a bug, not an input
+            by_rank = _enumerate(self.points, n_positions(self.points))
+            if not _ranks_are_identity(by_rank, self.ways):  # pragma: no cover - a bug, not an input
                 raise AssertionError("bear-off ranking is not a bijection")
-            by_rank = np.empty_like(positions)
-            by_rank[ranks] = positions
             self._positions = by_rank
         return self._positions
 
     @staticmethod
-    def cache_path() -> Path:
+    def cache_path(points: int = POINTS) -> Path:
         """Where the tables are cached on disk."""
         root = os.environ.get("BACKGAMMON_CACHE") or Path.home() / ".cache" / "backgammon"
-        return Path(root) / f"bearoff-v{CACHE_VERSION}.npy"
+        size = "" if points == POINTS else f"-{points}pt"
+        return Path(root) / f"bearoff{size}-v{CACHE_VERSION}.npy"
 
     @classmethod
-    def get(cls) -> BearoffDatabase:
+    def get(cls, points: int = POINTS) -> BearoffDatabase:
         """The shared instance: from the disk cache, or built (and cached) on first use."""
         with cls._lock:
-            if cls._instance is None:
-                cls._instance = cls._load_or_build()
-            return cls._instance
+            if points not in cls._instances:
+                cls._instances[points] = cls._load_or_build(points)
+            return cls._instances[points]
 
     @classmethod
-    def _load_or_build(cls) -> BearoffDatabase:
-        path = cls.cache_path()
+    def cached(cls, points: int) -> BearoffDatabase | None:
+        """The shared instance if it is loaded or on disk, else None (never builds)."""
+        with cls._lock:
+            if points not in cls._instances:
+                db = cls._load(points)
+                if db is None:
+                    return None
+                cls._instances[points] = db
+            return cls._instances[points]
+
+    @classmethod
+    def _load(cls, points: int = POINTS) -> BearoffDatabase | None:
         try:
-            tables = np.load(path, allow_pickle=False)
-            if tables.shape == (2, N_POSITIONS, MAX_ROLLS) and tables.dtype == np.float32:
-                return cls(tables[0].astype(np.float64), tables[1].astype(np.float64))
+            tables = np.load(cls.cache_path(points), allow_pickle=False)
+            if tables.shape == (2, n_positions(points), MAX_ROLLS) and tables.dtype == np.float32:
+                return cls(tables[0].astype(np.float64), tables[1].astype(np.float64), points=points)
         except (OSError, ValueError):
             pass
-        db = cls()
+        return None
+
+    @classmethod
+    def _load_or_build(cls, points: int = POINTS) -> BearoffDatabase:
+        db = cls._load(points)
+        if db is not None:
+            return db
+        db = cls(points=points)
+        path = cls.cache_path(points)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp.npy")
@@ -244,7 +298,7 @@ class BearoffDatabase:
 
     @staticmethod
     def index(home: Sequence[int]) -> int:
-        """Index of a home board given as checker counts on points 1..6.
+        """Index of a home board given as checker counts on points 1..6 (in the 6-point database).
 
         Raises:
             InvalidPositionError: for counts that are not six numbers summing to 0..15.
@@ -254,21 +308,38 @@ class BearoffDatabase:
             raise InvalidPositionError(f"expected six checker counts summing to at most 15, got {tuple(home)!r}")
         return int(rank(counts, WAYS))
 
+    def row(self, counts: Sequence[int]) -> int:
+        """Index in this database of a side given as checker counts on its points 1..k (points beyond k
+        empty); six counts for the 6-point database, up to ``points`` (or 25, the rest empty) for others.
+
+        Raises:
+            InvalidPositionError: for negative counts, more than 15 checkers or a checker beyond ``points``.
+        """
+        if self.points == POINTS:
+            return self.index(counts)
+        given = np.asarray(counts, dtype=np.int64)
+        if given.ndim != 1 or (given < 0).any() or given.sum() > CHECKERS or given[self.points :].any():
+            shown = tuple(int(x) for x in given.ravel())
+            raise InvalidPositionError(f"expected at most 15 checkers on points 1..{self.points}, got {shown!r}")
+        c = np.zeros(self.points, dtype=np.int64)
+        c[: min(len(given), self.points)] = given[: self.points]
+        return int(rank(c, self.ways))
+
     def rolls_distribution(self, home: Sequence[int]) -> np.ndarray:
         """P(exactly n rolls to bear off every checker), n = 0..MAX_ROLLS-1."""
-        return self.dist[self.index(home)].copy()
+        return self.dist[self.row(home)].copy()
 
     def first_off_distribution(self, home: Sequence[int]) -> np.ndarray:
         """P(exactly n rolls until the first checker is off), n = 0..MAX_ROLLS-1."""
-        return self.first[self.index(home)].copy()
+        return self.first[self.row(home)].copy()
 
     def mean_rolls(self, home: Sequence[int]) -> float:
         """Expected number of rolls to bear off every checker."""
-        return float(self.dist[self.index(home)] @ np.arange(MAX_ROLLS))
+        return float(self.dist[self.row(home)] @ np.arange(MAX_ROLLS))
 
     def probabilities(self, mine: Sequence[int], theirs: Sequence[int]) -> np.ndarray:
-        """Five outputs (win, wg, wbg, lg, lbg) for the side on roll, both sides home."""
-        i, j = self.index(mine), self.index(theirs)
+        """Five outputs (win, wg, wbg, lg, lbg) for the side on roll, both sides within the database."""
+        i, j = self.row(mine), self.row(theirs)
         out = np.zeros(5)
         race_probs(self.dist[i], self.first[i], self.dist[j], self.first[j], out)
         return out
