@@ -143,6 +143,23 @@ def serve(
     max_header_bytes: int = typer.Option(
         16 * 1024, "--max-header-bytes", help="the most bytes of a request line and headers"
     ),
+    engine_threads: int = typer.Option(
+        2, "--engine-threads", help="threads for engine work (thinking, hints, analysis, reviews, dice statistics)"
+    ),
+    db_threads: int = typer.Option(8, "--db-threads", help="threads for database work (sessions, table reads)"),
+    budget: list[str] = typer.Option(
+        None,
+        "--budget",
+        help="KIND=PER_HOUR[/AT_ONCE] per client (repeatable); kinds: tables, listed_tables, ai_tables, hints, "
+        "analysis, reviews, rollouts, dice_stats",
+    ),
+    address_factor: int = typer.Option(4, "--address-factor", help="an address's budgets, in clients' budgets"),
+    sockets_per_address: int = typer.Option(40, "--sockets-per-address", help="open table sockets per address"),
+    spectators_per_table: int = typer.Option(50, "--spectators-per-table", help="spectator sockets per table"),
+    chat_per_minute: int = typer.Option(20, "--chat-per-minute", help="chat lines per client across all tables"),
+    socket_messages_per_second: int = typer.Option(
+        20, "--socket-messages-per-second", help="messages per socket (pings included) before it is closed"
+    ),
 ) -> None:
     """Start the web app (http://127.0.0.1:8000 by default)."""
     if not 0 < port < 65536:
@@ -152,6 +169,20 @@ def serve(
     check_workers(workers, database_url)
     if not 1 <= rollout_workers <= 64:
         raise InvalidInputError(f"invalid --rollout-workers {rollout_workers!r}: expected 1 to 64")
+    for option, value in (
+        ("--engine-threads", engine_threads),
+        ("--db-threads", db_threads),
+        ("--address-factor", address_factor),
+        ("--sockets-per-address", sockets_per_address),
+        ("--spectators-per-table", spectators_per_table),
+        ("--chat-per-minute", chat_per_minute),
+        ("--socket-messages-per-second", socket_messages_per_second),
+    ):
+        if not 1 <= value <= 100_000:
+            raise InvalidInputError(f"invalid {option} {value!r}: expected 1 to 100000")
+    from backgammon.server.quotas import parse_budgets
+
+    budgets = parse_budgets(budget or [])
     uvicorn, server_app = _server_modules()
     ServerConfig, create_app = server_app.ServerConfig, server_app.create_app
     from backgammon.server.serving import ServeOptions, check_serve_options, parse_trusted_proxies
@@ -179,6 +210,14 @@ def serve(
         redis_url=redis_url,
         rollout_workers=rollout_workers,
         rollout_cluster=rollout_cluster,
+        engine_threads=engine_threads,
+        db_threads=db_threads,
+        budgets=budgets or None,
+        address_factor=address_factor,
+        sockets_per_address=sockets_per_address,
+        spectators_per_table=spectators_per_table,
+        chat_per_minute=chat_per_minute,
+        socket_messages_per_second=socket_messages_per_second,
     )
     print(
         f"backgammon: serving on http://{host}:{port}/" + (f" ({workers} processes)" if workers > 1 else ""), flush=True

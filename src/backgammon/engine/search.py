@@ -32,7 +32,10 @@ EMG in a match); every :class:`RankedPlay` states its depth and kind.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -56,7 +59,7 @@ from backgammon.engine.evaluator import (
 from backgammon.engine.labels import label_boards_fast
 from backgammon.engine.met import match_equity
 from backgammon.engine.network import flip_outputs
-from backgammon.errors import InvalidInputError
+from backgammon.errors import EngineError, InvalidInputError
 from backgammon.moves import Play
 from backgammon.position import Position
 
@@ -318,6 +321,44 @@ def evaluate_ply(position: Position, evaluator: Evaluator, plies: int = 0) -> Pr
     return Probabilities.from_array(evaluate_boards_ply(board_of(position)[None], evaluator, plies)[0])
 
 
+class SearchTimeout(EngineError):
+    """A search stopped at the deadline of :func:`time_limit` (its caller answers another way)."""
+
+
+_LIMIT = threading.local()
+
+
+@contextmanager
+def time_limit(deadline: float | None) -> Iterator[None]:
+    """Searches on this thread stop at ``deadline`` (``time.monotonic()``; None: no limit) by raising
+    :class:`SearchTimeout`: checked before each ply of :func:`rank_plays` and before each candidate
+    searched 2 plies or deeper, so a search overruns its deadline by one candidate's search at most."""
+    before = getattr(_LIMIT, "deadline", None)
+    _LIMIT.deadline = deadline
+    try:
+        yield
+    finally:
+        _LIMIT.deadline = before
+
+
+def _check_time() -> None:
+    deadline = getattr(_LIMIT, "deadline", None)
+    if deadline is not None and time.monotonic() >= deadline:
+        raise SearchTimeout("the search ran out of time")
+
+
+def _deeper(boards: np.ndarray, evaluator: Evaluator, plies: int) -> np.ndarray:
+    """:func:`evaluate_boards_ply`, one board at a time (checking the time before each) under a time
+    limit from 2 plies on; all at once otherwise."""
+    if plies < 2 or getattr(_LIMIT, "deadline", None) is None:
+        return evaluate_boards_ply(boards, evaluator, plies)
+    out = np.empty((len(boards), 5))
+    for i in range(len(boards)):
+        _check_time()
+        out[i] = evaluate_boards_ply(boards[i : i + 1], evaluator, plies)[0]
+    return out
+
+
 def rank_plays(position: Position, dice: tuple[int, int], context: EvalContext) -> list[RankedPlay]:
     """The legal plays of a roll, best first: the one ranking every caller uses.
 
@@ -435,6 +476,7 @@ def decide_cube(position: Position, context: EvalContext) -> CubeAnalysis:
     """
     if position.is_game_over():
         raise InvalidInputError(f"the game is over in {position!r}: there is no cube decision")
+    _check_time()
     cube = context.cube if context.cube is not None else CubeInfo.money()
     probs = clip_outputs(evaluate_boards_ply(board_of(position)[None], context.evaluator, context.plies)[0])
     kind = CUBEFUL_MONEY if cube.is_money else CUBEFUL_MATCH
@@ -481,12 +523,13 @@ def _rank(
     alive = np.arange(n)
     scores = np.asarray(score(alive, vals), dtype=float).copy()
     for ply in range(1, plies + 1):
+        _check_time()
         f = filters[min(ply - 1, len(filters) - 1)]
         s = scores[alive]  # every survivor was scored at ply - 1
         order = np.argsort(-s, kind="stable")
         best = s[order[0]]
         alive = np.array([alive[j] for j in order[: f.keep] if s[j] >= best - f.threshold], dtype=np.int64)
-        vals[alive] = flip_array(evaluate_boards_ply(boards[alive], evaluator, ply))
+        vals[alive] = flip_array(_deeper(boards[alive], evaluator, ply))
         depth[alive] = ply
         scores[alive] = score(alive, vals[alive])
     order_all: list[int] = np.lexsort((-scores, -depth)).tolist()  # deepest first, then best

@@ -2,7 +2,9 @@
 
 An :class:`Agent` answers the questions a game asks a player: which play, whether to
 double, whether to take, whether to accept a resignation or a draw. Agents are plain
-synchronous objects; the server calls them off the event loop (``asyncio.to_thread``).
+synchronous objects; the server calls them off the event loop, on its engine pool
+(:mod:`backgammon.server.pools`), through :func:`decide_by`, whose deadline stops the engine's
+search (:func:`backgammon.engine.search.time_limit`) so that a thread never thinks past its limit.
 
 :class:`GreedyAgent` is a weak built-in player (a one-ply heuristic: hits, made points,
 blots, pips). :class:`EngineAgent` uses the engine's difficulty levels
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import random
+import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -196,7 +199,11 @@ class EngineAgent(GreedyAgent):
             return fallback()
         try:
             return engine()
-        except Exception:
+        except Exception as exc:
+            from backgammon.engine.search import SearchTimeout
+
+            if isinstance(exc, SearchTimeout):
+                raise  # out of time (decide_by's deadline): not a broken engine
             log.exception("engine failed; the greedy player takes over")
             self._levels = None  # a broken engine must not stop the game
             return fallback()
@@ -279,6 +286,28 @@ def warm_up() -> bool:
         return agent.uses_engine
     except Exception:  # noqa: BLE001 - warming up is best effort: games fall back to the greedy player
         return False
+
+
+def decide_by(deadline: float, fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` (an agent's decision) with every engine search in it stopping at ``deadline``
+    (``time.monotonic()``; :func:`backgammon.engine.search.time_limit`).
+
+    Raises:
+        TimeoutError: at the deadline, or when it passed before the decision started (e.g. while
+            queued for a thread). The caller answers with the quick player then.
+    """
+    if time.monotonic() >= deadline:
+        raise TimeoutError("no time left to think")
+    agent = args[0] if args else None
+    if not (isinstance(agent, EngineAgent) and agent.uses_engine):
+        return fn(*args)
+    from backgammon.engine.search import SearchTimeout, time_limit
+
+    try:
+        with time_limit(deadline):
+            return fn(*args)
+    except SearchTimeout as exc:
+        raise TimeoutError(str(exc)) from exc
 
 
 def make_agent(level: str, seed: int | None = None) -> Agent:

@@ -50,6 +50,16 @@ from backgammon.server.history import export_mat, history_entry_of, history_of, 
 from backgammon.server.network import Network
 from backgammon.server.pairing import PairingManager
 from backgammon.server.pairing import make_router as pairing_router
+from backgammon.server.pools import DB_THREADS, ENGINE_THREADS, configure, install_db_pool, run_engine
+from backgammon.server.quotas import (
+    ADDRESS_FACTOR,
+    CHAT_PER_MINUTE,
+    SOCKET_MESSAGES_PER_SECOND,
+    SOCKETS_PER_ADDRESS,
+    SPECTATORS_PER_TABLE,
+    Quotas,
+    address_of,
+)
 from backgammon.server.security import install_body_limit, install_csrf, install_security
 from backgammon.server.sockets import serve_connection
 from backgammon.server.tables import TableManager
@@ -79,6 +89,14 @@ class ServerConfig:
     registrations_per_hour: int = 20  # new accounts per client address
     rollout_workers: int = 2  # study and review rollouts running at once (more wait in a queue)
     rollout_cluster: str | None = None  # a Ray address: rollouts run their trials on that cluster
+    engine_threads: int = ENGINE_THREADS  # the engine pool: thinking, hints, analysis, reviews, dice statistics
+    db_threads: int = DB_THREADS  # the database pool (the loop's default executor): sessions, table reads
+    budgets: dict[str, list[int | None]] | None = None  # kind -> [per hour, at once]: quotas.BUDGETS overridden
+    address_factor: int = ADDRESS_FACTOR  # an address's budgets are this many times a client's
+    sockets_per_address: int = SOCKETS_PER_ADDRESS
+    spectators_per_table: int = SPECTATORS_PER_TABLE
+    chat_per_minute: int = CHAT_PER_MINUTE  # chat lines per client across every table
+    socket_messages_per_second: int = SOCKET_MESSAGES_PER_SECOND  # per connection (pings included)
 
 
 CONFIG_ENV = "BACKGAMMON_SERVER_CONFIG"
@@ -135,6 +153,9 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
+        # engine work on its own bounded pool; everything asyncio.to_thread runs (sessions, reads) on another
+        configure(config.engine_threads)
+        db_pool = install_db_pool(asyncio.get_running_loop(), config.db_threads)
         url = config.database_url
         if url is None:
             config.data_dir.mkdir(parents=True, exist_ok=True)
@@ -191,6 +212,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             state["rollouts"].close()
         await state["pairing"].close()
         await manager.close()
+        db_pool.shutdown(wait=False)
 
     app = FastAPI(title="backgammon", lifespan=lifespan, docs_url=None, redoc_url=None)
     install_csrf(app)  # innermost: a body declared too large is 413 first; the refusals get the headers
@@ -198,6 +220,14 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     install_security(app)
     auth_limits = AuthLimits(
         config.auth_attempts_per_minute, config.auth_failures_per_minute, config.registrations_per_hour
+    )
+    quotas = state["quotas"] = Quotas(
+        config.budgets,
+        address_factor=config.address_factor,
+        sockets_per_address=config.sockets_per_address,
+        spectators_per_table=config.spectators_per_table,
+        chat_per_minute=config.chat_per_minute,
+        socket_messages_per_second=config.socket_messages_per_second,
     )
     # JSON and pages above 1 kB gzipped for clients that accept it (static files come gzipped already,
     # the WebSockets pass through); level 6: nearly level 9's size at a fraction of its time
@@ -248,9 +278,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         )
         return response
 
-    def client_address(request: Request) -> str:
-        """The client's address (a trusted proxy's X-Forwarded-For: serve --forwarded-allow-ips)."""
-        return request.client.host if request.client else "unknown"
+    client_address = address_of  # (a trusted proxy's X-Forwarded-For: serve --forwarded-allow-ips)
 
     def count_attempt(request: Request, registration: bool = False) -> None:
         """Count a login or registration from the client's address (429 past the limit)."""
@@ -429,6 +457,13 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         doc = await body(request)
         name, user_id = await name_for(request, doc)
         manager: TableManager = state["manager"]
+        address, mode = client_address(request), doc.get("mode", "ai")
+        if mode == "ai":  # unfinished ones at once, and per hour
+            quotas.check_held("ai_tables", address, user_id, lambda table_id: _live(manager, table_id))
+            quotas.charge("ai_tables", address, user_id)
+        elif doc.get("listed"):
+            quotas.charge("listed_tables", address, user_id)
+        quotas.charge("tables", address, user_id)
         table, seat, token = await manager.create(
             mode=doc.get("mode", "ai"),
             rules_doc=doc.get("rules"),
@@ -440,6 +475,8 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             start=doc.get("start"),
             clock=doc.get("clock"),
         )
+        if mode == "ai":
+            quotas.hold("ai_tables", table.id, address, user_id)
         return protocol.seat_to_wire(table, seat, token)
 
     @app.get("/api/tables")
@@ -513,13 +550,19 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     async def hint(table_id: str, request: Request) -> dict[str, Any]:
         table = await state["manager"].get(table_id)
         seat = table.seat_for(request.headers.get("x-seat-token"))
-        return await asyncio.to_thread(hints_for, table, seat)
+        return await hint_within_budget(table, seat, client_address(request))
+
+    async def hint_within_budget(table, seat, address: str) -> dict[str, Any]:
+        """:func:`hints_for` on the engine pool, counted against the seat's account (else the address)."""
+        with quotas.start("hints", address, table.user_ids.get(seat) if seat is not None else None):
+            return await run_engine(hints_for, table, seat)
 
     # ------------------------------------------------------------ sockets
     @app.websocket("/ws/tables/{table_id}")
     async def table_socket(websocket: WebSocket, table_id: str) -> None:
         """A match or money table's connection (:func:`backgammon.server.sockets.serve_connection`)."""
         manager: TableManager = state["manager"]
+        address = address_of(websocket)
 
         async def handle(table, seat, doc: dict[str, Any], reply) -> None:
             if doc["type"] == "action":
@@ -527,7 +570,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             elif doc["type"] == "resync":
                 reply(protocol.state_message(table, seat))
             elif doc["type"] == "hint":
-                reply(await asyncio.to_thread(hints_for, table, seat))
+                reply(await hint_within_budget(table, seat, address))
             elif doc["type"] == "chat":
                 await manager.say(table, seat, doc["text"])
             else:
@@ -552,9 +595,17 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             join=manager.connect,
             leave=manager.disconnect,
             greet=greet,
+            quotas=quotas,
+            user_of=lambda table, seat: table.user_ids.get(seat),
         )
 
     return app
+
+
+def _live(manager: TableManager, table_id: str) -> bool:
+    """Whether a table is held here and not over (a table nobody used for a while is dropped from memory)."""
+    table = manager.tables.get(table_id)
+    return table is not None and not table.is_over
 
 
 def hints_for(table, seat) -> dict[str, Any]:

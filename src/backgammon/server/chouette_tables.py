@@ -46,16 +46,18 @@ from backgammon.fairdice import CommittedDice
 from backgammon.game import Double, GamePhase, Move, OpeningRoll, Pass, Player, Roll, Take
 from backgammon.position import Position
 from backgammon.server import protocol
-from backgammon.server.agents import LEVELS, make_agent
+from backgammon.server.agents import LEVELS, decide_by, make_agent
 from backgammon.server.auth import guest_name, new_token, token_hash
 from backgammon.server.db import Action, Table, utcnow
 from backgammon.server.fair import dice_doc, draws_of, game_dice_config, game_seed, new_dice_config
 from backgammon.server.network import Network
+from backgammon.server.pools import run_engine
 from backgammon.server.protocol import shown
+from backgammon.server.quotas import address_of
 from backgammon.server.replay import CHOUETTE_BOX, chouette_moves, chouette_of, replay_chouette
 from backgammon.server.rooms import Outbox, Room, Row, Store, drop_idle, fan_out, sweep_idle
 from backgammon.server.sockets import serve_connection
-from backgammon.server.tables import _check_name, cube_for, decide
+from backgammon.server.tables import THINK_GRACE, _check_name, cube_for, decide
 
 log = logging.getLogger("backgammon.server")
 
@@ -638,11 +640,12 @@ class ChouetteManager:
         rules refuse.
         """
         agent = table.agents[name]
-        try:
-            decision = asyncio.to_thread(self._bot_decision, agent, c, name)
-            action = await asyncio.wait_for(decision, timeout=BOT_ACTION_TIMEOUT)
+        try:  # on the engine pool; the engine's search stops at the deadline (agents.decide_by)
+            deadline = time.monotonic() + BOT_ACTION_TIMEOUT
+            decision = run_engine(decide_by, deadline, self._bot_decision, agent, c, name)
+            action = await asyncio.wait_for(decision, timeout=BOT_ACTION_TIMEOUT + THINK_GRACE)
             c.apply(name, _with_dice(action, (1, 2)))  # raises if the rules refuse it
-        except TimeoutError:
+        except TimeoutError:  # (decide_by's deadline, or the wait's)
             log.warning(
                 "computer player %s (%s) took over %s s on chouette %s: the quick player answers",
                 name,
@@ -875,6 +878,7 @@ def router(state: dict[str, Any], config: Any, body, current_user) -> APIRouter:
     async def create(request: Request) -> dict[str, Any]:
         doc = await body(request)
         user = await current_user(request)
+        state["quotas"].charge("tables", address_of(request), user.id if user else None)
         name = user.username if user else await asyncio.to_thread(guest_name, state["sessions"], doc.get("name"))
         table, token = await manager().create(name, doc.get("seats"), doc.get("seat", 0), doc.get("start"))
         me = table.name_for(token)
@@ -943,6 +947,7 @@ def router(state: dict[str, Any], config: Any, body, current_user) -> APIRouter:
             handle=handle,
             join=join,
             leave=leave,
+            quotas=state["quotas"],
         )
 
     @api.post("/api/chouette/{table_id}/actions")

@@ -4,15 +4,23 @@ Every stored ``roll`` action of a player (by seat name, on ordinary and chouette
 counted; opening rolls are left out (each side rolls one die of them). A roll made with a
 checker on the bar counts for the dancing statistic, with the chance of dancing in that
 position. The numbers come from :func:`backgammon.dicestats.dice_report`.
+
+A report replays stored tables, so it is bounded: the newest :data:`MAX_TABLES` tables are looked
+at and at most :data:`MAX_REPLAYED` of the player's replayed, on the engine pool, within the
+client's ``dice_stats`` budget (:mod:`backgammon.server.quotas`); a report is kept per name while
+no action was stored since (or for :data:`CACHE_SECONDS`, whatever was stored), and requests for a
+name whose report is being made wait for that one.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
+from collections import OrderedDict
 from typing import Any
 
 from fastapi import APIRouter, Request
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from backgammon.dicestats import dice_report
 from backgammon.errors import BackgammonError, InvalidInputError
@@ -24,6 +32,13 @@ from backgammon.server.replay import replay_chouette, replay_match
 
 BAR = 24
 MAX_TABLES = 2000
+"""The newest stored tables a report looks at."""
+MAX_REPLAYED = 200
+"""The player's tables among them that a report replays at most (the newest)."""
+CACHE_SECONDS = 60.0
+"""How long a report is reused even though actions were stored since."""
+CACHE_NAMES = 256
+"""Reports kept (the least recently asked for go first)."""
 
 
 def _name(name: object) -> str:
@@ -66,7 +81,7 @@ def player_report(sessions, name: str | None) -> dict[str, Any]:
     name = _name(name)
     rolls: list = []
     entries: list = []
-    tables = 0
+    tables = replayed = 0
     with sessions() as db:
         rows = db.scalars(select(Table).order_by(Table.created_at.desc()).limit(MAX_TABLES)).all()
         for row in rows:
@@ -75,6 +90,9 @@ def player_report(sessions, name: str | None) -> dict[str, Any]:
             )
             if not seated:
                 continue
+            if replayed >= MAX_REPLAYED:
+                break
+            replayed += 1
             payloads = [
                 a.payload for a in db.scalars(select(Action).where(Action.table_id == row.id).order_by(Action.seq))
             ]
@@ -89,12 +107,49 @@ def player_report(sessions, name: str | None) -> dict[str, Any]:
     return {"name": name, "tables": tables, "report": dice_report(rolls, entries).as_dict()}
 
 
+def stored_version(sessions) -> int:
+    """A number that changes whenever an action is stored (the newest action's id)."""
+    with sessions() as db:
+        return db.scalar(select(func.max(Action.id))) or 0
+
+
 def router(state: dict[str, Any]) -> APIRouter:
     """``GET /api/dice-stats?name=...``."""
+    from backgammon.server.pools import run_engine
+    from backgammon.server.quotas import address_of
+
     api = APIRouter()
+    cache: OrderedDict[str, tuple[int, float, dict[str, Any] | LookupError]] = OrderedDict()
+    making: dict[str, asyncio.Future] = {}
+
+    async def report(name: str, version: int, request: Request) -> dict[str, Any]:
+        with state["quotas"].start("dice_stats", address_of(request)):
+            try:
+                return await run_engine(player_report, state["sessions"], name)
+            except LookupError as exc:
+                cache[name] = (version, time.monotonic(), exc)
+                raise
 
     @api.get("/api/dice-stats")
     async def dice_stats(request: Request) -> dict[str, Any]:
-        return await asyncio.to_thread(player_report, state["sessions"], request.query_params.get("name"))
+        name = _name(request.query_params.get("name"))
+        version = await asyncio.to_thread(stored_version, state["sessions"])
+        kept = cache.get(name)
+        if kept is not None and (kept[0] == version or time.monotonic() - kept[1] < CACHE_SECONDS):
+            cache.move_to_end(name)
+            if isinstance(kept[2], LookupError):
+                raise LookupError(*kept[2].args)
+            return kept[2]
+        if name in making:  # being made for another request: the same answer
+            return await asyncio.shield(making[name])
+        making[name] = future = asyncio.ensure_future(report(name, version, request))
+        try:
+            result = await asyncio.shield(future)
+        finally:
+            making.pop(name, None)
+        cache[name] = (version, time.monotonic(), result)
+        while len(cache) > CACHE_NAMES:
+            cache.popitem(last=False)
+        return result
 
     return api

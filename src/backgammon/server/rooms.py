@@ -261,6 +261,44 @@ async def sweep_idle(sweep: Callable[[float], int], kind: str) -> None:
             log.info("dropped %d idle %s room(s) from memory", dropped, kind)
 
 
+PRESENCE_EVERY = 0.25
+"""Seconds between two presence messages of one table at most (joins and leaves in between are
+told together, in the next one)."""
+
+
+class Throttle:
+    """Calls ``fn`` at most once per ``every`` seconds: at once when the last call is that long ago
+    (with the caller's argument), else once at the end of the interval for every call made meanwhile
+    (with None). For presence: a burst of joins is one message per interval, not one per join."""
+
+    def __init__(self, fn: Callable[[Any], None], every: float | None = None) -> None:
+        self.fn = fn
+        self.every = PRESENCE_EVERY if every is None else every
+        self._last = float("-inf")
+        self._due: asyncio.TimerHandle | None = None
+
+    def __call__(self, arg: Any = None) -> None:
+        if self._due is not None:
+            return  # told with the one already due
+        loop = asyncio.get_running_loop()
+        wait = self._last + self.every - loop.time()
+        if wait <= 0:
+            self._last = loop.time()
+            self.fn(arg)
+        else:
+            self._due = loop.call_later(wait, self._run)
+
+    def _run(self) -> None:
+        self._due = None
+        self._last = asyncio.get_running_loop().time()
+        self.fn(None)
+
+    def cancel(self) -> None:
+        if self._due is not None:
+            self._due.cancel()
+            self._due = None
+
+
 def fan_out(outboxes: Iterable[Outbox], message_for: Callable[[Any], str]) -> None:
     """Offer each connection its seat's message; each distinct seat's text is built once."""
     built: dict[Any, str] = {}

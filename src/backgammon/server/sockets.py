@@ -6,6 +6,12 @@ then answers each message through the connection's :class:`~backgammon.server.ro
 that replies and published states keep their order and a stalled client is dropped instead of
 waited for. Every error goes through :func:`~backgammon.server.errors.error_status` and is followed
 by the full state. Messages are typed in :mod:`backgammon.server.protocol` (docs/web-protocol.md).
+
+With the server's :class:`~backgammon.server.quotas.Quotas`, a connection counts against its address's
+cap (refused past it: an error with code ``too_many_requests``, then closed with 1013), a spectator
+against the table's cap, each line of chat against its client's budget across every table, and
+each message against the connection's budget per second (a connection that floods is told so and
+closed with 1008).
 """
 
 from __future__ import annotations
@@ -19,7 +25,8 @@ from fastapi import WebSocket, WebSocketDisconnect
 
 from backgammon.errors import BackgammonError, InvalidInputError
 from backgammon.server import protocol
-from backgammon.server.errors import error_info, error_status
+from backgammon.server.errors import HTTPError, error_info, error_status
+from backgammon.server.quotas import Quotas, Ticket, address_of, too_many
 from backgammon.server.rooms import Outbox
 from backgammon.server.security import origin_allowed
 
@@ -39,18 +46,59 @@ async def serve_connection(
     join: Callable[[Any, Outbox], None],
     leave: Callable[[Any, Outbox], None],
     greet: Callable[[Any, Reply], None] | None = None,
+    quotas: Quotas | None = None,
+    user_of: Callable[[Any, Any], int | None] | None = None,
 ) -> None:
     """Serve one table connection (see the module docstring).
 
     ``load()`` returns the table or raises LookupError; ``seat_of(table, token)`` is the seat the
     hello's token opens; ``state(table, seat)`` the full state message for that seat; ``handle``
     answers one message (other than hello) with ``reply``; ``join``/``leave`` add the connection
-    to the table's watchers and take it away; ``greet`` sends a newcomer more after its state.
+    to the table's watchers and take it away; ``greet`` sends a newcomer more after its state;
+    ``quotas`` the caps (see the module's text); ``user_of(table, seat)`` the account a seat's chat
+    counts against (None: the connection's address).
     """
     if not origin_allowed(websocket.headers):  # a page of another site may not act for our user
         await websocket.close(code=1008)
         return
     await websocket.accept()
+    address = address_of(websocket)
+    ticket: Ticket | None = None
+    try:
+        if quotas is not None:
+            ticket = quotas.open_socket(address)
+    except HTTPError as exc:
+        await _refuse(websocket, exc, 1013)
+        return
+    try:
+        await _serve(websocket, address, load, seat_of, state, handle, join, leave, greet, quotas, user_of)
+    finally:
+        if ticket is not None:
+            ticket.release()
+
+
+async def _refuse(websocket: WebSocket, exc: Exception, code: int) -> None:
+    status, text, error_code, params = error_info(exc)
+    try:
+        await websocket.send_json(protocol.error_message(status, text, error_code, params))
+        await websocket.close(code=code)
+    except (WebSocketDisconnect, RuntimeError):
+        pass
+
+
+async def _serve(
+    websocket: WebSocket,
+    address: str,
+    load: Callable[[], Awaitable[Any]],
+    seat_of: Callable[[Any, str | None], Any],
+    state: Callable[[Any, Any], dict[str, Any]],
+    handle: Callable[[Any, Any, dict[str, Any], Reply], Awaitable[None]],
+    join: Callable[[Any, Outbox], None],
+    leave: Callable[[Any, Outbox], None],
+    greet: Callable[[Any, Reply], None] | None,
+    quotas: Quotas | None,
+    user_of: Callable[[Any, Any], int | None] | None,
+) -> None:
     try:
         table = await load()
     except LookupError as exc:
@@ -70,6 +118,13 @@ async def serve_connection(
         await websocket.close(code=1008)
         return
     seat = seat_of(table, hello.get("token"))
+    if quotas is not None and seat is None:
+        try:
+            quotas.check_spectators(sum(1 for o in list(getattr(table, "outboxes", ())) if o.seat is None))
+        except HTTPError as exc:
+            await _refuse(websocket, exc, 1013)
+            return
+    meter = quotas.socket_meter() if quotas is not None else None
 
     async def close() -> None:
         await websocket.close(code=1013)
@@ -88,10 +143,15 @@ async def serve_connection(
             message = await websocket.receive()
             if message["type"] == "websocket.disconnect":
                 break
+            if meter is not None and not meter.allow():
+                await _refuse(websocket, too_many("too many messages on this connection", 1), 1008)
+                break
             try:
                 doc = _parse(message)
                 if doc["type"] == "hello":
                     raise InvalidInputError("hello again: a connection says hello once; reconnect to change seat")
+                if doc["type"] == "chat" and quotas is not None and seat is not None:
+                    quotas.chat(address, user_of(table, seat) if user_of is not None else None)
                 await handle(table, seat, doc, reply)
             except Exception as exc:  # noqa: BLE001 - every error goes through error_status (500s are logged)
                 status, text, code, params = error_info(exc)

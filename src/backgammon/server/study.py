@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import math
 import queue
+import secrets
 import threading
 import uuid
 from dataclasses import dataclass, field
@@ -447,7 +448,7 @@ def tactical_check(setup: Setup, text: object, plies: int, steps: object = None)
 
 # ---------------------------------------------------------------- rollouts
 class _Cancelled(Exception):
-    """A rollout stopped because the server is closing."""
+    """A rollout stopped: cancelled by its owner, or the server is closing."""
 
 
 def rollout_row(r: Any, rank_label: str | None) -> dict[str, Any]:
@@ -485,11 +486,24 @@ class RolloutJob:
     error: str | None = None
     rank_labels: dict[str, str] = field(default_factory=dict)  # play -> the ranking's depth and kind
     cluster: bool = False
+    token_digest: str = ""  # the SHA-256 of the owner's token (what cancelling asks for)
+    cancelled: bool = False
+    ticket: Any = None  # the owner's place among rollouts at once (quotas.Ticket), given back at the end
+
+    def owned_by(self, token: str | None) -> bool:
+        """Whether ``token`` is the one this job's requester was given."""
+        from backgammon.server.auth import token_hash
+
+        return bool(token) and secrets.compare_digest(token_hash(str(token)), self.token_digest)
+
+    def finish(self) -> None:
+        if self.ticket is not None:
+            self.ticket.release()
 
     def to_wire(self) -> dict[str, Any]:
         return {
             "id": self.id,
-            "status": self.status,
+            "status": self.status,  # running / done / failed / cancelled
             "queued": self.queued and self.status == "running",
             "done": self.done,
             "total": self.total or self.trials,
@@ -556,12 +570,22 @@ class RolloutJobs:
         return self.starting + sum(1 for j in self.jobs.values() if j.status == "running")
 
     def start(
-        self, setup: Setup, top: int, trials: int, plies: int, ply: int = 0, plays: list[str] | None = None
+        self,
+        setup: Setup,
+        top: int,
+        trials: int,
+        plies: int,
+        ply: int = 0,
+        plays: list[str] | None = None,
+        token_digest: str = "",
+        ticket: Any = None,
     ) -> RolloutJob:
         """Start rolling out the ``top`` best plays of the setup (ranked at ``plies``), or the
         given ``plays`` (move texts, e.g. the played move and the better one of a review).
 
-        ``ply``: lookahead of the plays chosen inside the trials (0 or 1).
+        ``ply``: lookahead of the plays chosen inside the trials (0 or 1). ``token_digest``: the hash of
+        the token its requester was given (the one that may cancel it); ``ticket``: the requester's
+        place among rollouts at once, given back when the job ends.
 
         Raises:
             InvalidInputError: without dice, or for a play that is not legal with them.
@@ -592,6 +616,8 @@ class RolloutJobs:
                 ply,
                 rank_labels={str(p): labels[str(p)] for p in chosen if str(p) in labels},
                 cluster=self.cluster is not None,
+                token_digest=token_digest,
+                ticket=ticket,
             )
         except BaseException:
             with self.lock:
@@ -608,6 +634,20 @@ class RolloutJobs:
         """Stop every queued and running rollout at its next block of trials."""
         self.closed = True
 
+    def cancel(self, job_id: str, token: str | None) -> RolloutJob:
+        """Stop a rollout at its next block of trials (a queued one never starts), for its owner.
+
+        Raises:
+            LookupError: for an unknown id. HTTPError: 403 (``not_your_rollout``) for another client.
+        """
+        from backgammon.server.errors import HTTPError
+
+        job = self.get(job_id)
+        if not job.owned_by(token):
+            raise HTTPError(403, "only the client that started a rollout can cancel it", "not_your_rollout")
+        job.cancelled = True
+        return job
+
     def _forget_old(self) -> None:
         finished = [job_id for job_id, j in self.jobs.items() if j.status != "running"]
         for job_id in finished[: max(0, len(finished) - KEEP_FINISHED)]:
@@ -617,7 +657,7 @@ class RolloutJobs:
         from backgammon.engine.rollout import RolloutSettings, rollout_plays
 
         def progress(done: int, total: int) -> None:
-            if self.closed:
+            if self.closed or job.cancelled:
                 raise _Cancelled
             job.done, job.total = done, total
 
@@ -628,7 +668,7 @@ class RolloutJobs:
         dice = job.setup.dice
         assert dice is not None  # start() ranked the plays, which needs the dice
         try:
-            if self.closed:
+            if self.closed or job.cancelled:
                 raise _Cancelled
             job.queued = False
             settings = RolloutSettings(trials=job.trials, seed=1, ply=job.ply, cluster=self.cluster)
@@ -637,9 +677,14 @@ class RolloutJobs:
             job.done = job.total = max(job.total, job.done)
             job.status = "done"
         except _Cancelled:
-            job.status, job.error = "failed", "the server is stopping"
+            if job.cancelled:
+                job.status, job.error = "cancelled", "cancelled by its owner"
+            else:
+                job.status, job.error = "failed", "the server is stopping"
         except Exception as exc:  # noqa: BLE001 - a failed job reports its error to the poller
             job.status, job.error = "failed", str(exc) or "rollout failed"
+        finally:
+            job.finish()
 
     def get(self, job_id: str) -> RolloutJob:
         """A job by id.
@@ -841,10 +886,25 @@ def make_router(state: dict[str, Any], read_body: Any) -> APIRouter:
     """The study API. ``state`` is the app's state (sessions, manager); ``read_body`` its JSON reader."""
     import asyncio
 
+    from backgammon.server.auth import new_token, session_user, token_hash
     from backgammon.server.db import Review
+    from backgammon.server.pools import run_engine
+    from backgammon.server.quotas import address_of
 
     router = APIRouter()
     config = state.get("config")
+
+    async def client(request: Request) -> tuple[str, int | None]:
+        """The request's address and account (None for a guest): whom its budgets count against."""
+        cookie = request.cookies.get("bg_session")
+        user = await asyncio.to_thread(session_user, state["sessions"], cookie) if cookie else None
+        return address_of(request), user.id if user is not None else None
+
+    async def engine_work(kind: str, request: Request, fn: Any, *args: Any) -> Any:
+        """``fn(*args)`` on the engine pool within the client's budget of ``kind`` (quotas)."""
+        with state["quotas"].start(kind, *await client(request)):
+            return await run_engine(fn, *args)
+
     jobs = RolloutJobs(
         workers=getattr(config, "rollout_workers", ROLLOUT_WORKERS), cluster=getattr(config, "rollout_cluster", None)
     )
@@ -869,13 +929,13 @@ def make_router(state: dict[str, Any], read_body: Any) -> APIRouter:
     async def analyze_ep(request: Request) -> dict[str, Any]:
         doc = await read_body(request)
         setup, plies = parse_setup(doc.get("setup")), _plies(doc.get("depth"))
-        return await asyncio.to_thread(analyze, setup, plies)
+        return await engine_work("analysis", request, analyze, setup, plies)
 
     @router.post("/api/study/check")
     async def check_ep(request: Request) -> dict[str, Any]:
         doc = await read_body(request)
         setup, plies = parse_setup(doc.get("setup")), _plies(doc.get("depth"))
-        return await asyncio.to_thread(tactical_check, setup, doc.get("play"), plies, doc.get("steps"))
+        return await engine_work("analysis", request, tactical_check, setup, doc.get("play"), plies, doc.get("steps"))
 
     @router.post("/api/study/move")
     async def move_ep(request: Request) -> dict[str, Any]:
@@ -891,12 +951,23 @@ def make_router(state: dict[str, Any], read_body: Any) -> APIRouter:
         plies = _plies(doc.get("depth"))
         ply = _int(doc.get("ply", 0), "rollout ply", 0, 1)
         plays = _plays(doc.get("plays"))
-        job = await asyncio.to_thread(jobs.start, setup, top, trials, plies, ply, plays)
-        return job.to_wire()
+        ticket = state["quotas"].start("rollouts", *await client(request))  # given back when the job ends
+        token = new_token()
+        try:
+            job = await run_engine(jobs.start, setup, top, trials, plies, ply, plays, token_hash(token), ticket)
+        except BaseException:
+            ticket.release()
+            raise
+        return {**job.to_wire(), "token": token}
 
     @router.get("/api/study/rollouts/{job_id}")
     async def get_rollout(job_id: str) -> dict[str, Any]:
         return jobs.get(job_id).to_wire()
+
+    @router.post("/api/study/rollouts/{job_id}/cancel")
+    async def cancel_rollout(job_id: str, request: Request) -> dict[str, Any]:
+        """Stop a rollout (``x-rollout-token``: the token its start answered with)."""
+        return jobs.cancel(job_id, request.headers.get("x-rollout-token")).to_wire()
 
     @router.get("/api/study/lessons")
     async def lessons(lang: str | None = None) -> list[dict[str, Any]]:
@@ -910,7 +981,7 @@ def make_router(state: dict[str, Any], read_body: Any) -> APIRouter:
     async def answer(lesson_id: str, number: int, request: Request) -> dict[str, Any]:
         doc = await read_body(request)
         lang = _lang(doc.get("lang"))
-        return await asyncio.to_thread(lesson_answer, lesson_id, number, doc.get("answer"), lang)
+        return await engine_work("analysis", request, lesson_answer, lesson_id, number, doc.get("answer"), lang)
 
     @router.get("/api/study/reviews")
     async def my_reviews(
@@ -958,9 +1029,9 @@ def make_router(state: dict[str, Any], read_body: Any) -> APIRouter:
         return review_part(await asyncio.to_thread(query), decisions)
 
     @router.post("/api/study/reviews/{table_id}")
-    async def make_review(table_id: str, decisions: bool = True) -> dict[str, Any]:
+    async def make_review(table_id: str, request: Request, decisions: bool = True) -> dict[str, Any]:
         table = await state["manager"].get(table_id)
-        data = await asyncio.to_thread(review_table, table)
+        data = await engine_work("reviews", request, review_table, table)
 
         await asyncio.to_thread(store_review, state["sessions"], table_id, data)
         return review_part(data, decisions)

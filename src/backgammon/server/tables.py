@@ -48,21 +48,25 @@ from backgammon.game import Action as GameAction
 from backgammon.match import Match
 from backgammon.position import Position
 from backgammon.server import protocol
-from backgammon.server.agents import LEVELS, Agent, GreedyAgent, make_agent
+from backgammon.server.agents import LEVELS, Agent, GreedyAgent, decide_by, make_agent
 from backgammon.server.auth import new_token, token_hash
 from backgammon.server.db import Action, ChatMessage, Table, User, utcnow
 from backgammon.server.fair import DrawCount, draws_of, new_dice_config, resume_dice
 from backgammon.server.matchflow import StartPosition, new_match
 from backgammon.server.network import Network
+from backgammon.server.pools import run_engine
 from backgammon.server.protocol import shown
 from backgammon.server.rating import rating_change
 from backgammon.server.replay import END_SESSION, match_of, replay_match
-from backgammon.server.rooms import Outbox, Room, Row, Store, drop_idle, drop_room, fan_out, sweep_idle
+from backgammon.server.rooms import Outbox, Room, Row, Store, Throttle, drop_idle, drop_room, fan_out, sweep_idle
 
 log = logging.getLogger("backgammon.server")
 
 BOT_TIMEOUT = 10.0
 """Seconds the computer may think about one decision before the quick player answers for it."""
+THINK_GRACE = 2.0
+"""Seconds past its deadline the table waits for a search that has not stopped yet (one candidate's
+search, or a cube decision, runs to its end) before the quick player answers."""
 CHAT_KEPT = 50
 """Lines of chat a table keeps in memory and sends to a new connection."""
 CHAT_RATE = (5, 10.0)
@@ -236,6 +240,7 @@ class TableManager:
         self._heartbeat: asyncio.Task | None = None
         self._sweeper: asyncio.Task | None = None
         self._unfollow: dict[str, Callable[[], Any]] = {}
+        self._presence: dict[str, Throttle] = {}  # per table watched here: its presence messages
         self.net.on_reconnect(self._on_bus_reconnect)
         self.net.watch(
             lambda: [(t.id, t.room) for t in self.tables.values() if t.outboxes and not t.is_over],
@@ -1016,7 +1021,16 @@ class TableManager:
     # -------------------------------------------------------------- presence
     def _presence_changed(self, table: TableRuntime, newcomer: Outbox | None = None) -> None:
         """Tell this table's connections (but a newcomer, whose state says it) and the other
-        processes who is connected now."""
+        processes who is connected now: at most once per :data:`~backgammon.server.rooms.PRESENCE_EVERY`
+        seconds (a :class:`~backgammon.server.rooms.Throttle` per table), the changes meanwhile together."""
+        throttle = self._presence.get(table.id)
+        if throttle is None:
+            throttle = self._presence[table.id] = Throttle(functools.partial(self._presence_now, table))
+        throttle(newcomer)
+        if not table.outboxes and table.id in self._presence:
+            del self._presence[table.id]  # (a message already due is still sent, to nobody here)
+
+    def _presence_now(self, table: TableRuntime, newcomer: Outbox | None) -> None:
         self._show_presence(table, newcomer)
         if self.net.shared:
             self.net.tell(f"presence:{table.id}", {"counts": table.local_presence()})
@@ -1147,13 +1161,18 @@ class TableManager:
 
 
 async def think(agent: Agent, game, seat: Player, post_crawford: bool, timeout: float, where: str = "") -> GameAction:
-    """The computer's decision, made on a worker thread within ``timeout`` seconds.
+    """The computer's decision, made on the engine pool within ``timeout`` seconds (time queued
+    for a thread included): the engine's search stops at that deadline (:func:`agents.decide_by`),
+    so the thread is free again within one candidate's search of it.
 
     If the engine fails or is too slow, the quick (greedy) player decides instead, so a computer
     turn always ends in a legal action and a table never hangs on it.
     """
+    deadline = time.monotonic() + timeout
     try:
-        return await asyncio.wait_for(asyncio.to_thread(decide, agent, game, seat, post_crawford), timeout)
+        return await asyncio.wait_for(
+            run_engine(decide_by, deadline, decide, agent, game, seat, post_crawford), timeout + THINK_GRACE
+        )
     except Exception as exc:  # noqa: BLE001 - TimeoutError or the engine's failure: the quick player answers
         log.warning("computer player on table %s fell back to the quick player: %r", where, exc)
         return decide(GreedyAgent(), game, seat, post_crawford)
