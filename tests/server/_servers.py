@@ -29,8 +29,16 @@ class Server:
     """One ``backgammon serve`` process on the shared database."""
 
     def __init__(
-        self, tmp: Path, name: str, workers: int = 1, database_url: str | None = None, extra: list[str] | None = None
+        self,
+        tmp: Path,
+        name: str,
+        workers: int = 1,
+        database_url: str | None = None,
+        extra: list[str] | None = None,
+        engine: bool = True,
     ) -> None:
+        """Start it and wait until it answers (with ``engine``, until its engine is warm too); a server
+        that does not start in time is killed."""
         self.port = free_port()
         self.log = tmp / f"{name}.log"
         cmd = [BACKGAMMON, "serve", "--port", str(self.port), "--dice-seed", "7", "--bot-delay", "0"]
@@ -45,11 +53,13 @@ class Server:
             assert self.proc.poll() is None, self.log.read_text()
             try:
                 health = httpx.get(f"{self.http}/api/health", timeout=2)
-                if health.status_code == 200 and health.json()["engine"] != "warming":
+                if health.status_code == 200 and (not engine or health.json()["engine"] != "warming"):
                     return
             except httpx.HTTPError:
                 pass
-            assert time.monotonic() < deadline, "server did not start: " + self.log.read_text()
+            if time.monotonic() >= deadline:
+                self.kill()
+                raise AssertionError("server did not start: " + self.log.read_text())
             time.sleep(0.2)
 
     @property
