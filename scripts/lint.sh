@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The static checks CI runs before the tests: ruff's linter, ruff's formatter (check only) and mypy
-# (strict on the core, formats and lessons; normal elsewhere; settings in pyproject.toml).
+# The static checks CI runs before the tests: ruff's linter, ruff's formatter (check only), mypy
+# (strict on the core, formats and lessons; normal elsewhere; settings in pyproject.toml) and
+# tsc --checkJs on the browser's JavaScript (scripts/jsconfig.json).
 # Every check runs; the script fails if any of them fails.
 # Usage: bash scripts/lint.sh   (the tools come from .venv, or from $VENV/bin)
 set -uo pipefail
@@ -17,9 +18,17 @@ run() {  # run NAME COMMAND...: run COMMAND, remember NAME if it fails
 run "ruff check" "$BIN/ruff" check .
 run "ruff format --check" "$BIN/ruff" format --check .
 run "mypy" "$BIN/mypy"
+# The browser's JavaScript, type-checked with its JSDoc types (static/protocol-types.js: the wire
+# formats, checked against the server by tests/server/test_js_types.py). TypeScript comes from the
+# npm registry once, into a cache folder outside the tree.
+TSC_DIR="${BACKGAMMON_TSC_DIR:-$HOME/.cache/backgammon/tsc}"
+if [ ! -x "$TSC_DIR/node_modules/.bin/tsc" ]; then
+  npm install --prefix "$TSC_DIR" typescript@5.9 --no-audit --no-fund --silent >/dev/null
+fi
+run "tsc --checkJs" "$TSC_DIR/node_modules/.bin/tsc" -p scripts/jsconfig.json
 
 if [ -n "$failed" ]; then
   echo "lint: FAILED:$failed" >&2
   exit 1
 fi
-echo "lint: ruff check, ruff format --check and mypy passed"
+echo "lint: ruff check, ruff format --check, mypy and tsc passed"

@@ -8,6 +8,10 @@ import { h } from "./dom.js";
 import { applyThemeName } from "./theme.js";
 import { mountNav } from "./sitenav.js";
 
+/** @typedef {import("./protocol-types.js").TableState} TableState */
+/** @typedef {import("./protocol-types.js").LastMove} LastMove */
+/** @typedef {import("./protocol-types.js").HintMessage} HintMessage */
+
 const DEFAULTS = {
   orientation: "bottom-right", autoSwitch: false, lang: null, whiteColor: "#f4f1e8", blackColor: "#2b2b2b",
   animation: "normal", showPips: true, autoForced: true, autoRoll: false, autoConfirm: false, sound: true, theme: "classic",
@@ -110,17 +114,18 @@ async function api(method, path, body, headers = {}) {
   return doc;
 }
 
+let flashTimer = 0;
 function flash(message) {
   const el = $("#flash");
   el.textContent = message;
-  clearTimeout(flash.timer);
-  flash.timer = setTimeout(() => { el.textContent = ""; }, 4000);
+  clearTimeout(flashTimer);
+  flashTimer = setTimeout(() => { el.textContent = ""; }, 4000);
 }
 
 // -------------------------------------------------------------------- routing
 function route() {
   const m = /^\/t\/([A-Za-z0-9_-]+)/.exec(location.pathname);
-  for (const v of document.querySelectorAll(".view")) v.hidden = true;
+  for (const v of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll(".view"))) v.hidden = true;
   if (m) { $("#view-table").hidden = false; openTable(m[1]); }
   else { $("#view-home").hidden = false; closeTable(); refreshHome(); }
 }
@@ -141,9 +146,9 @@ function fillRulesFields() {
       h("label", {}, `${t("bg_value")} `, select("backgammon_value", [[3, "3"], [2, "2"]])),
       check("casual", t("casual")),
     );
-    const sel = fs.querySelector("[name=match_length]");
-    sel.value = old.match_length ?? "5";
-    if (old.automatic_doubles) fs.querySelector("[name=automatic_doubles]").value = old.automatic_doubles;
+    const field = (/** @type {string} */ name) => /** @type {HTMLSelectElement} */ (fs.querySelector(`[name=${name}]`));
+    field("match_length").value = String(old.match_length ?? "5");
+    if (old.automatic_doubles) field("automatic_doubles").value = String(old.automatic_doubles);
   }
 }
 function rulesFrom(form) {
@@ -516,6 +521,7 @@ async function animate(event, state) {
 function gameEnded(prev, next) {
   return next.match.game_number > prev.match.game_number || (next.match.over && !prev.match.over);
 }
+/** @param {TableState} prev @param {TableState} next @param {any} event */
 function holdEnd(prev, next, event) {
   const board = cloneBoard(prev.game.board);
   let last = null;
@@ -565,9 +571,10 @@ function releaseHeld() {
 }
 
 function clearFlash() {
-  clearTimeout(flash.timer);
+  clearTimeout(flashTimer);
   $("#flash").textContent = "";
 }
+/** @param {TableState} st */
 function setState(st) {
   const prev = S.state;
   if (prev && prev.version !== st.version) clearFlash();  // a message about the last position is stale now
@@ -656,6 +663,7 @@ function resultText(st) {
 }
 function showResult(st) {
   const box = $("#result");
+  /** @type {(string | Node)[]} */
   const parts = [resultText(st)];
   if (st.match.ended_by) parts.splice(0, 1, sessionOverText(st));  // a money session ended: its final score
   else if (st.match.over) parts.push(h("br"), t("match_over", { who: nameOf(st, st.match.winner), a: st.match.score.white, b: st.match.score.black }));
@@ -775,6 +783,7 @@ function usedDice(dice, pendingSteps) {
   return used;
 }
 
+/** @param {TableState} st @param {{ mine: number[], theirs: number[] }} board @param {Record<string, any>} extra */
 function draw(st, board, extra = {}) {
   const view = st.view;
   const other = view === "white" ? "black" : "white";
@@ -792,7 +801,7 @@ function draw(st, board, extra = {}) {
     dice: extra.dice !== undefined ? extra.dice : showLastDice ? last.dice : st.game.dice,
     diceMine: extra.diceMine !== undefined ? extra.diceMine : showLastDice ? last.player === view : st.game.on_roll === view,
     diceLast: showLastDice,
-    lastMove: extra.preview ? lastMoveMarks({ player: view, steps: extra.preview }, view) : last && !S.pending.length ? lastMoveMarks(last, view) : null,
+    lastMove: extra.preview ? lastMoveMarks({ player: view, dice: [], steps: extra.preview }, view) : last && !S.pending.length ? lastMoveMarks(last, view) : null,
     usedDice: extra.usedDice || [false, false], rolling: !!extra.rolling,
     cube: { value: extra.cubeValue || cube.value, owner: rel(extra.cubeOwner !== undefined ? extra.cubeOwner : cube.owner), offered: extra.replay ? null : rel(cube.offered_by), enabled: cube.enabled && st.match.length !== 1 },
     pips: { me: pipsOf(board.mine), them: pipsOf(board.theirs) },
@@ -808,6 +817,7 @@ function draw(st, board, extra = {}) {
 
 // The points the last move's checkers left and reached, in the viewer's numbering (25 = the bar,
 // 0 = the mover's tray): a checker moved twice counts once, from its start to its end.
+/** @param {LastMove} last @param {string} view */
 function lastMoveMarks(last, view) {
   const mine = last.player === view;
   const vp = (p) => (mine || p === 25 || p === 0 ? p : 25 - p);
@@ -1100,6 +1110,7 @@ function maybeAutoConfirm() {
 // The hint: the ranked plays with their equity, winning and gammon chances and the depth they were
 // judged at. Pointing at a play (or focusing it) shows it on the board; choosing it puts it on the
 // board as the move to confirm (Undo takes it back).
+/** @param {HintMessage} msg */
 function showHints(msg) {
   const box = $("#hints");
   box.hidden = false;

@@ -719,6 +719,7 @@ export function has(key) {
 // parameters beside its English message ({status, code, params, message}). A code with a text of
 // its own (err_CODE) is worded from it; otherwise English shows the server's message and other
 // languages a text for the kind of error (err_status_NNN), never English.
+/** @param {import("./protocol-types.js").ServerError} err */
 export function errorText(err) {
   const key = `err_${err.code}`;
   if (err.code && has(key)) return t(key, err.params || {});
@@ -727,10 +728,12 @@ export function errorText(err) {
   return t(has(status) ? status : "err_status_other");
 }
 
+/** @param {ParentNode} root */
 export function applyTranslations(root = document) {
-  for (const el of root.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
-  for (const el of root.querySelectorAll("[data-i18n-rich]")) renderRich(el, t(el.dataset.i18nRich));
-  for (const el of root.querySelectorAll("[data-i18n-placeholder]")) el.placeholder = t(el.dataset.i18nPlaceholder);
-  for (const el of root.querySelectorAll("[data-i18n-label]")) el.setAttribute("aria-label", t(el.dataset.i18nLabel));
+  const all = (/** @type {string} */ sel) => /** @type {NodeListOf<HTMLInputElement>} */ (root.querySelectorAll(sel));
+  for (const el of all("[data-i18n]")) el.textContent = t(el.dataset.i18n);
+  for (const el of all("[data-i18n-rich]")) renderRich(el, t(el.dataset.i18nRich));
+  for (const el of all("[data-i18n-placeholder]")) el.placeholder = t(el.dataset.i18nPlaceholder);
+  for (const el of all("[data-i18n-label]")) el.setAttribute("aria-label", t(el.dataset.i18nLabel));
   document.title = t("title");
 }

@@ -32,9 +32,7 @@ async function api(method, path, body) {
   let doc = null;
   try { doc = await res.json(); } catch { doc = null; }
   if (!res.ok) {
-    const err = new Error(doc?.error || `HTTP ${res.status}`);
-    err.status = res.status;
-    throw err;
+    throw Object.assign(new Error(doc?.error || `HTTP ${res.status}`), { status: res.status });
   }
   return doc;
 }

@@ -6,11 +6,13 @@
 import { t } from "./i18n.js";
 import { h } from "./dom.js";
 
+/** @type {[string, string, string][]} */
 const LINKS = [
   ["play", "/", "nav_play"],
   ["study", "/study", "study"],
   ["puzzles", "/puzzles", "puzzles"],
 ];
+/** @type {[string, string, string][]} */
 const MORE = [
   ["chouette", "/static/chouette.html", "ch_title"],
   ["dicestats", "/static/dicestats.html", "ds_title"],
@@ -23,7 +25,7 @@ function link([id, href, key], active) {
 }
 
 export function mountNav() {
-  const nav = document.querySelector("nav.site-nav");
+  const nav = /** @type {HTMLElement | null} */ (document.querySelector("nav.site-nav"));
   if (!nav) return;
   const active = nav.dataset.active;
   const own = [...nav.children];  // the page's own controls, kept after the links

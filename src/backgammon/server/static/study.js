@@ -29,9 +29,10 @@ function s(key, vars = {}) {
   return text;
 }
 function translate() {
-  for (const el of document.querySelectorAll("[data-s]")) el.textContent = s(el.dataset.s);
-  for (const el of document.querySelectorAll("[data-sp]")) el.placeholder = s(el.dataset.sp);
-  for (const el of document.querySelectorAll("[data-i18n]")) el.textContent = s(el.dataset.i18n);
+  const all = (/** @type {string} */ sel) => /** @type {NodeListOf<HTMLInputElement>} */ (document.querySelectorAll(sel));
+  for (const el of all("[data-s]")) el.textContent = s(el.dataset.s);
+  for (const el of all("[data-sp]")) el.placeholder = s(el.dataset.sp);
+  for (const el of all("[data-i18n]")) el.textContent = s(el.dataset.i18n);
   document.title = `${s("title")} — ${s("study")}`;
 }
 // table rows built as DOM nodes: a head row of study texts, and rows of cells
@@ -45,9 +46,7 @@ async function api(method, path, body) {
   let doc = null;
   try { doc = await res.json(); } catch { doc = null; }
   if (!res.ok) {
-    const err = new Error(doc?.error || doc?.message || `HTTP ${res.status}`);
-    err.status = res.status;
-    throw err;
+    throw Object.assign(new Error(doc?.error || doc?.message || `HTTP ${res.status}`), { status: res.status });
   }
   return doc;
 }
@@ -115,7 +114,7 @@ function arrows(svg, text, cls, offset) {
 // ------------------------------------------------------------------ routing
 function route() {
   const path = location.pathname;
-  for (const v of document.querySelectorAll(".view")) v.hidden = true;
+  for (const v of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll(".view"))) v.hidden = true;
   for (const a of document.querySelectorAll(".study-tabs a")) a.classList.remove("active");
   if (path.startsWith("/study/lessons")) {
     $("#tab-lessons").classList.add("active");
@@ -657,7 +656,7 @@ async function showDecision(i) {
   R.current = i;
   renderReviewList();
   renderCharts();
-  for (const li of document.querySelectorAll("#review-mistakes li")) li.classList.toggle("current", Number(li.dataset.i) === i);
+  for (const li of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll("#review-mistakes li"))) li.classList.toggle("current", Number(li.dataset.i) === i);
   // only the latest click draws: an earlier click's answer arriving late is dropped
   const shown = ++R.shown;
   let doc;
@@ -728,7 +727,7 @@ function init() {
     route();
   });
   translate();
-  for (const a of document.querySelectorAll(".study-tabs a")) a.onclick = (e) => { e.preventDefault(); go(a.getAttribute("href")); };
+  for (const a of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll(".study-tabs a"))) a.onclick = (e) => { e.preventDefault(); go(a.getAttribute("href")); };
   window.addEventListener("popstate", route);
   route();
 }

@@ -1,0 +1,140 @@
+// The wire formats the browser reads, as JSDoc types for `tsc --checkJs` (scripts/lint.sh): the
+// table state of `protocol.state_to_wire`, the socket messages and the errors. The property names
+// are checked against what the server sends by tests/server/test_js_types.py, so a field renamed
+// on one side fails there, and a field the browser reads that is not here fails tsc.
+// (docs/web-protocol.md describes each field.)
+
+/** @typedef {"white" | "black"} Side */
+/** @typedef {{ mine: number[], theirs: number[] }} Board */
+/** @typedef {Record<string, any>} Rules */
+
+/**
+ * @typedef {object} TableInfo
+ * @property {string} id
+ * @property {"ai" | "human"} mode
+ * @property {string | null} level
+ * @property {Side | null} ai_seat
+ * @property {"waiting" | "playing" | "over"} status
+ * @property {Rules} rules
+ * @property {Record<Side, string>} names
+ * @property {Record<Side, boolean>} seated
+ * @property {boolean} test_start
+ * @property {string | null} rematch
+ */
+
+/**
+ * @typedef {object} GameResult
+ * @property {Side | null} winner
+ * @property {number} points
+ */
+
+/**
+ * @typedef {object} MatchInfo
+ * @property {number} length
+ * @property {Record<Side, number>} score
+ * @property {boolean} crawford
+ * @property {boolean} post_crawford
+ * @property {boolean} over
+ * @property {Side | null} winner
+ * @property {Side | null} timeout
+ * @property {Side | null} ended_by
+ * @property {number} game_number
+ * @property {GameResult | null} last_result
+ */
+
+/**
+ * @typedef {object} Cube
+ * @property {number} value
+ * @property {Side | null} owner
+ * @property {Side | null} offered_by
+ * @property {boolean} enabled
+ */
+
+/**
+ * @typedef {object} LastMove
+ * @property {Side} player
+ * @property {number[]} dice
+ * @property {number[][]} steps
+ * @property {string} [play]
+ */
+
+/**
+ * @typedef {object} GameInfo
+ * @property {string} phase
+ * @property {Side | null} turn
+ * @property {Side | null} on_roll
+ * @property {number[] | null} dice
+ * @property {Cube} cube
+ * @property {string | null} resignation
+ * @property {Board} board
+ * @property {Record<Side, number>} pips
+ * @property {Record<Side, number>} off
+ * @property {string} position_id
+ * @property {string | null} xgid
+ * @property {string | null} match_id
+ * @property {GameResult | null} result
+ * @property {string} description
+ * @property {number[] | null} last_opening
+ * @property {LastMove | null} last_move
+ */
+
+/**
+ * @typedef {object} Clock
+ * @property {number} minutes
+ * @property {number} delay
+ * @property {Record<Side, number>} remaining
+ * @property {Side | null} running
+ * @property {number} elapsed
+ */
+
+/**
+ * @typedef {object} TableState
+ * @property {TableInfo} table
+ * @property {number} version
+ * @property {Side | null} you
+ * @property {Side} view
+ * @property {MatchInfo} match
+ * @property {GameInfo} game
+ * @property {string[]} allowed
+ * @property {{ length: number, nodes: number[][][] } | null} move_graph
+ * @property {number} plays
+ * @property {Record<string, number> | null} resign_points
+ * @property {Clock | null} clock
+ * @property {Record<string, any>} present
+ * @property {Record<string, any>} fair_dice
+ */
+
+/**
+ * @typedef {object} HintPlay
+ * @property {string} play
+ * @property {number[][]} steps
+ * @property {string} position_id
+ * @property {number} [equity]
+ * @property {number} [win]
+ * @property {number} [gammon]
+ * @property {number} [plies]
+ * @property {string} [kind]
+ * @property {string} label
+ * @property {number} [mwc]
+ * @property {number} [score]
+ */
+
+/**
+ * @typedef {object} HintMessage
+ * @property {"hint"} type
+ * @property {"engine" | "heuristic"} source
+ * @property {HintPlay[]} plays
+ * @property {number[]} pips
+ */
+
+/**
+ * An error as the browser words it (i18n.js errorText): a socket error, or an HTTP error's body
+ * with its status.
+ * @typedef {object} ServerError
+ * @property {number} [status]
+ * @property {string} [code]
+ * @property {Record<string, any>} [params]
+ * @property {string} [message]
+ */
+
+export {};
