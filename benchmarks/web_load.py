@@ -136,6 +136,15 @@ class Server:
 
         cmd = [venv_bin("backgammon"), "serve", "--host", "127.0.0.1", "--port", str(self.port)]
         cmd += ["--data-dir", str(self.dir / "data"), "--dice-seed", "1", "--bot-delay", "0"]
+        # one machine plays every client from one address: lift the per-address budgets (quotas.py)
+        cmd += [
+            "--budget",
+            "tables=1000000",
+            "--sockets-per-address",
+            "100000",
+            "--socket-messages-per-second",
+            "100000",
+        ]
         if self.database_url:
             cmd += ["--database-url", self.database_url]
         if self.workers != 1:

@@ -57,7 +57,7 @@ from backgammon.server.quotas import address_of
 from backgammon.server.replay import CHOUETTE_BOX, chouette_moves, chouette_of, replay_chouette
 from backgammon.server.rooms import Outbox, Room, Row, Store, drop_idle, fan_out, sweep_idle
 from backgammon.server.sockets import serve_connection
-from backgammon.server.tables import THINK_GRACE, _check_name, cube_for, decide
+from backgammon.server.tables import _check_name, cube_for, decide
 
 log = logging.getLogger("backgammon.server")
 
@@ -643,7 +643,7 @@ class ChouetteManager:
         try:  # on the engine pool; the engine's search stops at the deadline (agents.decide_by)
             deadline = time.monotonic() + BOT_ACTION_TIMEOUT
             decision = run_engine(decide_by, deadline, self._bot_decision, agent, c, name)
-            action = await asyncio.wait_for(decision, timeout=BOT_ACTION_TIMEOUT + THINK_GRACE)
+            action = await asyncio.wait_for(decision, timeout=BOT_ACTION_TIMEOUT)
             c.apply(name, _with_dice(action, (1, 2)))  # raises if the rules refuse it
         except TimeoutError:  # (decide_by's deadline, or the wait's)
             log.warning(

@@ -64,9 +64,6 @@ log = logging.getLogger("backgammon.server")
 
 BOT_TIMEOUT = 10.0
 """Seconds the computer may think about one decision before the quick player answers for it."""
-THINK_GRACE = 2.0
-"""Seconds past its deadline the table waits for a search that has not stopped yet (one candidate's
-search, or a cube decision, runs to its end) before the quick player answers."""
 CHAT_KEPT = 50
 """Lines of chat a table keeps in memory and sends to a new connection."""
 CHAT_RATE = (5, 10.0)
@@ -1162,8 +1159,9 @@ class TableManager:
 
 async def think(agent: Agent, game, seat: Player, post_crawford: bool, timeout: float, where: str = "") -> GameAction:
     """The computer's decision, made on the engine pool within ``timeout`` seconds (time queued
-    for a thread included): the engine's search stops at that deadline (:func:`agents.decide_by`),
-    so the thread is free again within one candidate's search of it.
+    for a thread included). The table moves on at that deadline, and so does the thread: the engine's
+    search stops there (:func:`agents.decide_by`), so the thread is free again within one candidate's
+    search of it instead of thinking on for nobody.
 
     If the engine fails or is too slow, the quick (greedy) player decides instead, so a computer
     turn always ends in a legal action and a table never hangs on it.
@@ -1171,7 +1169,7 @@ async def think(agent: Agent, game, seat: Player, post_crawford: bool, timeout: 
     deadline = time.monotonic() + timeout
     try:
         return await asyncio.wait_for(
-            run_engine(decide_by, deadline, decide, agent, game, seat, post_crawford), timeout + THINK_GRACE
+            run_engine(decide_by, deadline, decide, agent, game, seat, post_crawford), timeout
         )
     except Exception as exc:  # noqa: BLE001 - TimeoutError or the engine's failure: the quick player answers
         log.warning("computer player on table %s fell back to the quick player: %r", where, exc)
