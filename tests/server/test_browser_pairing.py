@@ -12,6 +12,7 @@ import pytest
 pytest.importorskip("playwright.sync_api")  # before importing test_browser, which needs it
 
 from .test_browser import SHOTS, Server, browser, new_page, shot
+from .test_browser_ux import axe_js, axe_violations, page_at
 
 pytestmark = pytest.mark.slow
 
@@ -122,3 +123,29 @@ def test_quick_pair_in_japanese_and_cancel(browser, server):
     for p in (page, first, second):
         assert not p.errors, p.errors  # type: ignore[attr-defined]
         p.context.close()
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_the_home_page_with_its_lists_passes_axe_in_every_theme(browser, server, axe_js, viewport):
+    ann = server.api("POST", "/api/pair", {"length": 13, "clock": 5, "name": "Ann"})
+    bob = server.api("POST", "/api/pair", {"length": 13, "clock": 5, "name": "Bob"})
+    server.api(
+        "POST", "/api/tables", {"mode": "human", "rules": {"match_length": 5}, "listed": True, "clock": {"minutes": 10}}
+    )
+    table = bob["table"]
+    for theme in ("classic", "dark", "high-contrast"):
+        page = page_at(browser, server, viewport, bypass_csp=True)
+        page.evaluate(
+            "d => { localStorage.setItem('bg.settings', JSON.stringify({lang: 'en', theme: d.theme}));"
+            " localStorage.setItem('bg.seat.' + d.id, JSON.stringify({token: d.token, seat: d.seat})); }",
+            {"theme": theme, "id": table, "token": bob["token"], "seat": bob["seat"]},
+        )
+        page.reload()
+        page.wait_for_selector(f"#my-games li[data-id='{table}'] a.resume-link")
+        page.wait_for_selector(f"#live-games li[data-id='{table}']")
+        page.wait_for_selector("#lobby li.lobby-entry")
+        assert "10 minutes each" in page.inner_text("#lobby")
+        assert axe_violations(page, axe_js) == [], theme
+        shot(page, f"home-{viewport[0]}-{theme}.png")
+        page.context.close()
+    assert ann["status"] == "waiting"

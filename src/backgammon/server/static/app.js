@@ -219,8 +219,8 @@ async function refreshLobby() {
     const tables = await api("GET", "/api/tables");
     const ul = $("#lobby");
     const rows = tables.map((tb) => {
-      const rating = tb.host_rating == null ? h("span", { class: "host-rating guest" }, t("guest"))
-        : h("span", { class: "host-rating" }, `${t("rating")} ${Math.round(tb.host_rating)}`);
+      // an account's rating; a guest has none
+      const rating = tb.host_rating == null ? null : h("span", { class: "host-rating" }, `${t("rating")} ${Math.round(tb.host_rating)}`);
       return h("li", { class: "lobby-entry", dataset: { id: tb.id } },
         h("div", { class: "lobby-text" }, h("span", { class: "host" }, tb.host, " ", rating),
           tagList([...rulesTags(tb.rules), clockTag(tb.clock) || t("no_clock")], t("rules_of_table"))),
