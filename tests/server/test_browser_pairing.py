@@ -149,3 +149,26 @@ def test_the_home_page_with_its_lists_passes_axe_in_every_theme(browser, server,
         shot(page, f"home-{viewport[0]}-{theme}.png")
         page.context.close()
     assert ann["status"] == "waiting"
+
+
+def test_an_account_resumes_a_game_started_in_another_browser(browser, server):
+    page = home(browser, server, PHONE)
+    made = page.evaluate(
+        """async () => {
+            const post = (path, body) => fetch(path, {method: 'POST', headers: {'Content-Type': 'application/json'},
+                                                      body: JSON.stringify(body)}).then((r) => r.json());
+            await post('/api/register', {username: 'petra', password: 'pw-123456'});
+            return post('/api/tables', {mode: 'human', rules: {match_length: 3}, name: 'x'});  // its token is not kept
+        }"""
+    )
+    page.reload()
+    row = f"#my-games li[data-id='{made['id']}']"
+    page.wait_for_selector(row)
+    assert "started in another browser" in page.inner_text(row)
+    page.click(f"{row} a.resume-link")
+    page.wait_for_url(re.compile(f"/t/{made['id']}$"))
+    held = seat_of(page, made["id"])
+    assert held["seat"] == made["seat"] and held["token"] != made["token"]
+    assert server.api("GET", f"/api/tables/{made['id']}", token=held["token"])["you"] == made["seat"]
+    assert not page.errors, page.errors  # type: ignore[attr-defined]
+    page.context.close()

@@ -227,3 +227,26 @@ def test_the_players_unfinished_games(tmp_path):
         assert c.post("/api/unfinished", json={"seats": "all"}).status_code == 400
         assert c.post("/api/unfinished", json={"seats": [{"id": "a", "token": "b"}] * 51}).status_code == 400
         assert c.post("/api/unfinished", json={"seats": [{"id": "a" * 33, "token": "b"}]}).status_code == 400
+
+
+def test_an_account_takes_its_seat_back_from_another_browser(tmp_path):
+    with make_client(tmp_path) as c:
+        assert c.post("/api/register", json={"username": "nina", "password": "pw-123456"}).status_code == 200
+        made = c.post("/api/tables", json={"mode": "ai", "rules": {"match_length": 3}}).json()
+        # another browser: logged in, but holding no seat token; the game is listed, not held
+        rows = c.post("/api/unfinished", json={}).json()
+        assert [(r["id"], r["held"]) for r in rows] == [(made["id"], False)]
+        r = c.post(f"/api/tables/{made['id']}/seat")
+        assert r.status_code == 200, r.text
+        doc = r.json()
+        assert doc["seat"] == made["seat"] and doc["token"] != made["token"]
+        assert c.get(f"/api/tables/{made['id']}", headers=H(doc["token"])).json()["you"] == made["seat"]
+        assert c.get(f"/api/tables/{made['id']}", headers=H(made["token"])).json()["you"] is None  # the old one
+        # someone else's seat: refused clearly
+        c.post("/api/logout")
+        r = c.post(f"/api/tables/{made['id']}/seat")
+        assert r.status_code == 401 and r.json()["code"] == "not_logged_in"
+        assert c.post("/api/register", json={"username": "omar", "password": "pw-123456"}).status_code == 200
+        r = c.post(f"/api/tables/{made['id']}/seat")
+        assert r.status_code == 409 and r.json()["code"] == "not_your_seat"
+        assert c.post("/api/tables/nosuchtable/seat").status_code == 404

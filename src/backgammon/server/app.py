@@ -526,6 +526,14 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         table, seat, token = await state["manager"].rematch(table_id, request.headers.get("x-seat-token"))
         return protocol.seat_to_wire(table, seat, token)
 
+    @app.post("/api/tables/{table_id}/seat")
+    async def reseat(table_id: str, request: Request) -> dict[str, Any]:
+        """A logged-in player's own seat, opened from a browser that holds no token for it: a new
+        token (the old one stops opening the seat)."""
+        user = await require_user(request)
+        table, seat, token = await state["manager"].reseat(table_id, user.id)
+        return protocol.seat_to_wire(table, seat, token)
+
     @app.get("/api/tables/{table_id}/history")
     async def table_history(table_id: str, positions: bool = True) -> dict[str, Any]:
         """Every action with the board after it; ``positions=false``: the move list only (a tenth

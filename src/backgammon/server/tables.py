@@ -598,6 +598,37 @@ class TableManager:
             self.publish(table, None, reload=True)  # the other player is offered the seat
         return new.id
 
+    async def reseat(self, table_id: str, user_id: int) -> tuple[TableRuntime, Player, str]:
+        """A new seat token for a logged-in player's own seat at an unfinished table (to go back to it
+        from another browser, which holds no token): the seat's old token no longer opens it.
+
+        Raises:
+            LookupError: no such table. NotYourTurnError: the account has no seat there.
+            IllegalActionError: the match is over.
+        """
+        table = await self.get(table_id)
+        seat = next((p for p in Player if table.user_ids[p] == user_id and p is not table.ai_seat), None)
+        if seat is None:
+            raise NotYourTurnError("you have no seat at this table", code="not_your_seat")
+        if table.is_over:
+            raise IllegalActionError("the match is over: open it to watch or review it", code="match_over")
+        token = new_token()
+        request = {"kind": "reseat", "seat": seat.value, "digest": token_hash(token)}
+        await self._in_room(table, request, lambda: self._reseat(table, seat, request["digest"]))
+        return table, seat, token
+
+    async def _reseat(self, table: TableRuntime, seat: Player, digest: str) -> None:
+        """Store a seat's new token hash. Runs in the owner's room."""
+
+        def write() -> None:
+            with self.sessions() as db:
+                setattr(db.get(Table, table.id), f"{seat.value}_token", digest)
+                db.commit()
+
+        await self.store.run(write)
+        table.tokens[seat] = digest
+        self.publish(table, None, reload=True)
+
     async def join(self, table_id: str, name: str, user_id: int | None) -> tuple[TableRuntime, Player, str]:
         """Take the free seat of a human table.
 
@@ -956,6 +987,12 @@ class TableManager:
             if not isinstance(digest, str):
                 raise InvalidInputError("invalid forwarded rematch")
             return {"table": await here(lambda: self._rematch(table, seat, digest))}
+        if kind == "reseat":
+            own_seat, fresh = protocol.player_from_wire(message.get("seat")), message.get("digest")
+            if not isinstance(fresh, str):
+                raise InvalidInputError("invalid forwarded reseat")
+            await here(lambda: self._reseat(table, own_seat, fresh))
+            return {}
         raise InvalidInputError(f"invalid forwarded request {shown(kind)}")
 
     async def _follow(self, table: TableRuntime, message: dict[str, Any]) -> None:

@@ -267,9 +267,17 @@ async function refreshMyGames() {
       h("div", { class: "lobby-text" }, h("span", { class: "host" }, who, " ", turn),
         tagList([lengthText(g.length), score, clockTag(g.clock), g.held ? null : t("pair_not_held")], t("rules_of_table"))),
       h("a", { class: "button resume-link", href: `/t/${encodeURIComponent(g.id)}`,
-        onclick: (ev) => { ev.preventDefault(); go(`/t/${encodeURIComponent(g.id)}`); } }, t(g.held ? "resume" : "watch")));
+        onclick: (ev) => { ev.preventDefault(); resumeGame(g); } }, t("resume")));
   });
   $("#my-games").replaceChildren(...(items.length ? items : [h("li", { class: "empty" }, t("no_unfinished"))]));
+}
+// Back to one of the player's games; an account's game started in another browser first gets this
+// browser a seat token of its own (POST /api/tables/<id>/seat).
+async function resumeGame(g) {
+  if (!g.held) {
+    try { rememberSeat(await api("POST", `/api/tables/${encodeURIComponent(g.id)}/seat`)); } catch (e) { flash(e.message); return; }
+  }
+  go(`/t/${encodeURIComponent(g.id)}`);
 }
 // Everything the home page shows, fetched again (on every visit, the site's own links included).
 function refreshHome() {
