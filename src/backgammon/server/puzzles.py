@@ -373,6 +373,7 @@ def judge(d: dict[str, Any], setup: Any, doc: dict[str, Any]) -> dict[str, Any]:
 def make_router(state: dict[str, Any], read_body: Any) -> APIRouter:
     """The puzzle page and API. ``state``: the app's state (sessions, manager); ``read_body``: its JSON reader."""
     from backgammon.server.auth import session_user
+    from backgammon.server.pools import run_engine
     from backgammon.server.study import review_table, store_review
 
     router = APIRouter()
@@ -396,7 +397,7 @@ def make_router(state: dict[str, Any], read_body: Any) -> APIRouter:
             for table_id in pending[:NEW_REVIEWS_PER_REQUEST]:
                 try:
                     table = await state["manager"].get(table_id)
-                    data = await asyncio.to_thread(review_table, table)
+                    data = await run_engine(review_table, table)  # (engine work: its own pool)
                 except (LookupError, IllegalActionError, InvalidInputError):
                     unreviewable.add(table_id)
                     continue
@@ -440,7 +441,7 @@ def make_router(state: dict[str, Any], read_body: Any) -> APIRouter:
         user_id = await user_id_of(request)
         doc = await read_body(request)
         d, _attempt, setup = await open_puzzle(user_id, puzzle_id)
-        verdict = await asyncio.to_thread(judge, d, setup, doc)
+        verdict = await run_engine(judge, d, setup, doc)
         allowed = tries_allowed(d["kind"])
         row = await asyncio.to_thread(record_try, state["sessions"], user_id, puzzle_id, verdict["correct"], allowed)
         # done when right or at the last try; a puzzle done before is judged again without counting

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Awaitable, Callable, Mapping
+from contextlib import ExitStack
 from typing import Any
 
 from fastapi import WebSocket, WebSocketDisconnect
@@ -26,7 +27,7 @@ from fastapi import WebSocket, WebSocketDisconnect
 from backgammon.errors import BackgammonError, InvalidInputError
 from backgammon.server import protocol
 from backgammon.server.errors import HTTPError, error_info, error_status
-from backgammon.server.quotas import Quotas, Ticket, address_of, too_many
+from backgammon.server.quotas import Quotas, address_of, too_many
 from backgammon.server.rooms import Outbox
 from backgammon.server.security import origin_allowed
 
@@ -63,18 +64,75 @@ async def serve_connection(
         return
     await websocket.accept()
     address = address_of(websocket)
-    ticket: Ticket | None = None
-    try:
+    with ExitStack() as held:  # (the connection's place among its address's, given back at the end)
         if quotas is not None:
-            ticket = quotas.open_socket(address)
-    except HTTPError as exc:
-        await _refuse(websocket, exc, 1013)
-        return
-    try:
-        await _serve(websocket, address, load, seat_of, state, handle, join, leave, greet, quotas, user_of)
-    finally:
-        if ticket is not None:
-            ticket.release()
+            try:
+                held.enter_context(quotas.open_socket(address))
+            except HTTPError as exc:
+                await _refuse(websocket, exc, 1013)
+                return
+        try:
+            table = await load()
+        except LookupError as exc:
+            await websocket.send_json(protocol.error_message(404, error_status(exc)[1]))
+            await websocket.close()
+            return
+        try:  # the first message says who connects: {"type": "hello", "token": ...}
+            first = await asyncio.wait_for(websocket.receive(), HELLO_TIMEOUT)
+            if first["type"] == "websocket.disconnect":
+                return
+            hello = _parse(first)
+            if hello["type"] != "hello":
+                raise InvalidInputError(f"expected a hello message first, not {protocol.shown(hello['type'])}")
+        except (TimeoutError, BackgammonError) as exc:
+            text = "expected a hello message first" if isinstance(exc, TimeoutError) else error_status(exc)[1]
+            await websocket.send_json(protocol.error_message(400, text))
+            await websocket.close(code=1008)
+            return
+        seat = seat_of(table, hello.get("token"))
+        if quotas is not None and seat is None:
+            try:
+                quotas.check_spectators(sum(1 for o in list(getattr(table, "outboxes", ())) if o.seat is None))
+            except HTTPError as exc:
+                await _refuse(websocket, exc, 1013)
+                return
+        meter = quotas.socket_meter() if quotas is not None else None
+
+        async def close() -> None:
+            await websocket.close(code=1013)
+
+        outbox = Outbox(websocket.send_text, close, seat)
+
+        def reply(doc: dict[str, Any]) -> None:
+            outbox.offer(json.dumps(doc))
+
+        join(table, outbox)  # (no await between: nothing is published in between)
+        reply(state(table, seat))
+        if greet is not None:
+            greet(table, reply)  # what else a newcomer is told (a table's recent chat)
+        try:
+            while not outbox.dropped.is_set():
+                message = await websocket.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                if meter is not None and not meter.allow():
+                    await _refuse(websocket, too_many("too many messages on this connection", 1), 1008)
+                    break
+                try:
+                    doc = _parse(message)
+                    if doc["type"] == "hello":
+                        raise InvalidInputError("hello again: a connection says hello once; reconnect to change seat")
+                    if doc["type"] == "chat" and quotas is not None and seat is not None:
+                        quotas.chat(address, user_of(table, seat) if user_of is not None else None)
+                    await handle(table, seat, doc, reply)
+                except Exception as exc:  # noqa: BLE001 - every error goes through error_status (500s are logged)
+                    status, text, code, params = error_info(exc)
+                    reply(protocol.error_message(status, text, code, params))
+                    reply(state(table, seat))
+        except (WebSocketDisconnect, RuntimeError):  # RuntimeError: receive after the close
+            pass
+        finally:
+            leave(table, outbox)
 
 
 async def _refuse(websocket: WebSocket, exc: Exception, code: int) -> None:
@@ -84,83 +142,6 @@ async def _refuse(websocket: WebSocket, exc: Exception, code: int) -> None:
         await websocket.close(code=code)
     except (WebSocketDisconnect, RuntimeError):
         pass
-
-
-async def _serve(
-    websocket: WebSocket,
-    address: str,
-    load: Callable[[], Awaitable[Any]],
-    seat_of: Callable[[Any, str | None], Any],
-    state: Callable[[Any, Any], dict[str, Any]],
-    handle: Callable[[Any, Any, dict[str, Any], Reply], Awaitable[None]],
-    join: Callable[[Any, Outbox], None],
-    leave: Callable[[Any, Outbox], None],
-    greet: Callable[[Any, Reply], None] | None,
-    quotas: Quotas | None,
-    user_of: Callable[[Any, Any], int | None] | None,
-) -> None:
-    try:
-        table = await load()
-    except LookupError as exc:
-        await websocket.send_json(protocol.error_message(404, error_status(exc)[1]))
-        await websocket.close()
-        return
-    try:  # the first message says who connects: {"type": "hello", "token": ...}
-        first = await asyncio.wait_for(websocket.receive(), HELLO_TIMEOUT)
-        if first["type"] == "websocket.disconnect":
-            return
-        hello = _parse(first)
-        if hello["type"] != "hello":
-            raise InvalidInputError(f"expected a hello message first, not {protocol.shown(hello['type'])}")
-    except (TimeoutError, BackgammonError) as exc:
-        text = "expected a hello message first" if isinstance(exc, TimeoutError) else error_status(exc)[1]
-        await websocket.send_json(protocol.error_message(400, text))
-        await websocket.close(code=1008)
-        return
-    seat = seat_of(table, hello.get("token"))
-    if quotas is not None and seat is None:
-        try:
-            quotas.check_spectators(sum(1 for o in list(getattr(table, "outboxes", ())) if o.seat is None))
-        except HTTPError as exc:
-            await _refuse(websocket, exc, 1013)
-            return
-    meter = quotas.socket_meter() if quotas is not None else None
-
-    async def close() -> None:
-        await websocket.close(code=1013)
-
-    outbox = Outbox(websocket.send_text, close, seat)
-
-    def reply(doc: dict[str, Any]) -> None:
-        outbox.offer(json.dumps(doc))
-
-    join(table, outbox)  # (no await between: nothing is published in between)
-    reply(state(table, seat))
-    if greet is not None:
-        greet(table, reply)  # what else a newcomer is told (a table's recent chat)
-    try:
-        while not outbox.dropped.is_set():
-            message = await websocket.receive()
-            if message["type"] == "websocket.disconnect":
-                break
-            if meter is not None and not meter.allow():
-                await _refuse(websocket, too_many("too many messages on this connection", 1), 1008)
-                break
-            try:
-                doc = _parse(message)
-                if doc["type"] == "hello":
-                    raise InvalidInputError("hello again: a connection says hello once; reconnect to change seat")
-                if doc["type"] == "chat" and quotas is not None and seat is not None:
-                    quotas.chat(address, user_of(table, seat) if user_of is not None else None)
-                await handle(table, seat, doc, reply)
-            except Exception as exc:  # noqa: BLE001 - every error goes through error_status (500s are logged)
-                status, text, code, params = error_info(exc)
-                reply(protocol.error_message(status, text, code, params))
-                reply(state(table, seat))
-    except (WebSocketDisconnect, RuntimeError):  # RuntimeError: receive after the close
-        pass
-    finally:
-        leave(table, outbox)
 
 
 def _parse(message: Mapping[str, Any]) -> dict[str, Any]:
