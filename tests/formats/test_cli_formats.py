@@ -99,3 +99,28 @@ def test_mat_check_unreadable(capsys: pytest.CaptureFixture[str], tmp_path: Path
     empty.write_text("nothing here\n")
     code, _, err = run(capsys, "mat-check", str(empty))
     assert code == 2 and "point match" in err
+
+
+def test_mat_check_warnings_apart_from_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    """A real Heroes file with a corrupt last result: warnings only, exit status 0."""
+    code, out, _ = run(capsys, "mat-check", str(DATA / "real" / "heroes_mrpurple_lasse_3pt.mat"))
+    assert code == 0
+    assert "1 warning(s):\n  game 2 line 58: 'Wins 4016' is more than the match length" in out
+    assert "error(s)" not in out and "valid: every move replayed through the rules (see the warnings)" in out
+    code, out, _ = run(capsys, "mat-check", "--json", str(DATA / "real" / "heroes_mrpurple_lasse_3pt.mat"))
+    doc = json.loads(out)
+    assert code == 0 and doc["valid"] and doc["errors"] == [] and len(doc["warnings"]) == 1
+    assert doc["games_replayed"] == 1 and doc["finished"] is False
+
+
+def test_mat_check_warnings_and_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    text = (DATA / "real" / "galaxy_match1100068.mat").read_text()
+    bad = tmp_path / "bad.mat"
+    assert "  4) 63: 24/18 18/15             21: 13/11 11/10\n" in text
+    bad.write_text(text.replace("63: 24/18 18/15", "63: 24/18 18/12"))  # game 1, line 19
+    code, out, _ = run(capsys, "mat-check", str(bad))
+    assert code == 1
+    warnings, errors = out.split("1 warning(s):\n")[1].split("error(s):\n")
+    assert "game 2 line 75: black wins 1 point(s) while white is not the side to act" in warnings
+    assert "game 1 line 19: illegal play '24/18 18/12'" in errors
+    assert "(replayed up to the first error)" in out

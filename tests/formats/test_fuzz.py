@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from backgammon.errors import BackgammonError, InvalidInputError
-from backgammon.formats.mat import read_mat, replay, write_mat
+from backgammon.formats.mat import load_mat, read_mat, replay, write_mat
 from backgammon.formats.match_id import MatchState, parse_gnubg_id
 from backgammon.formats.xgid import Xgid
 from backgammon.game import crawford_problem
@@ -181,8 +181,14 @@ MAT_LINES = [line for text in MATS for line in text.splitlines()]
 
 
 @st.composite
-def mutated_mat(draw: st.DrawFn) -> str:
-    lines = draw(st.sampled_from(MATS)).splitlines()
+def mutated_mat(
+    draw: st.DrawFn,
+    texts: list[str] = MATS,
+    pool: list[str] = MAT_LINES,
+    alphabet: str = "0123456789/*: )DoublesTakDrpWin=>",
+) -> str:
+    """One of ``texts`` with lines dropped, swapped, inserted (from ``pool``) or edited (with ``alphabet``)."""
+    lines = draw(st.sampled_from(texts)).splitlines()
     for _ in range(draw(st.integers(1, 3))):
         op = draw(st.sampled_from(["drop", "swap", "insert", "edit"]))
         i = draw(st.integers(0, len(lines) - 1))
@@ -192,9 +198,9 @@ def mutated_mat(draw: st.DrawFn) -> str:
             j = draw(st.integers(0, len(lines) - 1))
             lines[i], lines[j] = lines[j], lines[i]
         elif op == "insert":
-            lines.insert(i, draw(st.sampled_from(MAT_LINES)))
+            lines.insert(i, draw(st.sampled_from(pool)))
         else:
-            lines[i] = draw(mutated([lines[i] or " "], "0123456789/*: )DoublesTakDrpWin=>"))
+            lines[i] = draw(mutated([lines[i] or " "], alphabet))
     return "\n".join(lines) + "\n"
 
 
@@ -220,6 +226,30 @@ def test_replay_mat(text: str) -> None:
     again = replay(read_mat(written))
     assert again.log == match.log
     assert write_mat(again) == written
+
+
+REAL_MATS = [
+    (DATA / "real" / name).read_text()
+    for name in ("galaxy_match1100068.mat", "galaxy_match2900236.mat", "heroes_mrpurple_lasse_3pt.mat")
+]
+REAL_LINES = [line for text in REAL_MATS for line in text.splitlines()]
+
+
+@FUZZ_SLOW
+@given(mutated_mat(REAL_MATS, REAL_LINES, "0123456789/*: )?LossesCannotMoveWin=>bar/off"))
+def test_load_mat_never_aborts(text: str) -> None:
+    """The tolerant reader returns a reading for any such file (or refuses text with no
+    'N point match' line, with its one error); its match can be written."""
+    try:
+        reading = load_mat(text)
+    except InvalidInputError:
+        return
+    assert all(isinstance(m, str) for m in (*reading.all_errors, *reading.all_warnings))
+    if reading.match is not None:
+        try:
+            write_mat(reading.match)
+        except InvalidInputError:
+            pass
 
 
 _IDS = [

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from backgammon.errors import InvalidInputError
-from backgammon.formats.mat import check, read_mat, replay
+from backgammon.formats.mat import load_mat
 from backgammon.formats.match_id import GameState, MatchState, parse_gnubg_id
 from backgammon.formats.xgid import Xgid
 from backgammon.position import Position
@@ -82,19 +82,20 @@ def mat_check(
     path: Annotated[Path, typer.Argument(help="a Jellyfish .mat match file")],
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> int:
-    """Read a .mat match file, replay every move through the rules and report games, score and errors.
+    """Read a .mat match file, replay every move through the rules and report games, score, warnings and errors.
 
-    Exit status 0 when the file is valid, 1 when it has errors.
+    Warnings (a result the file writes differently from the rules, a forfeit the rules cannot end)
+    are printed apart from errors. Exit status 0 when the file has no error (warnings allowed),
+    1 when it has errors (the match is read up to the first), 2 when it cannot be read at all.
     """
     try:
         text = path.read_text(encoding="utf-8-sig", errors="replace")
     except OSError as exc:
         raise InvalidInputError(f"cannot read {str(path)!r}: {exc.strerror or exc}") from None
-    record = read_mat(text)
-    errors = list(check(record))
-    match = None
-    if not errors:
-        match = replay(record)
+    reading = load_mat(text)
+    record = reading.record
+    errors, warnings = list(reading.all_errors), list(reading.all_warnings)
+    match = reading.match
     left, right = record.names
     games = []
     for game in record.games:
@@ -105,6 +106,7 @@ def mat_check(
         "match_length": record.match_length,
         "players": [left, right],
         "games": games,
+        "warnings": warnings,
         "errors": errors,
         "valid": not errors,
     }
@@ -113,6 +115,7 @@ def mat_check(
         doc["final_score"] = [black, white]
         doc["finished"] = match.is_over
         doc["winner"] = None if match.winner is None else match.name_of(match.winner)
+        doc["games_replayed"] = len(match.games)
     if as_json:
         print(json.dumps(doc))
         return 0 if not errors else 1
@@ -124,15 +127,20 @@ def mat_check(
     if match is not None:
         status = "match over" if match.is_over else ("session" if match.is_money else "match not finished")
         final = doc["final_score"]
-        print(f"final score: {left} {final[0]}, {right} {final[1]} ({status})")  # type: ignore[index]
+        upto = "" if not errors else " (replayed up to the first error)"
+        print(f"final score: {left} {final[0]}, {right} {final[1]} ({status}){upto}")  # type: ignore[index]
         if match.winner is not None:
             print(f"winner: {match.name_of(match.winner)}")
+    if warnings:
+        print(f"{len(warnings)} warning(s):")
+        for warning in warnings:
+            print(f"  {warning}")
     if errors:
         print(f"{len(errors)} error(s):")
         for error in errors:
             print(f"  {error}")
         return 1
-    print("valid: every move replayed through the rules")
+    print("valid: every move replayed through the rules" + (" (see the warnings)" if warnings else ""))
     return 0
 
 

@@ -7,10 +7,13 @@ when a record is replayed or written).
 
 from backgammon.formats.mat import (
     EntryKind,
+    GameReport,
     MatchRecord,
     MatEntry,
     MatGame,
+    MatReading,
     check,
+    load_mat,
     play_from_mat,
     read_mat,
     replay,
@@ -22,15 +25,18 @@ from backgammon.formats.xgid import Xgid
 
 __all__ = [
     "EntryKind",
+    "GameReport",
     "GameState",
     "MatEntry",
     "MatGame",
+    "MatReading",
     "MatchRecord",
     "MatchState",
     "Xgid",
     "check",
     "format_gnubg_id",
     "gnubg_id_of_game",
+    "load_mat",
     "parse_gnubg_id",
     "play_from_mat",
     "read_mat",
