@@ -14,6 +14,7 @@ from starlette.websockets import WebSocketDisconnect
 
 from backgammon.position import Position
 from backgammon.server import pools, rooms, study
+from backgammon.server.errors import HTTPError
 from backgammon.server.quotas import Quotas, parse_budgets
 
 from .conftest import make_client, receive, table_socket
@@ -34,7 +35,7 @@ def test_budget_per_hour_refuses_with_a_code_and_when_to_try_again():
     q = Quotas({"hints": [2, None]})
     q.charge("hints", "10.0.0.1")
     q.charge("hints", "10.0.0.1")
-    with pytest.raises(Exception) as caught:
+    with pytest.raises(HTTPError) as caught:
         q.charge("hints", "10.0.0.1")
     exc = caught.value
     assert exc.status == 429 and exc.code == "too_many_requests" and 3000 < exc.params["seconds"] <= 3600
@@ -42,7 +43,7 @@ def test_budget_per_hour_refuses_with_a_code_and_when_to_try_again():
     q.charge("hints", "10.0.0.1", user_id=5)  # an account at that address too...
     for user_id in (6, 6, 7, 7, 8):
         q.charge("hints", "10.0.0.1", user_id=user_id)
-    with pytest.raises(Exception) as caught:  # ...until the address's own budget (4 x 2) is spent
+    with pytest.raises(HTTPError) as caught:  # ...until the address's own budget (4 x 2) is spent
         q.charge("hints", "10.0.0.1", user_id=8)
     assert "your address" in str(caught.value)
 
@@ -50,7 +51,7 @@ def test_budget_per_hour_refuses_with_a_code_and_when_to_try_again():
 def test_work_at_once_is_given_back_once():
     q = Quotas({"analysis": [100, 1]})
     ticket = q.start("analysis", "a")
-    with pytest.raises(Exception) as caught:
+    with pytest.raises(HTTPError) as caught:
         q.start("analysis", "a")
     assert caught.value.status == 429 and caught.value.params["seconds"] >= 1
     ticket.release()
@@ -58,6 +59,23 @@ def test_work_at_once_is_given_back_once():
     with q.start("analysis", "a"):
         assert q.running
     assert not q.running
+
+
+def test_places_are_taken_before_the_table_exists():
+    """Creations at once cannot all pass the check before any of them is recorded (60 at once from
+    one address made 30 tables, the hour's budget, when the place was taken after the table)."""
+    q = Quotas({"ai_tables": [100, 2]})
+    first = q.hold("ai_tables", "x", None, alive=lambda item: True)
+    second = q.hold("ai_tables", "x", None, alive=lambda item: True)
+    with pytest.raises(HTTPError) as caught:
+        q.hold("ai_tables", "x", None, alive=lambda item: True)
+    assert caught.value.status == 429
+    second.drop()  # (its table could not be made)
+    q.hold("ai_tables", "x", None, alive=lambda item: True).name("t2")
+    first.name("t1")
+    with pytest.raises(HTTPError):
+        q.hold("ai_tables", "x", None, alive=lambda item: True)
+    q.hold("ai_tables", "x", None, alive=lambda item: item != "t1")  # t1 is over: its place is free
 
 
 def test_budget_options_are_checked():

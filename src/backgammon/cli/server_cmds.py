@@ -144,7 +144,10 @@ def serve(
         16 * 1024, "--max-header-bytes", help="the most bytes of a request line and headers"
     ),
     engine_threads: int = typer.Option(
-        2, "--engine-threads", help="threads for engine work (thinking, hints, analysis, reviews, dice statistics)"
+        None,
+        "--engine-threads",
+        help="threads for engine work (thinking, hints, analysis, reviews, dice statistics); "
+        "default: the CPUs less one, 1 to 8",
     ),
     db_threads: int = typer.Option(8, "--db-threads", help="threads for database work (sessions, table reads)"),
     budget: list[str] = typer.Option(
@@ -169,6 +172,9 @@ def serve(
     check_workers(workers, database_url)
     if not 1 <= rollout_workers <= 64:
         raise InvalidInputError(f"invalid --rollout-workers {rollout_workers!r}: expected 1 to 64")
+    from backgammon.server.pools import ENGINE_THREADS
+
+    engine_threads = ENGINE_THREADS if engine_threads is None else engine_threads
     for option, value in (
         ("--engine-threads", engine_threads),
         ("--db-threads", db_threads),

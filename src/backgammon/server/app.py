@@ -458,25 +458,32 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         name, user_id = await name_for(request, doc)
         manager: TableManager = state["manager"]
         address, mode = client_address(request), doc.get("mode", "ai")
-        if mode == "ai":  # unfinished ones at once, and per hour
-            quotas.check_held("ai_tables", address, user_id, lambda table_id: _live(manager, table_id))
-            quotas.charge("ai_tables", address, user_id)
-        elif doc.get("listed"):
-            quotas.charge("listed_tables", address, user_id)
-        quotas.charge("tables", address, user_id)
-        table, seat, token = await manager.create(
-            mode=doc.get("mode", "ai"),
-            rules_doc=doc.get("rules"),
-            seat=doc.get("seat", "white"),
-            level=doc.get("level", "intermediate"),
-            name=name,
-            user_id=user_id,
-            listed=bool(doc.get("listed", False)),
-            start=doc.get("start"),
-            clock=doc.get("clock"),
-        )
-        if mode == "ai":
-            quotas.hold("ai_tables", table.id, address, user_id)
+        holding = None
+        if mode == "ai":  # unfinished ones at once (a place taken now, named after the table), and per hour
+            holding = quotas.hold("ai_tables", address, user_id, lambda table_id: _live(manager, table_id))
+        try:
+            if holding is not None:
+                quotas.charge("ai_tables", address, user_id)
+            elif doc.get("listed"):
+                quotas.charge("listed_tables", address, user_id)
+            quotas.charge("tables", address, user_id)
+            table, seat, token = await manager.create(
+                mode=doc.get("mode", "ai"),
+                rules_doc=doc.get("rules"),
+                seat=doc.get("seat", "white"),
+                level=doc.get("level", "intermediate"),
+                name=name,
+                user_id=user_id,
+                listed=bool(doc.get("listed", False)),
+                start=doc.get("start"),
+                clock=doc.get("clock"),
+            )
+        except BaseException:
+            if holding is not None:
+                holding.drop()
+            raise
+        if holding is not None:
+            holding.name(table.id)
         return protocol.seat_to_wire(table, seat, token)
 
     @app.get("/api/tables")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -24,8 +25,10 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 
-ENGINE_THREADS = 2
-"""Threads of the engine pool by default (``serve --engine-threads``)."""
+ENGINE_THREADS = max(1, min(8, (os.cpu_count() or 2) - 1))
+"""Threads of the engine pool by default (``serve --engine-threads``): a core less than the machine
+has (the event loop keeps one), 1 to 8. The engine's kernels release the GIL, its Python between
+them does not: more threads than cores only lengthen the loop's waits."""
 DB_THREADS = 8
 """Threads of the database pool by default (``serve --db-threads``)."""
 

@@ -128,6 +128,23 @@ class Ticket:
         self.release()
 
 
+class Holding:
+    """A place :meth:`Quotas.hold` took: named after the item once it exists, or dropped."""
+
+    def __init__(self, quotas: Quotas, kind: str, item: str) -> None:
+        self._quotas, self._kind, self._item = quotas, kind, item
+
+    def name(self, item: str) -> None:
+        with self._quotas.lock:
+            held = self._quotas.holdings[self._kind]
+            held[item] = held.pop(self._item)
+            self._item = item
+
+    def drop(self) -> None:
+        with self._quotas.lock:
+            self._quotas.holdings[self._kind].pop(self._item, None)
+
+
 class Quotas:
     """The budgets of one server process (see the module's text)."""
 
@@ -212,32 +229,31 @@ class Quotas:
                 self.running[key] = self.running.get(key, 0) + 1
         return Ticket(self, [key for key, _ in keys])
 
-    def check_held(self, kind: str, address: str, user_id: int | None, alive: Callable[[str], bool]) -> None:
-        """Refuse one more of ``kind`` (e.g. an unfinished table against the computer) when the client
-        or its address already holds its ``concurrent`` cap of those :meth:`hold` recorded and
-        ``alive(id)`` still says are live (the others are forgotten here).
+    def hold(self, kind: str, address: str, user_id: int | None, alive: Callable[[str], bool]) -> Holding:
+        """Take one of the client's places for ``kind`` (e.g. an unfinished table against the
+        computer), checked and taken in one step so that requests at once cannot all slip past the
+        cap. The holding names its item once made (:meth:`Holding.name`) or is dropped if the making
+        fails; items that ``alive(id)`` no longer calls live are forgotten here.
 
         Raises:
-            HTTPError: 429 at the cap.
+            HTTPError: 429 when the client or its address already holds its ``concurrent`` cap.
         """
-        cap = self.budgets[kind].concurrent
-        if cap is None:
-            return
+        cap = self.budgets[kind].concurrent or 10**9
         client = client_key(address, user_id)
         with self.lock:
             held = self.holdings.setdefault(kind, {})
-            for item in [item for item in held if not alive(item)]:
+            for item in [item for item in held if not item.startswith("making:") and not alive(item)]:
                 del held[item]
-            mine = sum(1 for a, c in held.values() if c == client)
-            here = sum(1 for a, c in held.values() if a == address)
-        if mine >= cap or here >= cap * self.address_factor:
-            who = "you have" if mine >= cap else "your address has"
-            raise too_many(f"{who} too many unfinished {kind.replace('_', ' ')}: finish or leave one first", RETRY_BUSY)
-
-    def hold(self, kind: str, item: str, address: str, user_id: int | None) -> None:
-        """Record that the client holds ``item`` of ``kind`` (see :meth:`check_held`)."""
-        with self.lock:
-            self.holdings.setdefault(kind, {})[item] = (address, client_key(address, user_id))
+            mine = sum(1 for _a, c in held.values() if c == client)
+            here = sum(1 for a, _c in held.values() if a == address)
+            if mine >= cap or here >= cap * self.address_factor:
+                who = "you have" if mine >= cap else "your address has"
+                raise too_many(
+                    f"{who} too many unfinished {kind.replace('_', ' ')}: finish or leave one first", RETRY_BUSY
+                )
+            item = f"making:{uuid.uuid4().hex}"
+            held[item] = (address, client)
+        return Holding(self, kind, item)
 
     # ------------------------------------------------------------ sockets
     def open_socket(self, address: str) -> Ticket:
