@@ -1,8 +1,8 @@
-"""Interchange formats: gnubg Match ID, XGID and Jellyfish ``.mat`` match files.
+"""Interchange formats: gnubg Match ID, XGID, Jellyfish ``.mat`` and gnubg SGF match files.
 
 Stdlib only. :mod:`.match_id` and :mod:`.xgid` need only the rules core;
-:mod:`.mat` replays match files through :mod:`backgammon.match` (imported
-when a record is replayed or written).
+:mod:`.mat` and :mod:`.sgf` replay match files through :mod:`backgammon.match`
+(imported when a record is replayed or written).
 """
 
 from backgammon.formats.mat import (
@@ -21,6 +21,7 @@ from backgammon.formats.mat import (
     write_mat,
 )
 from backgammon.formats.match_id import GameState, MatchState, format_gnubg_id, gnubg_id_of_game, parse_gnubg_id
+from backgammon.formats.sgf import load_sgf, read_sgf, write_sgf
 from backgammon.formats.xgid import Xgid
 
 __all__ = [
@@ -37,10 +38,13 @@ __all__ = [
     "format_gnubg_id",
     "gnubg_id_of_game",
     "load_mat",
+    "load_sgf",
     "parse_gnubg_id",
     "play_from_mat",
     "read_mat",
+    "read_sgf",
     "replay",
     "rules_for",
     "write_mat",
+    "write_sgf",
 ]
