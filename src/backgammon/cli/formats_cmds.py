@@ -11,6 +11,7 @@ import typer
 from backgammon.errors import InvalidInputError
 from backgammon.formats.mat import load_mat
 from backgammon.formats.match_id import GameState, MatchState, parse_gnubg_id
+from backgammon.formats.sgf import load_sgf
 from backgammon.formats.xgid import Xgid
 from backgammon.position import Position
 from backgammon.render import ascii_board
@@ -79,10 +80,10 @@ def _render(position: Position, state: MatchState, xgid: Xgid | None) -> str:
 
 
 def mat_check(
-    path: Annotated[Path, typer.Argument(help="a Jellyfish .mat match file")],
+    path: Annotated[Path, typer.Argument(help="a Jellyfish .mat match file, or gnubg's .sgf")],
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> int:
-    """Read a .mat match file, replay every move through the rules and report games, score, warnings and errors.
+    """Read a .mat (or, by its extension, .sgf) match file, replay every move and report games, score, warnings, errors.
 
     Warnings (a result the file writes differently from the rules, a forfeit the rules cannot end)
     are printed apart from errors. Exit status 0 when the file has no error (warnings allowed),
@@ -92,7 +93,7 @@ def mat_check(
         text = path.read_text(encoding="utf-8-sig", errors="replace")
     except OSError as exc:
         raise InvalidInputError(f"cannot read {str(path)!r}: {exc.strerror or exc}") from None
-    reading = load_mat(text)
+    reading = load_sgf(text) if path.suffix.lower() == ".sgf" else load_mat(text)
     record = reading.record
     errors, warnings = list(reading.all_errors), list(reading.all_warnings)
     match = reading.match
