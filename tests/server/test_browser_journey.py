@@ -182,7 +182,7 @@ def test_a_japanese_player_reads_every_message_in_japanese(browser, server):
     page = page_with(browser, server, PHONE, lang="ja")
     page.reload()
     page.wait_for_selector("#form-login")
-    assert "パスワードは6文字以上" in page.inner_text("#password-rule")  # the rule, before any try
+    assert "パスワードは8文字以上" in page.inner_text("#password-rule")  # the rule, before any try
     page.fill("#form-login [name=username]", "nobody_here")
     page.fill("#form-login [name=password]", "wrong-password")
     page.click("#form-login button[type=submit]")

@@ -344,7 +344,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         count_attempt(request, registration=True)
         doc = await body(request)
         username = check_username(doc.get("username"))
-        password = check_password(doc.get("password"))
+        password = check_password(doc.get("password"), username)
         password_hash = await hash_password_async(password)
         user = await asyncio.to_thread(create_user, state["sessions"], username, password_hash)
         return await login_response(request, user)

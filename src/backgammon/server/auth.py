@@ -15,27 +15,41 @@ import base64
 import datetime as _dt
 import hashlib
 import hmac
+import json
 import re
 import secrets
+import string
 import time
+import unicodedata
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from functools import cache
+from importlib import resources
 
 from limits import RateLimitItem, RateLimitItemPerHour, RateLimitItemPerMinute, RateLimitItemPerSecond
 from limits.storage import MemoryStorage
 from limits.strategies import MovingWindowRateLimiter
-from sqlalchemy import delete, func, select
+from sqlalchemy import ColumnElement, delete, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import sessionmaker
 
 from backgammon.errors import IllegalActionError, InvalidInputError
 from backgammon.server.db import Session, User, utcnow
-from backgammon.server.protocol import check_name, name_key, shown
+from backgammon.server.protocol import check_name, shown
 
 _N, _R, _P = 2**14, 8, 1
 _USERNAME = re.compile(r"^[A-Za-z0-9_\-]{3,20}$")
-RESERVED_USERNAMES = frozenset({"guest", "admin", "administrator", "system", "computer", "ai"})
-"""Names no account may take (case-insensitively): guests are "Guest" by default."""
+RESERVED_USERNAMES = frozenset(
+    {"guest", "admin", "administrator", "root", "system", "computer", "ai", "moderator", "mod", "staff", "support"}
+)
+"""Names no account may take, compared by :func:`name_skeleton` ("r00t" too): guests are "Guest"
+by default. Guests may not take them either, except "Guest" itself and its translations."""
+RESERVED_DISPLAY_NAMES = frozenset({"コンピューター", "コンピュータ", "管理者", "システム"})
+"""Further names (the browser's Japanese texts) a guest may not take at a table."""
+GUEST_NAMES = frozenset({"guest", "ゲスト"})
+"""The default guest names, which every guest may use."""
+PASSWORD_MIN = 8
+"""The shortest password accepted."""
 SESSION_DAYS = 30
 """How long a login lasts (the session row's ``expires_at`` and the cookie's max-age)."""
 HASH_THREADS = 4
@@ -85,13 +99,14 @@ def check_username(username: object) -> str:
     """Validate a username for a new account.
 
     Raises:
-        InvalidInputError: unless it is 3-20 letters, digits, '_' or '-', and not reserved.
+        InvalidInputError: unless it is 3-20 letters, digits, '_' or '-', and not reserved
+            (``reserved_username``, compared by :func:`name_skeleton`).
     """
     if not isinstance(username, str) or not _USERNAME.match(username):
         raise InvalidInputError(
             f"invalid username {shown(username)}: expected 3 to 20 letters, digits, '_' or '-'", code="invalid_username"
         )
-    if username.lower() in RESERVED_USERNAMES:
+    if name_skeleton(username) in _reserved_skeletons():
         raise InvalidInputError(
             f"invalid username {username!r}: reserved, choose another",
             code="reserved_username",
@@ -100,15 +115,141 @@ def check_username(username: object) -> str:
     return username
 
 
-def check_password(password: object) -> str:
-    """Validate a password.
+def check_password(password: object, username: str | None = None) -> str:
+    """Validate a new password.
 
     Raises:
-        InvalidInputError: unless it is a string of 6 to 200 characters.
+        InvalidInputError: ``invalid_password`` (params ``{"min": 8}``) unless it is a string of
+            :data:`PASSWORD_MIN` to 200 characters; ``common_password`` when it is one of the
+            common passwords (:func:`common_password`) or one character repeated;
+            ``password_has_name`` when it contains the username (ignoring case).
     """
-    if not isinstance(password, str) or not 6 <= len(password) <= 200:
-        raise InvalidInputError("invalid password: expected 6 to 200 characters", code="invalid_password")
+    if not isinstance(password, str) or not PASSWORD_MIN <= len(password) <= 200:
+        raise InvalidInputError(
+            f"invalid password: expected {PASSWORD_MIN} to 200 characters",
+            code="invalid_password",
+            params={"min": PASSWORD_MIN},
+        )
+    if username and username.casefold() in password.casefold():
+        raise InvalidInputError("invalid password: it contains the username", code="password_has_name")
+    if common_password(password):
+        raise InvalidInputError(
+            "invalid password: one of the most common passwords, choose another", code="common_password"
+        )
     return password
+
+
+@cache
+def _common_passwords() -> frozenset[str]:
+    text = resources.files("backgammon").joinpath("data/common_passwords.txt").read_text("utf-8")
+    return frozenset(line for line in text.splitlines() if line and not line.startswith("#"))
+
+
+def common_password(password: str) -> bool:
+    """Whether ``password`` is too common: one character repeated (``"aaaaaaaa"``, eight spaces),
+    or, lower-cased, in the shipped list (``data/common_passwords.txt``: SecLists' 1,000 most
+    common), also once trailing digits and punctuation are removed (``"Dragon2024!"``)."""
+    if len(set(password)) <= 1:
+        return True
+    key = password.casefold()
+    core = key.rstrip(string.digits + string.punctuation + " ")
+    return key in _common_passwords() or (len(core) >= 4 and core in _common_passwords())
+
+
+# ------------------------------------------------------------ names
+@cache
+def _prototypes() -> dict[str, str]:
+    """Unicode TR39's confusables mapping (character -> prototype) from confusable_homoglyphs's
+    copy of ``confusables.txt``. That copy lists each pair both ways; a character with a single
+    partner that has others is a source. Two lone partners are mapped one to the other (either way
+    gives both one skeleton): to the one that case-folds further (small capital ``ᴀ`` to Cherokee
+    ``ꭺ``, which folds to ``Ꭺ``, a source of ``A``), else to the smaller code point."""
+    data = json.loads(resources.files("confusable_homoglyphs").joinpath("confusables.json").read_text("utf-8"))
+    mapping: dict[str, str] = {}
+    for key, partners in data.items():
+        char = key.replace("\u200e", "")
+        if len(char) != 1 or len(partners) != 1:
+            continue
+        target = partners[0]["c"].replace("\u200e", "")
+        if len(target) == 1 and len(data.get(partners[0]["c"], ())) == 1 and _lone_pair_from(target, char):
+            continue
+        mapping[char] = target
+    return mapping
+
+
+def _lone_pair_from(char: str, other: str) -> bool:
+    """Whether a pair of lone partners is mapped from ``char`` to ``other`` (see :func:`_prototypes`)."""
+    char_folds, other_folds = char.casefold() != char, other.casefold() != other
+    if char_folds != other_folds:
+        return other_folds
+    return char > other
+
+
+@cache
+def _small_capitals() -> dict[str, str]:
+    """LATIN LETTER SMALL CAPITAL X -> x (TR39 leaves most of them apart from their letters)."""
+    out: dict[str, str] = {}
+    for code in range(0x1D00, 0x1D2C):  # Phonetic Extensions: the small capitals
+        name = unicodedata.name(chr(code), "")
+        if name.startswith("LATIN LETTER SMALL CAPITAL ") and len(name) == len("LATIN LETTER SMALL CAPITAL X"):
+            out[chr(code)] = name[-1].lower()
+    for char in "ʙɢʜɪʟɴʀʏꜰꞯ":  # the ones in IPA Extensions and Latin Extended-D
+        out[char] = unicodedata.name(char).rsplit(" ", 1)[1].lower()
+    return out
+
+
+def _skeleton_step(text: str) -> str:
+    mapping = _prototypes()
+    small = _small_capitals()
+    text = "".join(small.get(char, char) for char in text)
+    text = unicodedata.normalize("NFD", text)
+    return unicodedata.normalize("NFD", "".join(mapping.get(char, char) for char in text)).casefold()
+
+
+def _non_ascii_prototype(char: str) -> str:
+    """A non-ASCII letter's prototype, keeping its case where that matters: an upper-case letter
+    whose prototype is "l" (Cyrillic І, Greek Ι) is "I", as it looks."""
+    if char.isascii():
+        return char
+    target = _small_capitals().get(char) or _prototypes().get(char, char)
+    return "I" if target == "l" and char.isupper() else target
+
+
+def name_skeleton(name: str) -> str:
+    """What two names must not share to be told apart: NFKC, format characters (zero-width
+    joiners and such) dropped, non-ASCII letters mapped to their TR39 prototypes keeping their
+    case (Greek "ΑΝΝ" is "ANN"), then case-folded, then TR39's confusables skeleton and case
+    folding until nothing changes. ``"ＡＬＩＣＥ"``, ``"Аlice"`` (Cyrillic А), ``"ΑLICE"`` (Greek),
+    ``"ᴀlice"`` (small capital), ``"a\u200dlice"`` and ``"a1ice"`` all give
+    ``name_skeleton("alice")``. ASCII case is folded before the skeleton, so "I" is "i" (not
+    TR39's "l") and "ALICE" is "alice"."""
+    text = unicodedata.normalize("NFKC", name)
+    text = "".join(char for char in text if unicodedata.category(char) != "Cf")
+    text = unicodedata.normalize("NFD", "".join(map(_non_ascii_prototype, unicodedata.normalize("NFD", text))))
+    text = text.casefold()
+    for _ in range(4):
+        step = _skeleton_step(text)
+        if step == text:
+            break
+        text = step
+    return unicodedata.normalize("NFC", text)
+
+
+@cache
+def _reserved_skeletons() -> frozenset[str]:
+    return frozenset(name_skeleton(name) for name in RESERVED_USERNAMES)
+
+
+def _username_skeleton_sql() -> ColumnElement[str]:
+    """:func:`name_skeleton` of the ``username`` column in SQL (usernames are ASCII: lower() and a
+    few replace() calls, derived from :func:`name_skeleton` of each allowed character)."""
+    expr: ColumnElement[str] = func.lower(User.username)
+    for char in string.ascii_lowercase + string.digits + "_-":
+        mapped = name_skeleton(char)
+        if mapped != char:
+            assert all(name_skeleton(c) == c for c in mapped), "a skeleton must be its own skeleton"
+            expr = func.replace(expr, char, mapped)
+    return expr
 
 
 def new_token() -> str:
@@ -178,21 +319,42 @@ def close_all_sessions(sessions: sessionmaker, user_id: int) -> int:
 
 def user_named(sessions: sessionmaker, name: str) -> User | None:
     """The account whose username equals ``name`` ignoring case (and width: NFKC), or None."""
-    key = name_key(name)
+    key = unicodedata.normalize("NFKC", name).casefold()
     if not key.isascii():
         return None  # usernames are ASCII: no account matches
     with sessions() as db:
         return db.scalar(select(User).where(func.lower(User.username) == key).limit(1))
 
 
+def user_like(sessions: sessionmaker, name: str) -> User | None:
+    """An account whose username looks like ``name`` (the same :func:`name_skeleton`: "Ann", "ANN",
+    "Аnn" with a Cyrillic А, "Ａｎｎ"), preferring the one equal to it ignoring case; or None."""
+    exact = user_named(sessions, name)
+    if exact is not None:
+        return exact
+    key = name_skeleton(name)
+    if not key.isascii():
+        return None  # every username's skeleton is ASCII
+    with sessions() as db:
+        return db.scalar(select(User).where(_username_skeleton_sql() == key).limit(1))
+
+
 def create_user(sessions: sessionmaker, username: str, password_hash: str) -> User:
     """Store a new account (rating 1500, no settings).
 
     Raises:
-        IllegalActionError: if the name is taken, ignoring case ("Alice" when "alice" exists).
+        IllegalActionError: ``username_taken`` if the name is taken, ignoring case ("Alice" when
+            "alice" exists); ``name_taken_lookalike`` if it looks like a taken one ("A1ice").
     """
-    if user_named(sessions, username) is not None:
+    taken = user_like(sessions, username)
+    if taken is not None and taken.username.casefold() == username.casefold():
         raise IllegalActionError(f"username {username!r} is taken", code="username_taken", params={"name": username})
+    if taken is not None:
+        raise IllegalActionError(
+            f"username {username!r} looks like {taken.username!r}, which is taken",
+            code="name_taken_lookalike",
+            params={"name": taken.username},
+        )
     user = User(username=username, password_hash=password_hash, rating=1500.0, experience=0, settings={})
     try:
         with sessions() as db:
@@ -206,18 +368,36 @@ def create_user(sessions: sessionmaker, username: str, password_hash: str) -> Us
 
 
 def guest_name(sessions: sessionmaker, name: object) -> str:
-    """A guest's name at a table: checked (:func:`protocol.check_name`; "Guest" when None) and
-    not a registered user's name, ignoring case and width.
+    """A guest's name at a table: checked (:func:`protocol.check_name`; "Guest" when None), not
+    reserved (``reserved_username``: "admin", "Computer", "AI (...)", "コンピューター"; "Guest" and
+    "ゲスト" are every guest's) and neither a registered user's name ignoring case and width
+    (``name_registered``) nor a look-alike of one (``name_taken_lookalike``, by :func:`name_skeleton`).
 
     Raises:
-        InvalidInputError: for a bad name. IllegalActionError: a registered user's name.
+        InvalidInputError: for a bad or reserved name. IllegalActionError: a registered user's name.
     """
     name = check_name(name)
-    if user_named(sessions, name) is not None:
+    key = name_skeleton(name)
+    if key not in {name_skeleton(n) for n in GUEST_NAMES} and (
+        key in _reserved_skeletons()
+        or key in {name_skeleton(n) for n in RESERVED_DISPLAY_NAMES}
+        or key.startswith(name_skeleton("AI ("))
+    ):
+        raise InvalidInputError(
+            f"invalid name {name!r}: reserved, choose another", code="reserved_username", params={"name": name}
+        )
+    user = user_like(sessions, name)
+    if user is not None and user.username.casefold() == unicodedata.normalize("NFKC", name).casefold():
         raise IllegalActionError(
             f"the name {name!r} belongs to a registered player: log in to use it",
             code="name_registered",
             params={"name": name},
+        )
+    if user is not None:
+        raise IllegalActionError(
+            f"the name {name!r} looks like the registered player {user.username!r}: choose another",
+            code="name_taken_lookalike",
+            params={"name": user.username},
         )
     return name
 
