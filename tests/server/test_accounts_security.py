@@ -198,7 +198,7 @@ def test_logout_all_revokes_every_session(client):
     client.cookies.set("bg_session", first)
     assert client.get("/api/me").json()["username"] == "jack"
     r = client.post("/api/logout-all")
-    assert r.status_code == 200 and r.json() == {"ok": True, "sessions": 2}
+    assert r.status_code == 200 and r.json() == {"ok": True, "sessions": 2, "seats": 0}
     for token in (first, second):
         client.cookies.set("bg_session", token)
         assert client.get("/api/me").status_code == 401

@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.orm import sessionmaker
 
 from backgammon.dice import RandomDice
@@ -63,6 +63,9 @@ from backgammon.server.rooms import Outbox, Room, Row, Store, Throttle, drop_idl
 log = logging.getLogger("backgammon.server")
 
 BOT_TIMEOUT = 10.0
+REMATCH_HOLD_SECONDS = 120.0
+"""How long a rematch's free seat is held for the other player of the finished match (a stranger
+who opens the new table meanwhile cannot take it: 409 ``seat_reserved``)."""
 """Seconds the computer may think about one decision before the quick player answers for it."""
 CHAT_KEPT = 50
 """Lines of chat a table keeps in memory and sends to a new connection."""
@@ -233,6 +236,7 @@ class TableManager:
         self.test_hooks = test_hooks
         self.bot_delay = 0.0
         self.bot_timeout = bot_timeout
+        self.rematch_hold_seconds = REMATCH_HOLD_SECONDS
         self.net = network or Network()
         self._heartbeat: asyncio.Task | None = None
         self._sweeper: asyncio.Task | None = None
@@ -577,13 +581,20 @@ class TableManager:
                 raise IllegalActionError("you have a seat at the rematch already: open it from the link or your games")
             await self._in_room(
                 new,
-                {"kind": "join", "name": name, "user_id": user_id, "digest": digest},
-                lambda: self._join(new, name, user_id, digest),
+                {"kind": "join", "name": name, "user_id": user_id, "digest": digest, "rematch": True},
+                lambda: self._join(new, name, user_id, digest, rematch=True),
             )
             return made
         settings = {
             k: v for k, v in table.config.items() if k in ("mode", "rules", "ai_seat", "level", "clock", "start")
         }
+        if settings.get("mode") == "human":  # the free seat is the other player's for a while
+            other = table.user_ids[seat.other]
+            settings["held"] = {
+                "seat": seat.other.value,
+                "user_id": other,
+                "until": time.time() + self.rematch_hold_seconds,
+            }
         new = await self._open(settings, seat, name, user_id, digest, listed=False)
         if table.config.get("mode") == "human":
             table.config = {**table.config, "rematch": new.id}
@@ -627,7 +638,59 @@ class TableManager:
 
         await self.store.run(write)
         table.tokens[seat] = digest
+        for outbox in list(table.outboxes):  # a connection opened with the old token keeps no seat
+            if outbox.seat is seat:
+                outbox.drop("the seat's token was replaced")
         self.publish(table, None, reload=True)
+
+    async def revoke_seats(self, user_id: int) -> int:
+        """Logout-all: no seat token given to the account opens its seat any more, and the connections
+        seated with one are closed. Unfinished tables: each seat through its room, as :meth:`reseat`
+        (the player gets a new token from ``POST /api/tables/{id}/seat`` once logged in again);
+        finished ones (a token there still asks for a rematch): the stored hashes at once, and this
+        process's copies. Returns how many unfinished seats were revoked."""
+        unusable = token_hash(new_token())  # the hash of a token nobody holds
+
+        def read_and_revoke_finished() -> list[str]:
+            with self.sessions() as db:
+                for column, owner in (("white_token", Table.white_user_id), ("black_token", Table.black_user_id)):
+                    db.execute(
+                        update(Table)
+                        .where(owner == user_id, Table.status == "over", getattr(Table, column).is_not(None))
+                        .values({column: unusable})
+                    )
+                db.commit()
+                return list(
+                    db.scalars(
+                        select(Table.id).where(
+                            Table.status != "over", (Table.white_user_id == user_id) | (Table.black_user_id == user_id)
+                        )
+                    )
+                )
+
+        unfinished = await self.store.run(read_and_revoke_finished)
+        for table in list(self.tables.values()):  # finished copies held here
+            if table.is_over:
+                for seat in Player:
+                    if table.user_ids[seat] == user_id and table.tokens[seat] is not None:
+                        table.tokens[seat] = unusable
+                        for outbox in list(table.outboxes):
+                            if outbox.seat is seat:
+                                outbox.drop("the account logged out everywhere")
+        revoked = 0
+        for table_id in unfinished:
+            try:
+                table = await self.get(table_id)
+            except LookupError:
+                continue
+            for seat in Player:
+                if table.user_ids[seat] != user_id or seat is table.ai_seat or table.tokens[seat] is None:
+                    continue
+                digest = token_hash(new_token())
+                request = {"kind": "reseat", "seat": seat.value, "digest": digest}
+                await self._in_room(table, request, functools.partial(self._reseat, table, seat, digest))
+                revoked += 1
+        return revoked
 
     async def join(self, table_id: str, name: str, user_id: int | None) -> tuple[TableRuntime, Player, str]:
         """Take the free seat of a human table.
@@ -643,13 +706,30 @@ class TableManager:
         seat = await self._in_room(table, request, lambda: self._join(table, name, user_id, digest))
         return table, seat, token
 
-    async def _join(self, table: TableRuntime, name: str, user_id: int | None, digest: str) -> Player:
-        """Seat a player (the seat token's hash given). Runs in the owner's room."""
+    async def _join(
+        self, table: TableRuntime, name: str, user_id: int | None, digest: str, rematch: bool = False
+    ) -> Player:
+        """Seat a player (the seat token's hash given). Runs in the owner's room. A rematch's free
+        seat is held for the other player of the finished match (``rematch``: that player's own
+        request, or the same account) until its ``held`` time is over.
+
+        Raises:
+            IllegalActionError: no free seat; ``seat_reserved`` (``seconds``): held for another.
+        """
         table_id = table.id
         free = [p for p in (Player.WHITE, Player.BLACK) if table.tokens[p] is None]
         if table.config.get("mode") != "human" or not free:
             raise IllegalActionError(f"cannot join table {table_id!r}: no free seat")
         seat = free[0]
+        held = table.config.get("held")
+        if isinstance(held, dict) and not rematch and held.get("seat") == seat.value:
+            left = float(held.get("until", 0)) - time.time()
+            if left > 0 and (user_id is None or user_id != held.get("user_id")):
+                raise IllegalActionError(
+                    f"this seat is held for the other player of the last match for {int(left) + 1} s more",
+                    code="seat_reserved",
+                    params={"seconds": int(left) + 1},
+                )
 
         def write() -> None:
             with self.sessions() as db:
@@ -974,7 +1054,8 @@ class TableManager:
             name, user_id, digest = message.get("name"), message.get("user_id"), message.get("digest")
             if not isinstance(digest, str) or not isinstance(name, str):
                 raise InvalidInputError("invalid forwarded join")
-            seat = await here(functools.partial(self._join, table, name, user_id, digest))
+            rematch = message.get("rematch") is True
+            seat = await here(functools.partial(self._join, table, name, user_id, digest, rematch))
             return {"seat": seat.value}
         if kind == "chat":
             seat, text = protocol.player_from_wire(message.get("seat")), message.get("text")

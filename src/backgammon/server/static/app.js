@@ -1377,7 +1377,7 @@ function init() {
   setupHome();
   $("#form-login").onsubmit = (ev) => { ev.preventDefault(); account("/api/login"); };
   $("#btn-register").onclick = () => account("/api/register");
-  $("#btn-logout").onclick = async () => { await api("POST", "/api/logout"); user = null; renderAccount(); };
+  $("#btn-logout").onclick = async () => { await api("POST", "/api/logout"); Object.keys(localStorage).filter((k) => k.startsWith("bg.seat.")).forEach((k) => localStorage.removeItem(k)); user = null; renderAccount(); };
   $("#chat-form").onsubmit = (ev) => {
     ev.preventDefault();
     const text = $("#chat-text").value.trim();
