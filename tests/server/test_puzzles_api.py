@@ -321,13 +321,15 @@ def test_a_cube_error_makes_a_cube_puzzle(client, ann):
     puzzle = client.get(f"/api/puzzles/{pid}").json()
     assert puzzle["choices"] == ["double", "no double"] and puzzle["setup"]["dice"] is None
     assert puzzle["setup"]["position_id"] == far_behind and puzzle["answer"] is None
+    # two answers: a wrong one ends the puzzle and shows the answer (a second try would be free)
     first = client.post(f"/api/puzzles/{pid}/answer", json={"choice": "double"}).json()
-    assert not first["correct"] and not first["done"] and first["result"] is None
-    second = client.post(f"/api/puzzles/{pid}/answer", json={"choice": "no double"}).json()
-    assert second["correct"] and second["done"] and second["status"] == "solved"
-    assert second["result"]["loss"] == 0 and second["result"]["original"] == "double"
-    assert second["result"]["original_loss"] == cube[0]["error"] > 0.1
-    assert second["result"]["equity_label"].startswith("0-ply cubeful match")
+    assert not first["correct"] and first["done"] and first["status"] == "missed"
+    assert first["result"]["loss"] == cube[0]["error"] > 0.1 and first["result"]["original"] == "double"
+    assert first["result"]["original_loss"] == cube[0]["error"]
+    assert first["result"]["equity_label"].startswith("0-ply cubeful match")
+    again = client.post(f"/api/puzzles/{pid}/answer", json={"choice": "no double"}).json()
+    assert again["correct"] and again["status"] == "missed" and again["tries"] == 1  # done: not counted
+    assert again["result"]["loss"] == 0
 
 
 def test_puzzle_page_texts_exist_in_both_languages():
