@@ -6,6 +6,7 @@ import { renderRich } from "./dom.js";
 
 export const MESSAGES = {
   en: {
+    err_not_your_rollout: "Somebody else started this rollout: only they can stop it.",
     nav_play: "Play",
     nav_label: "Site",
     hint_play: "Play",
@@ -354,6 +355,7 @@ A match is played to N points. When a side first reaches N−1 points, the next 
 Click or drag a checker; the legal destinations light up. Drag to the tray to bear off. Undo takes back moves within your turn; the turn ends when you confirm.`,
   },
   ja: {
+    err_not_your_rollout: "このロールアウトは別の人が始めたものです。止められるのは始めた人だけです。",
     nav_play: "対局",
     nav_label: "サイト",
     hint_play: "手",
