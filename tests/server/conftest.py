@@ -63,3 +63,18 @@ def fresh_database() -> str:
     yield f"{server}/{name}"
     with psycopg.connect(base, autocommit=True) as admin:
         admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+def receive_within(ws, seconds: float = 10.0) -> dict:
+    """The next JSON message of a test socket, failing (not hanging) when none comes in ``seconds``."""
+    import json as _json
+
+    import anyio
+
+    async def next_message():
+        with anyio.fail_after(seconds):
+            return await ws._send_rx.receive()
+
+    message = ws.portal.call(next_message)
+    ws._raise_on_close(message)
+    return _json.loads(message["text"])

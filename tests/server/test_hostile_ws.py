@@ -13,8 +13,18 @@ from backgammon.errors import InvalidInputError
 from backgammon.server import protocol
 
 from ._wire import moves_of
-from .conftest import table_socket
+from .conftest import make_client, table_socket
 from .test_api import human_table, state
+
+
+@pytest.fixture
+def client(tmp_path):
+    """The app with the per-socket flood limit lifted: these tests send hundreds of hostile
+    messages on one socket to check each is refused and the socket stays usable (the flood
+    limit itself is tested in test_quotas.py)."""
+    with make_client(tmp_path, test_hooks=True, socket_messages_per_second=100_000) as c:
+        yield c
+
 
 HUGE_INT = "1" * 5000
 MALFORMED = [

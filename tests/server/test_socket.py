@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ._wire import moves_of
-from .conftest import receive, table_socket
+from .conftest import receive, receive_within, table_socket
 from .test_api import human_table, state
 
 
@@ -135,10 +135,10 @@ def test_presence_says_who_is_connected(client):
                 watcher.receive_json()
         # black went away (the watcher first): told in one message or two, as the changes fall in
         # presence's interval (rooms.PRESENCE_EVERY: at most one a quarter second per table)
-        seen = [white.receive_json()["present"]]
+        seen = [receive_within(white)["present"]]
         while seen[-1] != {"white": True, "black": False, "watchers": 0}:
             assert len(seen) < 2 and seen[-1]["watchers"] == 0, seen
-            seen.append(white.receive_json()["present"])
+            seen.append(receive_within(white)["present"])
 
 
 def test_chat_between_the_players(client):
