@@ -81,6 +81,11 @@ class Server:
             "--bot-delay",
             "0.05",
         ]
+        # one module's server serves every test of the module from one address: the per-address
+        # budgets (tables an hour, tables against the computer at once, ...) are lifted here
+        # (they have their own tests, tests/server/test_quotas.py)
+        for kind in ("tables", "listed_tables", "ai_tables", "hints", "analysis", "reviews", "rollouts", "dice_stats"):
+            cmd += ["--budget", f"{kind}=100000/100"]
         with open(self.data_dir / "server.log", "ab") as log:
             self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log)
         deadline = time.time() + 300  # a cold start compiles the engine's kernels (numba caches them on disk)

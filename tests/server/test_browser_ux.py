@@ -214,9 +214,22 @@ def test_rules_on_show_in_the_lobby_and_the_table_header(browser, server, tables
         "Beavers",
         "Automatic doubles: up to 2",
         "Backgammon ×2",
+        "No clock",  # the lobby names the clock after the rules
     ]
-    assert lobby_tags(page, tables["listed"]["id"]) == ["5-point match", "Cube", "Crawford", "Backgammon ×3"]
-    assert lobby_tags(page, casual["id"]) == ["7-point match", "No cube", "Backgammon ×3", "Casual (draws allowed)"]
+    assert lobby_tags(page, tables["listed"]["id"]) == [
+        "5-point match",
+        "Cube",
+        "Crawford",
+        "Backgammon ×3",
+        "No clock",
+    ]
+    assert lobby_tags(page, casual["id"]) == [
+        "7-point match",
+        "No cube",
+        "Backgammon ×3",
+        "Casual (draws allowed)",
+        "No clock",
+    ]
     # the table header shows the same
     open_table(page, server, money)
     page.wait_for_selector("#table-rules li")
@@ -229,6 +242,7 @@ def test_rules_on_show_in_the_lobby_and_the_table_header(browser, server, tables
         "キューブなし",
         "バックギャモン3倍",
         "カジュアル(引き分けあり)",
+        "なし",  # (no clock)
     ]
     no_crawford = table(server, crawford=False)
     open_table(ja, server, no_crawford)
