@@ -455,7 +455,7 @@ async def run(args: argparse.Namespace, server: Server) -> list[Row]:
         httpx.AsyncClient(base_url=server.http, timeout=60) as normal,
     ):
         r = await normal.post(
-            "/api/register", json={"username": "normal", "password": "a normal password"}, headers=address(99)
+            "/api/register", json={"username": "normal", "password": "quiet harbour lamp 42"}, headers=address(99)
         )
         r.raise_for_status()
         ctx = Ctx(server, http, args.seconds)

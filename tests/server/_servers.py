@@ -45,6 +45,12 @@ class Server:
         cmd += ["--data-dir", str(tmp / name), "--workers", str(workers)]
         if database_url:
             cmd += ["--database-url", database_url]
+        # the tests' clients all come from one address: the per-address budgets and socket caps are
+        # lifted (they have their own tests, tests/server/test_quotas.py); `extra` may set them again
+        for kind in ("tables", "listed_tables", "ai_tables", "hints", "analysis", "reviews", "rollouts", "dice_stats"):
+            cmd += ["--budget", f"{kind}=100000/100"]
+        cmd += ["--sockets-per-address", "100000", "--socket-messages-per-second", "100000"]
+        cmd += ["--chat-per-minute", "100000"]
         cmd += extra or []
         with open(self.log, "wb") as out:
             self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
