@@ -124,3 +124,20 @@ def test_mat_check_warnings_and_errors(capsys: pytest.CaptureFixture[str], tmp_p
     assert "game 2 line 75: black wins 1 point(s) while white is not the side to act" in warnings
     assert "game 1 line 19: illegal play '24/18 18/12'" in errors
     assert "(replayed up to the first error)" in out
+
+
+# ``mat-check`` reads gnubg's SGF by the file's extension (formerly test_sgf_cli.py)
+def test_mat_check_sgf_like_its_mat(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "mat-check", "--json", str(DATA / "sgf" / "money_seed7.sgf"))
+    doc = json.loads(out)
+    assert code == 0 and doc["valid"] and doc["match_length"] == 0
+    assert doc["final_score"] == [9, 5] and len(doc["games"]) == 7 and doc["winner"] is None
+    code, out, _ = run(capsys, "mat-check", str(DATA / "sgf" / "match7_seed3.sgf"))
+    assert code == 0 and "final score: gnubg 7, root 2 (match over)" in out
+
+
+def test_mat_check_malformed_sgf(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    bad = tmp_path / "bad.SGF"
+    bad.write_text("(;GM[6]\nPW[x")
+    code, _, err = run(capsys, "mat-check", str(bad))
+    assert code == 2 and "invalid SGF" in err and "line 2 column 3" in err
