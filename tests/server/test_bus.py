@@ -251,7 +251,7 @@ def test_redis_bus_delivers_in_order_and_survives_a_lost_connection():
 def test_a_room_is_handed_off_and_requests_follow_it(fresh_database):
     """The owner releases a room (in the room) and says so; a request that reaches it late is answered
     ``moved``; a job queued behind the hand-off does not run there; the asker then runs the room."""
-    from backgammon.server.network import Network, RoomMoved
+    from backgammon.server.ownership import Network, RoomMoved
     from backgammon.server.rooms import Room
 
     async def main():
@@ -317,8 +317,8 @@ def test_an_owner_announces_only_to_processes_that_listen(fresh_database, monkey
     """Announcements go out only while another process listens: one reminded by ``want`` (told where
     the room stands at once), or one that forwarded a request; a listener that stops reminding
     drops out after WANT_TTL."""
-    from backgammon.server import network
-    from backgammon.server.network import Network
+    from backgammon.server import ownership as network
+    from backgammon.server.ownership import Network
     from backgammon.server.rooms import Room
 
     monkeypatch.setattr(network, "WANT_EVERY", 0.1)

@@ -47,7 +47,7 @@ from backgammon.server.db import Table, User, database_url_for, open_database
 from backgammon.server.dice_stats import router as dice_stats_router
 from backgammon.server.errors import HTTPError, error_info, error_status
 from backgammon.server.history import export_mat, history_entry_of, history_of, move_list_of
-from backgammon.server.network import Network
+from backgammon.server.ownership import Network
 from backgammon.server.pairing import PairingManager
 from backgammon.server.pairing import make_router as pairing_router
 from backgammon.server.pools import DB_THREADS, ENGINE_THREADS, configure, install_db_pool, run_engine

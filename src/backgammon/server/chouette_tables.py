@@ -50,7 +50,7 @@ from backgammon.server.agents import LEVELS, decide_by, make_agent
 from backgammon.server.auth import guest_name, new_token, token_hash
 from backgammon.server.db import Action, Table, utcnow
 from backgammon.server.fair import dice_doc, draws_of, game_dice_config, game_seed, new_dice_config
-from backgammon.server.network import Network
+from backgammon.server.ownership import Network
 from backgammon.server.pools import run_engine
 from backgammon.server.protocol import shown
 from backgammon.server.quotas import address_of

@@ -1,7 +1,7 @@
 """Quick pairing: two players who want the same game are seated together at once, at a new table.
 
 One room, :data:`ROOM`, holds the waiting requests. Like a table, it is run by the one process that
-holds its lease (:class:`~backgammon.server.network.Network`), and every other process forwards its
+holds its lease (:class:`~backgammon.server.ownership.Network`), and every other process forwards its
 clients' requests there (``Network.run``), so two players whose browsers reach two different
 processes meet in the one queue. A request that finds a waiting one wanting the same game (the same
 match length, or money, and the same clock; never the same account) makes a new table with both

@@ -53,7 +53,7 @@ from backgammon.server.auth import new_token, token_hash
 from backgammon.server.db import Action, ChatMessage, Table, User, utcnow
 from backgammon.server.fair import DrawCount, draws_of, new_dice_config, resume_dice
 from backgammon.server.matchflow import StartPosition, new_match
-from backgammon.server.network import Network
+from backgammon.server.ownership import Network
 from backgammon.server.pools import run_engine
 from backgammon.server.protocol import shown
 from backgammon.server.rating import rating_change

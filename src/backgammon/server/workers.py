@@ -4,7 +4,7 @@ The parent process listens on the port and hands every connection it accepts to 
 as a file descriptor over a Unix socket (``SCM_RIGHTS``); it reads nothing from the connection. It
 peeks at the request line: a request for a table (``/api/tables/ID...``, ``/ws/tables/ID``, the same
 under ``chouette``) goes to worker ``crc32(ID) % N``, so that a table's players and watchers share
-a process, where the table then runs (:mod:`backgammon.server.network` hands it there); other
+a process, where the table then runs (:mod:`backgammon.server.ownership` hands it there); other
 connections go round the workers. Without this the kernel gave each connection to any worker, and
 the two players of a table were on different processes half the time, every action forwarded
 between them (``benchmarks/web_load.py``: 0.85 against 0.66 ms of server CPU per action).
