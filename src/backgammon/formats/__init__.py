@@ -5,6 +5,7 @@ Stdlib only. :mod:`.match_id` and :mod:`.xgid` need only the rules core;
 (imported when a record is replayed or written).
 """
 
+from backgammon.formats.files import MatchFile, PositionFile, read_match_file
 from backgammon.formats.mat import (
     EntryKind,
     GameReport,
@@ -31,8 +32,10 @@ __all__ = [
     "MatEntry",
     "MatGame",
     "MatReading",
+    "MatchFile",
     "MatchRecord",
     "MatchState",
+    "PositionFile",
     "Xgid",
     "check",
     "format_gnubg_id",
@@ -42,6 +45,7 @@ __all__ = [
     "parse_gnubg_id",
     "play_from_mat",
     "read_mat",
+    "read_match_file",
     "read_sgf",
     "replay",
     "rules_for",
