@@ -18,8 +18,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from backgammon.engine._movegen import MAX_PLAYS, successors_py
 from backgammon.engine._selfplay import INITIAL, choose_pubeval, mover_won_result
+from backgammon.engine.movegen import MAX_PLAYS, successors_py
 from backgammon.engine.pubeval import WC, WR
 from backgammon.engine.search import ROLLS
 
@@ -88,7 +88,7 @@ def load_evaluator(path: str | None):
 
 
 def pubeval_player() -> Player:
-    from backgammon.engine._movegen import new_workspace
+    from backgammon.engine.movegen import new_workspace
 
     cand = np.empty((MAX_PLAYS, 2, 25), dtype=np.int8)
     work, table = new_workspace()

@@ -30,9 +30,9 @@ from rich.console import Console
 from rich.table import Table
 
 from backgammon.engine import _distill
-from backgammon.engine._movegen import BEAROFF, CONTACT, RACE, phase
 from backgammon.engine.evaluator import equities
 from backgammon.engine.labels import label_boards_fast
+from backgammon.engine.movegen import BEAROFF, CONTACT, RACE, phase
 
 
 def outcomes(boards: np.ndarray, last: np.ndarray, final: np.ndarray) -> np.ndarray:

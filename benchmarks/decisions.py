@@ -245,7 +245,7 @@ def cube_choice(nd: float, dt: float, dp: float) -> tuple[bool, bool]:
 def _sampling_players(g, rng: np.random.Generator):
     from _players import gnubg_player, level_player, pubeval_player
 
-    from backgammon.engine._movegen import successors_py
+    from backgammon.engine.movegen import successors_py
 
     def noisy_gnubg(sd: float):
         def play(b, d1, d2):
@@ -277,8 +277,8 @@ def build_chunk(k: int, seed: int, g, log: Callable[[str], None] = print) -> dic
     """Sample and referee chunk ``k`` (:data:`CHUNK` checker decisions plus the cube positions met)."""
     from _gnubg_cli import MoneyCube, money_cube_hints
 
-    from backgammon.engine._movegen import successors_py
     from backgammon.engine._selfplay import INITIAL
+    from backgammon.engine.movegen import successors_py
     from backgammon.position import Position
 
     rng = np.random.default_rng([seed, k])

@@ -30,9 +30,9 @@ from rich.console import Console
 from rich.table import Table
 
 from backgammon.engine import _distill
-from backgammon.engine._movegen import successors_ws
 from backgammon.engine.evaluator import default_weights_path
 from backgammon.engine.labels import fit_pruner, label_boards_fast, leaf_arrays, net_arrays, sanitized
+from backgammon.engine.movegen import successors_ws
 
 
 def timed(fn) -> tuple[np.ndarray, float, float]:

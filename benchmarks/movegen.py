@@ -15,7 +15,7 @@ rounds; the rates shown are each method's best round):
   ``Position`` (``[play.position for play in plays]``), as gnubg builds its keys;
 - ``pure Python``: ``len(Position.legal_plays(d1, d2))`` with the pure-Python
   fallback (``backgammon.moves.use_accelerator(False)``);
-- ``kernel``: ``backgammon.engine._movegen.successors_ws`` called from Python once per
+- ``kernel``: ``backgammon.engine.movegen.successors_ws`` called from Python once per
   position-roll (with a reused workspace);
 - ``kernel (njit loop)``: the same kernel driven by a compiled loop, the way
   the engine calls it (no Python per call);
@@ -138,14 +138,14 @@ def run_pure(items: list[tuple[Position, int, int]]) -> int:
 
 def make_kernel_runners() -> tuple[Callable[..., int], Callable[..., int]] | None:
     try:
-        from backgammon.engine import _movegen  # noqa: I001  (first: it sets numba's cache directory)
+        from backgammon.engine import movegen  # noqa: I001  (first: it sets numba's cache directory)
 
         from numba import njit
     except ImportError:
         return None
-    out = np.empty((_movegen.MAX_PLAYS, 2, 25), dtype=np.int8)
-    work, table = _movegen.new_workspace()
-    successors_ws = _movegen.successors_ws
+    out = np.empty((movegen.MAX_PLAYS, 2, 25), dtype=np.int8)
+    work, table = movegen.new_workspace()
+    successors_ws = movegen.successors_ws
 
     def per_call(arrays: tuple[np.ndarray, np.ndarray]) -> int:
         boards, dice = arrays

@@ -27,8 +27,8 @@ import time
 
 import numpy as np
 
-from backgammon.engine._movegen import BEAROFF, CONTACT, RACE, phase
 from backgammon.engine.evaluator import NetEvaluator
+from backgammon.engine.movegen import BEAROFF, CONTACT, RACE, phase
 from backgammon.engine.rollout import (
     RolloutSettings,
     board_to_position,

@@ -28,8 +28,8 @@ from _players import duel, gnubg_player, load_evaluator
 from rich.console import Console
 from rich.table import Table
 
-from backgammon.engine._movegen import successors_py
 from backgammon.engine.evaluator import equities
+from backgammon.engine.movegen import successors_py
 
 
 def tags(board: np.ndarray, g) -> list[str]:

@@ -62,7 +62,7 @@ def levels_api(plies: int) -> list[Counter]:
 
 def count_next_compiled(level: Counter, table_bits: int = 26) -> tuple[int, int]:
     """(distinct positions, play sequences) one ply after ``level``, with the engine's kernel."""
-    from backgammon.engine._movegen import MAX_PLAYS, new_workspace, successors_ws  # noqa: I001  (sets numba's cache)
+    from backgammon.engine.movegen import MAX_PLAYS, new_workspace, successors_ws  # noqa: I001  (sets numba's cache)
     import numpy as np
     from numba import njit
 

@@ -47,7 +47,7 @@ def test_every_module_that_imports_numba_is_in_the_engine() -> None:
     ]
     assert outside == []
     names = {path.name for path in _numba_cache.kernel_modules()}
-    assert {"_movegen.py", "search.py", "network.py"} <= names and "protocol.py" not in names
+    assert {"movegen.py", "search.py", "network.py"} <= names and "protocol.py" not in names
 
 
 def _copy_engine(tmp_path: Path, name: str) -> Path:
@@ -61,12 +61,12 @@ def test_fingerprint_follows_kernel_content_not_times_or_other_files(tmp_path) -
     clone = _copy_engine(tmp_path, "b")
     base = _numba_cache.fingerprint(root)
     assert _numba_cache.fingerprint(clone) == base  # a fresh copy of the same code
-    os.utime(clone / "_movegen.py", (1_000_000, 1_000_000))
+    os.utime(clone / "movegen.py", (1_000_000, 1_000_000))
     assert _numba_cache.fingerprint(clone) == base  # modification times do not count
     protocol = clone / "protocol.py"
     protocol.write_text(protocol.read_text() + "\n# an edit outside the kernels\n")
     assert _numba_cache.fingerprint(clone) == base
-    kernel = clone / "_movegen.py"
+    kernel = clone / "movegen.py"
     kernel.write_text(kernel.read_text() + "\n# an edit to a kernel\n")
     assert _numba_cache.fingerprint(clone) != base
 
@@ -200,9 +200,9 @@ def test_kernels_are_filed_by_content_not_by_path_or_time(tmp_path) -> None:
 def test_the_engines_kernels_are_filed_by_content(tmp_path) -> None:
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
     show = (
-        "from backgammon.engine import _movegen as m; c = m.new_workspace._cache;"
+        "from backgammon.engine import movegen as m; c = m.new_workspace._cache;"
         " print(type(c._impl.locator).__name__, c.cache_path)"
     )
     name, path = _run(env, show).split(" ", 1)
     assert name == "ContentLocator"
-    assert Path(path).parent == tmp_path / "cache" and Path(path).name.startswith("_movegen-")
+    assert Path(path).parent == tmp_path / "cache" and Path(path).name.startswith("movegen-")

@@ -661,7 +661,7 @@ def use_accelerator(enabled: bool = True) -> bool:
     kernel: Callable[[bytes, int, int], bytes] | None = None
     if enabled:
         try:
-            from backgammon.engine._movegen import resulting_keys
+            from backgammon.engine.movegen import resulting_keys
         except ImportError:
             pass
         else:
@@ -674,7 +674,7 @@ def _warm_up() -> Callable[[bytes, int, int], bytes] | None:
     """The automatic choice of :func:`use_accelerator`, made on the calls before it is settled."""
     if os.environ.get("BACKGAMMON_PURE_PYTHON", "0") not in ("", "0"):
         use_accelerator(False)
-    elif _calls[0] >= _WARM_UP or "backgammon.engine._movegen" in sys.modules:
+    elif _calls[0] >= _WARM_UP or "backgammon.engine.movegen" in sys.modules:
         use_accelerator(True)
     else:
         _calls[0] += 1

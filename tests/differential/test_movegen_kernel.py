@@ -1,4 +1,4 @@
-"""The numba kernel ``backgammon.engine._movegen`` against ``Position.legal_plays`` (and so gnubg).
+"""The numba kernel ``backgammon.engine.movegen`` against ``Position.legal_plays`` (and so gnubg).
 
 Same corpus as the gnubg differential test (``BG_VERIFY_POSITIONS`` to enlarge),
 all 21 rolls, both orders of the dice: the sets of resulting boards must be
@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from backgammon.engine import _movegen
+from backgammon.engine import movegen
 from backgammon.position import Position
 
 ALL_ROLLS = tuple((d1, d2) for d1 in range(1, 7) for d2 in range(d1, 7))
@@ -20,7 +20,7 @@ def kernel_results(
     position: Position, d1: int, d2: int, out: np.ndarray
 ) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
     board = np.array([position.mine, position.theirs], dtype=np.int8)
-    n = _movegen.successors(board, d1, d2, out)
+    n = movegen.successors(board, d1, d2, out)
     assert n >= 1, f"{position.position_id()} {d1}{d2}: kernel returned {n}"
     assert (board == np.array([position.mine, position.theirs], dtype=np.int8)).all(), "input board modified"
     return [(tuple(int(c) for c in out[k, 0]), tuple(int(c) for c in out[k, 1])) for k in range(n)]
@@ -28,7 +28,7 @@ def kernel_results(
 
 @pytest.mark.slow  # the whole corpus, all rolls, both orders; the fast tier has test_vs_gnubg
 def test_kernel_matches_legal_plays(rules_corpus: list[Position]) -> None:
-    out = np.empty((_movegen.MAX_PLAYS, 2, 25), dtype=np.int8)
+    out = np.empty((movegen.MAX_PLAYS, 2, 25), dtype=np.int8)
     mismatches: list[str] = []
     for position in rules_corpus:
         if position.is_game_over():  # legal_plays stops there; the engine never asks the kernel
@@ -47,26 +47,26 @@ def test_kernel_matches_legal_plays(rules_corpus: list[Position]) -> None:
 
 def test_kernel_no_move_and_wrapper() -> None:
     closed = Position.from_points({"bar": 1, 6: 2}, dict.fromkeys(range(1, 7), 2))
-    boards = _movegen.successors_py(_movegen.board_of(closed), 6, 5)
+    boards = movegen.successors_py(movegen.board_of(closed), 6, 5)
     assert boards.shape == (1, 2, 25)
     assert Position(tuple(int(c) for c in boards[0, 0]), tuple(int(c) for c in boards[0, 1])) == closed.flip()
-    start = _movegen.successors_py(_movegen.board_of(Position.initial()), 3, 1)
+    start = movegen.successors_py(movegen.board_of(Position.initial()), 3, 1)
     assert start.shape == (16, 2, 25) and start.dtype == np.int8
 
 
 def test_phase_matches_position_phase(rules_corpus: list[Position]) -> None:
-    names = {_movegen.CONTACT: "contact", _movegen.RACE: "race", _movegen.BEAROFF: "bearoff", _movegen.OVER: "over"}
+    names = {movegen.CONTACT: "contact", movegen.RACE: "race", movegen.BEAROFF: "bearoff", movegen.OVER: "over"}
     seen = set()
     for position in rules_corpus:
-        got = names[_movegen.phase(_movegen.board_of(position))]
+        got = names[movegen.phase(movegen.board_of(position))]
         assert got == position.phase().value, position.position_id()
         seen.add(got)
     assert {"contact", "race", "bearoff"} <= seen  # the corpus exercises every live phase
-    assert _movegen.phase(_movegen.board_of(Position.from_points({}, {6: 1}))) == _movegen.OVER
+    assert movegen.phase(movegen.board_of(Position.from_points({}, {6: 1}))) == movegen.OVER
 
 
 def test_wrapper_reuses_its_buffer_without_aliasing() -> None:
-    first = _movegen.successors_py(_movegen.board_of(Position.initial()), 3, 1)
+    first = movegen.successors_py(movegen.board_of(Position.initial()), 3, 1)
     kept = first.copy()
-    _movegen.successors_py(_movegen.board_of(Position.initial()), 6, 6)
+    movegen.successors_py(movegen.board_of(Position.initial()), 6, 6)
     assert (first == kept).all()  # a later call does not overwrite an earlier result

@@ -70,7 +70,7 @@ def test_shipped_weights_have_a_record() -> None:
 
 def test_sparse_forward_pass_equals_the_dense_one() -> None:
     """The compiled forward pass on the sparse inputs gives the dense numpy pass's outputs and hidden layer."""
-    from backgammon.engine._movegen import board_of
+    from backgammon.engine.movegen import board_of
     from backgammon.engine.network import NUM_OUTPUTS, forward_sparse
 
     from ._helpers import random_positions
@@ -114,7 +114,7 @@ def test_race_inputs_by_hand() -> None:
 
 
 def test_race_sparse_inputs_equal_the_dense_ones() -> None:
-    from backgammon.engine._movegen import CONTACT, board_of, phase
+    from backgammon.engine.movegen import CONTACT, board_of, phase
 
     from ._helpers import random_positions
 
@@ -132,8 +132,8 @@ def test_race_sparse_inputs_equal_the_dense_ones() -> None:
 def test_weights_of_encoding_3_load_with_zero_race_weights(tmp_path) -> None:
     """A file made before the race inputs: its race net gets zero weights on them, so the engine's values
     do not change."""
-    from backgammon.engine._movegen import RACE, board_of, phase
     from backgammon.engine.evaluator import NetEvaluator, sanitize
+    from backgammon.engine.movegen import RACE, board_of, phase
     from backgammon.engine.network import arrays_of, write_npz
 
     rng = np.random.default_rng(2)

@@ -8,8 +8,8 @@ import pytest
 from numba import njit
 
 from backgammon.engine import encoding
-from backgammon.engine._movegen import back_index, successors_py
 from backgammon.engine.encoding import _ROLL_D1, _ROLL_D2, _ROLLS_FOR, EXTRA, _reaches
+from backgammon.engine.movegen import back_index, successors_py
 
 INITIAL = np.zeros((2, 25), dtype=np.int8)
 INITIAL[:, [5, 7, 12, 23]] = (5, 3, 5, 2)

@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 from backgammon.engine import _distill
-from backgammon.engine._movegen import BEAROFF, MAX_PLAYS, phase, successors_py, successors_ws
 from backgammon.engine.bearoff import BearoffDatabase
 from backgammon.engine.encoding import MAX_NONZERO, encode_sparse
 from backgammon.engine.evaluator import NetEvaluator, default_weights_path
@@ -20,6 +19,7 @@ from backgammon.engine.labels import (
     net_arrays,
     teacher_of,
 )
+from backgammon.engine.movegen import BEAROFF, MAX_PLAYS, phase, successors_py, successors_ws
 from backgammon.engine.network import forward_sparse, forward_sparse32
 from backgammon.engine.search import ROLLS, evaluate_boards_ply
 

@@ -236,7 +236,7 @@ def test_double_shots_moment_and_bar_entry() -> None:
 def test_inputs_hold_each_sides_features_on_random_positions() -> None:
     """The encoder shares the blot-hitting rolls between exposure and double shots; its feature blocks
     must equal the standalone side_features and plan_features of both sides."""
-    from backgammon.engine._movegen import board_of
+    from backgammon.engine.movegen import board_of
 
     f, g = np.empty(encoding.EXTRA), np.empty(encoding.PLAN)
     for p in _random_positions(300, seed=21):

@@ -10,7 +10,6 @@ import pytest
 
 from backgammon.cli import main
 from backgammon.engine import _distill
-from backgammon.engine._movegen import BEAROFF, CONTACT, OVER, RACE, phase
 from backgammon.engine.evaluator import NetEvaluator, default_weights_path
 from backgammon.engine.fit import (
     WEIGHTS,
@@ -26,6 +25,7 @@ from backgammon.engine.fit import (
     split,
 )
 from backgammon.engine.labels import MANIFEST, LabelSettings, load_labels, net_arrays, write_labels
+from backgammon.engine.movegen import BEAROFF, CONTACT, OVER, RACE, phase
 from backgammon.engine.network import Net, NetPair
 from backgammon.engine.train import CHECKPOINT, LOG
 from backgammon.errors import EngineError, InvalidInputError

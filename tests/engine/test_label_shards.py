@@ -11,7 +11,6 @@ import pytest
 
 from backgammon.cli import main
 from backgammon.engine import _distill, _selfplay
-from backgammon.engine._movegen import BEAROFF, CONTACT, MAX_PLAYS, board_of, hard_contact, phase, successors_py
 from backgammon.engine.bearoff import BearoffDatabase
 from backgammon.engine.evaluator import default_weights_path
 from backgammon.engine.labels import (
@@ -29,6 +28,7 @@ from backgammon.engine.labels import (
     shard_seed,
     write_labels,
 )
+from backgammon.engine.movegen import BEAROFF, CONTACT, MAX_PLAYS, board_of, hard_contact, phase, successors_py
 from backgammon.engine.refine import label_boards
 from backgammon.errors import EngineError, InvalidInputError
 

@@ -104,7 +104,7 @@ def test_symmetry_and_the_database_combination(db: BearoffDatabase) -> None:
 def _exact(me: tuple[int, ...], them: tuple[int, ...], me_off: bool, them_off: bool) -> tuple[float, ...]:
     """Exact two-sided outcome (win, wg, lg) of a tiny race, side ``me`` on roll, both sides playing each
     roll to maximise their cubeless equity (gammons count): a recursion over every roll."""
-    from backgammon.engine._movegen import successors_py
+    from backgammon.engine.movegen import successors_py
 
     win = wg = lg = 0.0
     for d1 in range(1, 7):

@@ -102,7 +102,7 @@ def test_pubeval_through_search_plays_like_pubeval() -> None:
 def test_best_board_at_0_ply_is_rank_boards_first() -> None:
     """best_board's 0-ply shortcut (argmax) takes the play rank_boards ranks first, ties included
     (bear-offs scored from the database often tie)."""
-    from backgammon.engine._movegen import board_of, successors_py
+    from backgammon.engine.movegen import board_of, successors_py
     from backgammon.engine.search import best_board, rank_boards
 
     from ._helpers import random_positions
@@ -134,7 +134,7 @@ def test_best_board_at_0_ply_is_rank_boards_first() -> None:
 def test_compiled_one_ply_equals_the_python_path() -> None:
     """1-ply with the network runs compiled, and 2 and 3 plies on the fast labeller's kernels; their values are
     the Python path's (the same plays, the sums in another order), finished games included."""
-    from backgammon.engine._movegen import board_of
+    from backgammon.engine.movegen import board_of
     from backgammon.engine.search import evaluate_boards_ply
 
     from ._helpers import random_positions
@@ -157,7 +157,7 @@ def test_deep_values_from_several_threads_at_once() -> None:
     and each thread gets the values a lone call gets."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from backgammon.engine._movegen import board_of
+    from backgammon.engine.movegen import board_of
     from backgammon.engine.search import evaluate_boards_ply
 
     from ._helpers import random_positions

@@ -26,7 +26,7 @@ def _probe(code: str) -> list[str]:
 
 
 LOADED = (
-    "print(*(m in sys.modules for m in ('numba', 'backgammon.engine._movegen', 'backgammon.engine.search', "
+    "print(*(m in sys.modules for m in ('numba', 'backgammon.engine.movegen', 'backgammon.engine.search', "
     "'backgammon.engine.evaluator', 'backgammon.server')))"
 )
 
@@ -40,7 +40,7 @@ def test_a_few_plays_load_no_numba_and_many_load_only_the_compiled_generator() -
 
 def test_the_kernel_is_used_at_once_when_the_engine_is_loaded() -> None:
     code = (
-        "import backgammon.engine._movegen, backgammon, backgammon.moves as m; "
+        "import backgammon.engine.movegen, backgammon, backgammon.moves as m; "
         "backgammon.Position.initial().legal_plays(3, 1); print(m._ACCELERATOR != [None] and len(m._ACCELERATOR))"
     )
     assert _probe(code) == ["1"]

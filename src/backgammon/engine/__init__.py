@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     )
 
 # The names below load their modules on first use, so that importing one
-# submodule (the core's accelerator imports ``backgammon.engine._movegen``)
+# submodule (the core's accelerator imports ``backgammon.engine.movegen``)
 # does not load the whole engine.
 _HOMES = {
     "Evaluator": "evaluator",

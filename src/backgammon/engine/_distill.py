@@ -17,17 +17,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from backgammon.engine._movegen import (
-    BEAROFF,
-    CONTACT,
-    MAX_PLAYS,
-    OVER,
-    RACE,
-    hard_contact,
-    new_workspace,
-    phase,
-    successors_ws,
-)
 from backgammon.engine._selfplay import (
     choice_scratch,
     choose_near,
@@ -41,6 +30,17 @@ from backgammon.engine._selfplay import (
 )
 from backgammon.engine.encoding import MAX_NONZERO, encode_for
 from backgammon.engine.evaluator import bearoff_probs, sanitize, terminal_probs
+from backgammon.engine.movegen import (
+    BEAROFF,
+    CONTACT,
+    MAX_PLAYS,
+    OVER,
+    RACE,
+    hard_contact,
+    new_workspace,
+    phase,
+    successors_ws,
+)
 from backgammon.engine.network import NUM_OUTPUTS, flip_outputs, forward_sparse32
 
 
@@ -54,7 +54,7 @@ def sample_positions(
     so the sample strays from the nets' own lines; with ``near`` above 0 that move is instead drawn among the
     plays within ``near`` equity of the best (plausible lines, not blunders). Each position met is kept with
     probability ``keep`` (below 1, a sample of the same size spans more games), or with probability ``focus``
-    if that is above 0 and the position is a back game or a crashed one (:func:`_movegen.hard_contact`).
+    if that is above 0 and the position is a back game or a crashed one (:func:`movegen.hard_contact`).
     Games are numbered from ``game0`` (their dice seeded by ``game_seed(seed, g)``);
     returns the games used.
     """

@@ -1,6 +1,6 @@
 """Numba kernels for self-play training and fast duels (private).
 
-Everything here works on raw boards (see :mod:`backgammon.engine._movegen`)
+Everything here works on raw boards (see :mod:`backgammon.engine.movegen`)
 and on the weight arrays of the two nets (contact and race), passed as
 ``cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2``.
 
@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from backgammon.engine._movegen import CONTACT, MAX_PLAYS, new_workspace, phase, successors_ws
 from backgammon.engine.encoding import MAX_NONZERO, encode_for
+from backgammon.engine.movegen import CONTACT, MAX_PLAYS, new_workspace, phase, successors_ws
 from backgammon.engine.network import NUM_OUTPUTS, flip_outputs, forward_sparse
 from backgammon.engine.pubeval import pubeval_score
 

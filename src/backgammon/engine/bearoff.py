@@ -31,7 +31,7 @@ from typing import ClassVar
 import numpy as np
 from numba import njit
 
-from backgammon.engine._movegen import MAX_PLAYS, new_workspace, successors_ws
+from backgammon.engine.movegen import MAX_PLAYS, new_workspace, successors_ws
 from backgammon.errors import InvalidInputError, InvalidPositionError
 
 POINTS = 6

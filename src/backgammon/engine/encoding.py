@@ -78,7 +78,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from backgammon.engine._movegen import CONTACT, back_index
+from backgammon.engine.movegen import CONTACT, back_index
 from backgammon.position import Position
 
 NAME = "unary4-hand3-tactics5-plan9-race16"

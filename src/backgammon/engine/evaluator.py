@@ -30,9 +30,9 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 from numba import njit
 
-from backgammon.engine._movegen import BEAROFF, CONTACT, OVER, board_of, phase
 from backgammon.engine.bearoff import WAYS, BearoffDatabase, race_probs, rank
 from backgammon.engine.encoding import MAX_NONZERO, encode_for
+from backgammon.engine.movegen import BEAROFF, CONTACT, OVER, board_of, phase
 from backgammon.engine.network import NUM_OUTPUTS, NetArrays, NetPair, forward_sparse, kernel_arrays
 from backgammon.engine.pubeval import WC, WR, pubeval_score
 from backgammon.errors import EngineError, InvalidInputError

@@ -43,8 +43,8 @@ from pathlib import Path
 import numpy as np
 
 from backgammon.engine import encoding
-from backgammon.engine._movegen import CONTACT, RACE, phase
 from backgammon.engine.labels import load_labels, load_siblings, read_manifest
+from backgammon.engine.movegen import CONTACT, RACE, phase
 from backgammon.engine.network import NUM_OUTPUTS, Net, NetPair, read_npz, weights_digest, write_npz
 from backgammon.engine.train import CHECKPOINT, LOG, config_from_json, config_json, halved, open_run, warm_start
 from backgammon.errors import EngineError, InvalidInputError

@@ -44,9 +44,9 @@ import numpy as np
 
 from backgammon import __version__
 from backgammon.engine import _distill
-from backgammon.engine._movegen import BEAROFF, CONTACT, RACE, board_of, hard_contact, phase, successors_py
 from backgammon.engine.bearoff import WAYS, BearoffDatabase
 from backgammon.engine.evaluator import NetEvaluator, default_weights_path, equities, flip_array, sanitize
+from backgammon.engine.movegen import BEAROFF, CONTACT, RACE, board_of, hard_contact, phase, successors_py
 from backgammon.engine.network import NetArrays, NetPair, kernel_arrays, weights_digest
 from backgammon.errors import EngineError, InvalidInputError
 from backgammon.position import Position

@@ -33,8 +33,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from backgammon.engine._movegen import MAX_PLAYS, new_workspace, successors_ws
 from backgammon.engine.bearoff import MAX_ROLLS, BearoffDatabase, race_probs, rank
+from backgammon.engine.movegen import MAX_PLAYS, new_workspace, successors_ws
 from backgammon.errors import InvalidInputError
 
 __all__ = [

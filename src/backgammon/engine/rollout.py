@@ -93,12 +93,12 @@ from numba import njit
 
 from backgammon.dice import ALL_36, ALL_ROLLS
 from backgammon.engine._cluster import run_tasks
-from backgammon.engine._movegen import MAX_PLAYS, OVER, new_workspace, phase, successors_ws
-from backgammon.engine._movegen import board_of as position_to_board
-from backgammon.engine._movegen import successors_py as successor_boards
 from backgammon.engine.cube import CubeInfo, CubeOwner, clip_outputs, cube_decision, cube_efficiency
 from backgammon.engine.encoding import MAX_NONZERO
 from backgammon.engine.evaluator import NetEvaluator, net_choose, net_evaluate_one, terminal_probs
+from backgammon.engine.movegen import MAX_PLAYS, OVER, new_workspace, phase, successors_ws
+from backgammon.engine.movegen import board_of as position_to_board
+from backgammon.engine.movegen import successors_py as successor_boards
 from backgammon.engine.network import flip_outputs as flip_outputs_into
 from backgammon.engine.search import rank_boards
 from backgammon.errors import InvalidInputError

@@ -42,7 +42,6 @@ import numpy as np
 from numba import njit
 
 from backgammon.dice import ALL_ROLLS, check_roll
-from backgammon.engine._movegen import MAX_PLAYS, OVER, new_workspace, phase, successors_py, successors_ws
 from backgammon.engine.cube import CubeDecision, CubeInfo, CubeOwner, clip_outputs, cube_decision, cube_efficiency
 from backgammon.engine.encoding import MAX_NONZERO
 from backgammon.engine.evaluator import (
@@ -58,6 +57,7 @@ from backgammon.engine.evaluator import (
 )
 from backgammon.engine.labels import label_boards_fast
 from backgammon.engine.met import match_equity
+from backgammon.engine.movegen import MAX_PLAYS, OVER, new_workspace, phase, successors_py, successors_ws
 from backgammon.engine.network import flip_outputs
 from backgammon.errors import EngineError, InvalidInputError
 from backgammon.moves import Play

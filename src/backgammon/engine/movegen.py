@@ -16,11 +16,12 @@ play while avoiding most permutations.
 :func:`phase` classifies a board as :data:`CONTACT`, :data:`RACE`,
 :data:`BEAROFF` or :data:`OVER` (the rule of ``Position.phase``).
 
-This module is private: the public API is ``Position.legal_plays``, which
-calls :func:`resulting_keys` when numba is installed (the core's one optional
-accelerator, discovered at run time). It is unchecked: the caller passes a
-valid board and dice 1..6. The engine (``backgammon.engine``) uses it for all
-its move generation.
+The engine (``backgammon.engine``) uses it for all its move generation, and the
+rules core's ``Position.legal_plays`` calls :func:`resulting_keys` when numba is
+installed (the core's one optional accelerator, discovered at run time: the one
+import from the core into the engine, which the layer contracts allow by name).
+It is unchecked: the caller passes a valid board and dice 1..6; players of the
+library call ``Position.legal_plays``.
 """
 
 from __future__ import annotations
