@@ -123,7 +123,7 @@ def detect_format(data: bytes, name: str) -> str | None:
     """The format of a file (a key of :data:`FORMATS`), or None: the content decides, the extension breaks ties."""
     ext = name.rsplit(".", 1)[-1].lower() if "." in name else ""
     if data[:4] == b"RGMH":
-        return "xgp" if ext == "xgp" else "xg"
+        return "xgp" if ext == "xgp" else "xg"  # read_xg_file tells a position file by its content too
     head = data[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")
     if head.startswith(b"("):
         return "sgf"
@@ -167,6 +167,10 @@ def read_match_file(data: bytes, name: str) -> MatchFile:
         from backgammon.formats.sgf import load_sgf
 
         return MatchFile(name, kind, reading=load_sgf(_text(data)))
+    if kind in ("xg", "xgp"):
+        from backgammon.formats.xg import read_xg_file
+
+        return read_xg_file(data, name)
     raise InvalidInputError(
         f"{name!r}: {FORMATS[kind]} files are not read yet",
         code="match_file_format_not_read",
