@@ -49,7 +49,7 @@ from backgammon.game import (
 )
 from backgammon.moves import Play, StepGraph, step_graph
 from backgammon.position import Position
-from backgammon.server.db import utcnow
+from backgammon.server import game_clock
 from backgammon.server.fair import dice_doc
 from backgammon.server.matchflow import last_result
 
@@ -656,7 +656,7 @@ def _clock_doc(table: Any) -> dict[str, Any] | None:
         "delay": table.clock["delay"],
         "remaining": {p.value: round(max(0.0, v), 1) for p, v in left.items()},
         "running": player_to_wire(table.clock_running),
-        "elapsed": round((utcnow() - table.stamps[-1]).total_seconds(), 1) if table.stamps else 0.0,
+        "elapsed": round(game_clock.elapsed(table), 1) if table.stamps else 0.0,  # (monotonic)
     }
 
 

@@ -47,7 +47,7 @@ from backgammon.game import (
 from backgammon.game import Action as GameAction
 from backgammon.match import Match
 from backgammon.position import Position
-from backgammon.server import protocol
+from backgammon.server import game_clock, protocol
 from backgammon.server.agents import LEVELS, Agent, GreedyAgent, decide_by, make_agent
 from backgammon.server.auth import new_token, token_hash
 from backgammon.server.db import Action, ChatMessage, Table, User, utcnow
@@ -111,6 +111,7 @@ class TableRuntime:
     chat: list[dict[str, Any]] | None = None  # the last CHAT_KEPT lines, read on first use
     chat_times: dict[Player, list[float]] = field(default_factory=dict)  # for the rate limit
     used: float = field(default_factory=time.monotonic)  # last asked for or changed (time.monotonic)
+    clock_anchor: tuple[int, float] | None = None  # (version, its turn's start on time.monotonic): game_clock
     room: Room = field(init=False)
 
     def __post_init__(self) -> None:
@@ -131,22 +132,10 @@ class TableRuntime:
         """The clock settings: ``{"minutes": M, "delay": D}`` or None."""
         return self.config.get("clock")
 
-    def clock_remaining(self, now: _dt.datetime | None = None) -> dict[Player, float]:
-        """Seconds left on each human seat's clock (reserve after the per-move delay)."""
-        clock = self.clock
-        if not clock:
-            return {}
-        delay = clock["delay"]
-        left = {p: clock["minutes"] * 60.0 for p in Player if p is not self.ai_seat}
-        for i in range(1, len(self.actions)):
-            who = self.turns[i]
-            if who in left and self.actions[i].get("kind") != "opening_roll":
-                left[who] -= max(0.0, (self.stamps[i] - self.stamps[i - 1]).total_seconds() - delay)
-        running = self.clock_running
-        if running in left and self.stamps:
-            now = now or utcnow()
-            left[running] -= max(0.0, (now - self.stamps[-1]).total_seconds() - delay)
-        return left
+    def clock_remaining(self, now: float | None = None) -> dict[Player, float]:
+        """Seconds left on each human seat's clock (reserve after the per-move delay), on the
+        monotonic clock (``now``: ``time.monotonic()``; :mod:`backgammon.server.game_clock`)."""
+        return game_clock.remaining(self, now)
 
     @property
     def clock_running(self) -> Player | None:
@@ -922,7 +911,7 @@ class TableManager:
         """Apply (raises, leaving the table unchanged), store, then publish. Runs in the room."""
         flow = table.flow.apply(action)
         payload = protocol.action_to_wire(action)
-        await self._store(table, payload, "over" if flow.is_over else None)
+        await self._store(table, payload, "over" if flow.is_over else None, flow)
         table.turns.append(table.flow.game.turn)
         table.flow = flow
         table.actions.append(payload)
@@ -931,10 +920,20 @@ class TableManager:
             await self._rate(table)
         self.publish(table, payload)
 
-    async def _store(self, table: TableRuntime, payload: dict[str, Any], status: str | None) -> None:
-        stamp = utcnow()
+    async def _store(
+        self, table: TableRuntime, payload: dict[str, Any], status: str | None, after: Match | None = None
+    ) -> None:
+        """Store an action (``after``: the match it leads to; None when it ends the table). A table
+        with a clock stores the clock with it (:func:`game_clock.stored_entry`)."""
+        stamp, now = utcnow(), time.monotonic()
+        if table.clock:
+            runner = None
+            if after is not None and status != "over" and not after.is_over and table.status == "playing":
+                runner = after.game.turn if after.game.turn is not table.ai_seat else None
+            payload[game_clock.KEY] = game_clock.stored_entry(table, runner, stamp, now)
         await self.store.append(Row(table.id, table.version + 1, payload, stamp, status))
         table.stamps.append(stamp)
+        table.clock_anchor = (table.version + 1, now)  # the next turn starts now (the action follows)
 
     # ---------------------------------------------------------------- clock
     def _schedule_clock(self, table: TableRuntime) -> None:
@@ -1097,6 +1096,7 @@ class TableManager:
             table.actions.append(event)
             at = message.get("at")
             table.stamps.append(_dt.datetime.fromisoformat(at) if at else utcnow())
+            table.clock_anchor = (table.version, time.monotonic())  # the owner's turn began about now
             if table.is_over:
                 table.status = "over"
         fan_out(table.outboxes, lambda seat: json.dumps(protocol.event_message(table, seat, event)))
