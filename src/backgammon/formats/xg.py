@@ -453,16 +453,25 @@ def _position(engine: tuple[int, ...]) -> Position:
     return Position(tuple(mine), tuple(theirs))
 
 
-def _move_text(pairs: tuple[int, ...]) -> str:
-    """``(from, to)`` pairs, 0-based (24 the bar, -1 off; a ``from`` of -1 ends them), as ``.mat`` text."""
+def _move_text(pairs: tuple[int, ...]) -> str | None:
+    """``(from, to)`` pairs as ``.mat`` text; None for XG's "no move made" (all zeros).
+
+    Points are 0-based (24 the bar); a ``to`` below 0 is off (XG writes
+    ``from - die`` there, -1 to -6); a ``from`` of -1 ends the list.
+
+    Raises:
+        ValueError: for a step outside the board.
+    """
+    if not any(pairs):
+        return None
     steps = []
     for k in range(0, len(pairs) - 1, 2):
         source, destination = pairs[k], pairs[k + 1]
         if source < 0:
             break
-        if not 0 <= source <= 24 or not -1 <= destination <= 23:
+        if not 0 <= source <= 24 or not -6 <= destination <= 23 or destination >= source:
             raise ValueError(f"a step {source}/{destination} outside the board")
-        steps.append(f"{source + 1}/{destination + 1}")
+        steps.append(f"{source + 1}/{max(destination + 1, 0)}")
     return " ".join(steps)
 
 
@@ -494,7 +503,7 @@ def _play_analysis(record: XgRecord, dice: tuple[int, int], played_text: str) ->
         level = struct.unpack_from("<h", data, base + _EVAL_LEVEL + 4 * k)[0]
         values = struct.unpack_from("<7f", data, base + _EVAL + 28 * k)
         try:
-            text = _move_text(pairs)
+            text = _move_text(pairs) or ""
         except ValueError:
             return None
         position = struct.unpack_from("<26b", data, base + _POS_PLAYED + 26 * k)
@@ -640,6 +649,11 @@ class _Builder:
                     errors.append(f"record {record.number}: {exc}")
                     continue
                 index = len(entries)
+                if text is None and not any(record.position("PositionEnd")):  # rolled, then resigned
+                    entries.append(MatEntry(side, EntryKind.ROLL, (dice[0], dice[1]), line=record.number))
+                    pending_cube = None
+                    continue
+                text = text or ""
                 entries.append(MatEntry(side, EntryKind.MOVE, (dice[0], dice[1]), text, line=record.number))
                 play = _play_analysis(record, (dice[0], dice[1]), text)
                 if play is not None or pending_cube is not None:
