@@ -30,6 +30,7 @@ from rich.console import Console
 from rich.table import Table
 
 from backgammon.engine import _distill
+from backgammon.engine._kernels import nply
 from backgammon.engine.evaluator import default_weights_path
 from backgammon.engine.labels import fit_pruner, label_boards_fast, leaf_arrays, net_arrays, sanitized
 from backgammon.engine.movegen import successors_ws
@@ -44,7 +45,7 @@ def timed(fn) -> tuple[np.ndarray, float, float]:
 @njit(cache=False)
 def pruned_choices(boards, keep, pw, leaf, stats) -> None:
     """``stats``: choices, choices where pruning changed the play, equity lost summed, choices pruned."""
-    levels, shared = _distill.fast_scratch(leaf[1], leaf[5])
+    levels, shared = nply.fast_scratch(leaf[1], leaf[5])
     cand, work, table = levels[0]
     o = np.empty(5)
     exact = np.empty(5)
@@ -53,8 +54,8 @@ def pruned_choices(boards, keep, pw, leaf, stats) -> None:
         for d1 in range(1, 7):
             for d2 in range(d1, 7):
                 n = successors_ws(boards[i], d1, d2, cand, work, table)
-                a = _distill.choose_pruned(cand, n, 0, pw, leaf, shared, o, exact)
-                b = _distill.choose_pruned(cand, n, keep, pw, leaf, shared, o, pruned)
+                a = nply.choose_pruned(cand, n, 0, pw, leaf, shared, o, exact)
+                b = nply.choose_pruned(cand, n, keep, pw, leaf, shared, o, pruned)
                 stats[0] += 1
                 stats[3] += n > keep
                 if a != b:

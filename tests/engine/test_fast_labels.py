@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from backgammon.engine import _distill
+from backgammon.engine._kernels import nply
 from backgammon.engine.bearoff import BearoffDatabase
 from backgammon.engine.encoding import MAX_NONZERO, encode_sparse
 from backgammon.engine.evaluator import NetEvaluator, default_weights_path
@@ -22,6 +23,7 @@ from backgammon.engine.labels import (
 from backgammon.engine.movegen import BEAROFF, MAX_PLAYS, phase, successors_py, successors_ws
 from backgammon.engine.network import forward_sparse, forward_sparse32
 from backgammon.engine.search import ROLLS, evaluate_boards_ply
+from backgammon.errors import InvalidInputError
 
 from ._helpers import PlainEvaluator
 
@@ -100,15 +102,15 @@ def test_pruned_labels_stay_close_to_the_unpruned_ones(arrays, boards) -> None:
 def test_pruning_keeps_the_best_reply_in_nearly_all_rolls(arrays, boards) -> None:
     leaf = leaf_arrays(arrays)
     pw = fit_pruner(arrays)
-    levels, shared = _distill.fast_scratch(leaf[1], leaf[5])
+    levels, shared = nply.fast_scratch(leaf[1], leaf[5])
     cand, work, table = levels[0]
     o, a, b = np.empty(5), np.empty(5), np.empty(5)
     rolls = pruned = differ = 0
     for board in boards:
         for d1, d2, _ in ROLLS:
             n = successors_ws(board, d1, d2, cand, work, table)
-            ca = _distill.choose_pruned(cand, n, 0, pw, leaf, shared, o, a)
-            cb = _distill.choose_pruned(cand, n, 12, pw, leaf, shared, o, b)
+            ca = nply.choose_pruned(cand, n, 0, pw, leaf, shared, o, a)
+            cb = nply.choose_pruned(cand, n, 12, pw, leaf, shared, o, b)
             rolls += 1
             pruned += n > 12
             differ += ca != cb
@@ -164,10 +166,10 @@ def test_sampled_rolls_estimate_the_three_ply_label(arrays, boards) -> None:
     full = label_boards_fast(contact, arrays, 3)
     # every roll through the sampled path (weights of repeated plays and exact rolls included): the 3-ply value
     leaf, pw = leaf_arrays(arrays), fit_pruner(arrays)
-    scratch = _distill.fast_scratch(leaf[1], leaf[5])
+    scratch = nply.fast_scratch(leaf[1], leaf[5])
     out = np.empty(5)
     for b, want in zip(contact, full):
-        _distill.three_ply_sampled(b, 0, PRUNE, pw, leaf, scratch, 21, out)
+        nply.three_ply_sampled(b, 0, PRUNE, pw, leaf, scratch, 21, out)
         assert np.abs(out - want).max() < 1e-9
     sampled = label_boards_fast(contact, arrays, 3, rolls=3)
     d = equity(sampled) - equity(full)
@@ -179,3 +181,12 @@ def test_sampled_rolls_estimate_the_three_ply_label(arrays, boards) -> None:
     with pytest.raises(Exception, match="rolls"):
         LabelSettings(plies=3, rolls=22).check()
     LabelSettings(plies=3, rolls=3).check()
+
+
+def test_the_engines_nply_entry_rejects_a_bad_depth_or_pruning_without_a_model(arrays, boards) -> None:
+    with pytest.raises(InvalidInputError, match="plies 1, 2 or 3"):
+        nply.evaluate_nply(boards[:2], arrays, 0)
+    with pytest.raises(InvalidInputError, match="needs a pruner"):
+        nply.evaluate_nply(boards[:2], arrays, 2, prune=PRUNE)
+    pruned = nply.evaluate_nply(boards[:4], arrays, 2, prune=PRUNE, pruner=fit_pruner(arrays))
+    assert np.array_equal(pruned, label_boards_fast(boards[:4], arrays, 2))  # the labels' default: pruned

@@ -44,7 +44,7 @@ import numpy as np
 
 from backgammon import __version__
 from backgammon.engine import _distill
-from backgammon.engine.bearoff import WAYS, BearoffDatabase
+from backgammon.engine._kernels.nply import PRUNE_FEATURES, evaluate_nply, leaf_arrays
 from backgammon.engine.evaluator import NetEvaluator, default_weights_path, equities, flip_array, sanitize
 from backgammon.engine.movegen import BEAROFF, CONTACT, RACE, board_of, hard_contact, phase, successors_py
 from backgammon.engine.network import NetArrays, NetPair, kernel_arrays, weights_digest
@@ -141,24 +141,10 @@ def sanitized(targets: np.ndarray) -> np.ndarray:
     return out
 
 
-LeafArrays = tuple[np.ndarray, ...]
 #: The pruning model's training sample: positions sampled as the labels' are, from this seed.
 PRUNER_POSITIONS = 400
 PRUNER_SEED = 20261203
 _PRUNERS: dict[bytes, np.ndarray] = {}
-
-
-def leaf_arrays(arrays: NetArrays) -> LeafArrays:
-    """What the fast labeller values its leaves with (:func:`backgammon.engine._distill.leaf_value`): the nets'
-    arrays in float32, each output layer transposed ``(5, h)``, then the bear-off database's ``dist``,
-    ``first`` and ``ways``."""
-    cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2 = arrays
-
-    def f32(a: np.ndarray) -> np.ndarray:
-        return np.ascontiguousarray(a, dtype=np.float32)
-
-    db = BearoffDatabase.get()
-    return f32(cw1), f32(cb1), f32(cw2.T), f32(cb2), f32(rw1), f32(rb1), f32(rw2.T), f32(rb2), db.dist, db.first, WAYS
 
 
 def fit_pruner(arrays: NetArrays, positions: int = PRUNER_POSITIONS, seed: int = PRUNER_SEED) -> np.ndarray:
@@ -174,7 +160,7 @@ def fit_pruner(arrays: NetArrays, positions: int = PRUNER_POSITIONS, seed: int =
         return _PRUNERS[key]
     boards = np.empty((positions, 2, 25), dtype=np.int8)
     _distill.sample_positions(*arrays, seed, 0, 0.1, boards, 0.25, 0.1)
-    n = _distill.PRUNE_FEATURES
+    n = PRUNE_FEATURES
     a, b = np.zeros((2, n, n)), np.zeros((2, n))
     _distill.prune_fit_sums(boards, leaf_arrays(arrays), a, b)
     pw = np.stack([np.linalg.solve(a[p] + 1e-3 * np.eye(n), b[p]) for p in range(2)])
@@ -192,28 +178,13 @@ def label_boards_fast(
     pruner: np.ndarray | None = None,
     rolls: int = 0,
 ) -> np.ndarray:
-    """The ``plies``-ply labels (1, 2 or 3) of ``boards`` (``(n, 5)``) by the fast labeller
-    (:func:`backgammon.engine._distill.label_fast`): the n-ply value as :mod:`backgammon.engine.search` defines
-    it (the 0-ply best play of each roll, valued at n − 1 plies), the leaves in float32, the bear-off database
-    where both sides are home (the root, the chosen plays, the leaves), and at the inner plies only the ``prune``
-    replies per roll that the pruning model (``pruner``, default :func:`fit_pruner` of ``arrays``) ranks best
-    (0: all). At 3 plies, ``rolls`` from 1 to 20 values the chosen play at 2 plies for only that many of the
-    rolls, drawn per board, and at 1 ply for the others, corrected by the sampled rolls' mean difference
-    (:func:`backgammon.engine._distill.three_ply_sampled`: an unbiased estimate of the 3-ply value). Each
-    label is a function of its board, so any ``threads`` gives the same labels; with one thread (the default, and
-    the search's) no parallel region is launched, so threads may call it at once."""
-    boards = np.ascontiguousarray(boards, dtype=np.int8)
-    targets = np.empty((len(boards), 5))
-    if not len(boards):
-        return targets
-    if pruner is None:
-        pruner = fit_pruner(arrays) if prune > 0 else np.zeros((2, _distill.PRUNE_FEATURES))
-    leaf = leaf_arrays(arrays)
-    if threads <= 1:  # on this thread, without a parallel launch: safe from several threads at once
-        _distill.label_range(boards, plies, 0, prune, pruner, leaf, targets, 0, len(boards), rolls)
-    else:
-        _distill.label_fast(boards, plies, 0, prune, pruner, leaf, targets, threads, rolls)
-    return targets
+    """The ``plies``-ply labels (1, 2 or 3) of ``boards`` (``(n, 5)``) by the engine's compiled n-ply search
+    (:func:`backgammon.engine._kernels.nply.evaluate_nply`, which says what the arguments do), pruned by default:
+    at the inner plies only the ``prune`` replies per roll that the pruning model (``pruner``, default
+    :func:`fit_pruner` of ``arrays``) ranks best (0: all)."""
+    if pruner is None and prune > 0 and len(boards):
+        pruner = fit_pruner(arrays)
+    return evaluate_nply(boards, arrays, plies, threads, prune, pruner, rolls)
 
 
 def label_shard(

@@ -8,7 +8,7 @@
   the best play being chosen by 0-ply (as gnubg does).
 
 With the network evaluator, 1-ply runs compiled here and 2 and 3 plies on the
-fast labeller's compiled search (:func:`backgammon.engine.labels.label_boards_fast`,
+engine's compiled n-ply search (:func:`backgammon.engine._kernels.nply.evaluate_nply`,
 unpruned): the same plays, the leaves in float32, and a chosen play with both
 sides home valued exactly by the bear-off database without looking further.
 
@@ -42,6 +42,7 @@ import numpy as np
 from numba import njit
 
 from backgammon.dice import ALL_ROLLS, check_roll
+from backgammon.engine._kernels.nply import evaluate_nply
 from backgammon.engine.cube import CubeDecision, CubeInfo, CubeOwner, clip_outputs, cube_decision, cube_efficiency
 from backgammon.engine.encoding import MAX_NONZERO
 from backgammon.engine.evaluator import (
@@ -55,7 +56,6 @@ from backgammon.engine.evaluator import (
     net_choose,
     net_evaluate_one,
 )
-from backgammon.engine.labels import label_boards_fast
 from backgammon.engine.met import match_equity
 from backgammon.engine.movegen import MAX_PLAYS, OVER, new_workspace, phase, successors_py, successors_ws
 from backgammon.engine.network import flip_outputs
@@ -282,9 +282,9 @@ def evaluate_boards_ply(boards: np.ndarray, evaluator: Evaluator, plies: int) ->
     if plies == 0:
         return evaluator.evaluate_boards(boards)
     if plies in (2, 3) and type(evaluator) is NetEvaluator and evaluator.use_bearoff:
-        # the fast labeller's compiled search, unpruned: the same plays, leaves in float32 (about 1e-7 from the
+        # the compiled n-ply search, unpruned: the same plays, leaves in float32 (about 1e-7 from the
         # float64 path), and a chosen play with both sides home valued by the bear-off database at once
-        return label_boards_fast(check_boards(boards), evaluator.arrays, plies, prune=0)
+        return evaluate_nply(check_boards(boards), evaluator.arrays, plies)
     out = np.empty((boards.shape[0], 5))
     if plies == 1 and type(evaluator) is NetEvaluator:
         _one_ply_net(check_boards(boards), _ROLL_ARRAY, *evaluator.kernel_args(), out)
