@@ -42,7 +42,7 @@ actually rolled minus the average over all 36 rolls (positive: a lucky roll).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -190,12 +190,15 @@ def analyze_game(
     luck: bool = False,
     cubeful: bool = True,
     start: Any = None,
+    progress: Callable[[int], None] | None = None,
 ) -> list[Decision]:
     """Judge every decision of a game (finished or not), replaying it from its start.
 
     ``cubeful``: judge plays by cubeful equity at the game's cube and score
     (default), else by cubeless money equity. ``start``: the game's state before its
     first action when it did not start from the opening (a Game from ``Game.from_position``).
+    ``progress``: called with the number of the game's actions judged so far, after each
+    action (for a progress bar; an exception it raises stops the analysis).
 
     Raises:
         InvalidInputError: if the game's log does not replay (it always does for a Game built by apply).
@@ -298,6 +301,8 @@ def analyze_game(
             )
             pending = None
         g = g.apply(action)
+        if progress is not None:
+            progress(index + 1)
     return out
 
 

@@ -307,6 +307,9 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     from backgammon.server.puzzles import make_router as puzzles_router
 
     app.include_router(puzzles_router(state, body))
+    from backgammon.server.uploads import make_router as uploads_router  # analyse my matches
+
+    app.include_router(uploads_router(state, body))
 
     # ------------------------------------------------------------- pages
     @app.get("/", include_in_schema=False)

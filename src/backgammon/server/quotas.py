@@ -1,9 +1,9 @@
 """Budgets for expensive work and for sockets, per account and per address: the one home of them.
 
 Each kind of expensive work (:data:`BUDGETS`: tables and listed tables created, tables against the
-computer, hints, analysis, reviews, rollouts, dice statistics) has a :class:`Budget`: how many may
-start in an hour and how many may run at once. A request counts against its *client*: the account
-when logged in, else the address; and every request from an address also counts against the
+computer, hints, analysis, reviews, rollouts, dice statistics, uploads) has a :class:`Budget`: how
+many may start in an hour and how many may run at once. A request counts against its *client*: the
+account when logged in, else the address; and every request from an address also counts against the
 address's own budget, ``address_factor`` times the client's, shared by the guests and accounts
 there (so that registering accounts does not multiply one address's budget without end). Past a
 budget the request is refused with 429, code ``too_many_requests`` and ``params.seconds`` (when
@@ -47,6 +47,7 @@ BUDGETS: dict[str, Budget] = {
     "hints": Budget(600, 1),
     "analysis": Budget(600, 2),  # the study board's analysis and checks, lessons' answers
     "reviews": Budget(30, 1),
+    "uploads": Budget(30, 4),  # match files uploaded for analysis: an hour, and waiting or being analysed at once
     "rollouts": Budget(20, 1),
     "dice_stats": Budget(60, 1),
 }

@@ -1,0 +1,617 @@
+"""Analyse my matches: match files a player uploads, replayed, analysed on the engine pool, reviewed.
+
+The page ``/upload`` sends each file (or pasted text) on its own, as JSON (``POST /api/uploads``:
+the file's bytes in base64, at most :data:`MAX_FILE_BYTES`). The server
+
+1. refuses a file over the limit before anything else (413 ``upload_too_large``);
+2. counts it against the client's ``uploads`` budget (:mod:`backgammon.server.quotas`: so many an
+   hour, so many waiting or running at once, per account or guest address and per address);
+3. reads and replays it on the engine pool, never on the event loop (:func:`read_match_file`, the
+   one place that picks a reader by the file's name): a file the readers refuse, or that holds no
+   game, is a 400 with a code and the file's name (``upload_unreadable``, ``upload_no_games``,
+   ``upload_unsupported``, ``upload_not_text``), never a 500; what the tolerant readers only warn
+   about (a corrupt result, a forfeit the rules cannot express...) is kept with the upload and
+   shown; a match with an error is analysed up to it;
+4. stores it (``uploads``, migration 0006) and analyses it in the background, one upload at a time
+   per client, one game per call on the engine pool (other engine work goes on between games).
+   Progress is pushed on ``/ws/uploads/{id}`` (``{"type": "upload", "upload": ...}`` when it
+   moves, a few times a second at most; the last push is the result), and readable by
+   ``GET /api/uploads/{id}``. The finished review has the shape of a table's review
+   (:func:`backgammon.server.study.review_table`), so the study page's review shows it:
+   ``/study/review/<upload id>`` (chart, PR, biggest mistakes).
+
+Uploads are found by their id (random, 96 bits), like tables; an account lists its own
+(``GET /api/uploads``), a guest's browser keeps the ids it made.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import contextlib
+import datetime as _dt
+import json
+import logging
+import secrets
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any
+
+from fastapi import APIRouter, Request, WebSocket, WebSocketDisconnect
+from fastapi.responses import Response
+from sqlalchemy import JSON, DateTime, ForeignKey, Integer, String, Text, select
+from sqlalchemy.orm import Mapped, mapped_column
+
+from backgammon.errors import BackgammonError, InvalidInputError
+from backgammon.server import protocol
+from backgammon.server.assets import ASSETS
+from backgammon.server.db import Base, utcnow
+from backgammon.server.errors import HTTPError, error_info
+from backgammon.server.protocol import shown
+
+log = logging.getLogger("backgammon.server")
+
+MAX_FILE_BYTES = 45 * 1024
+"""The largest file taken (46,080 bytes): in base64 inside JSON it stays under the server's body
+limit (``protocol.MAX_BODY``, 64 KiB). A 25-point match written by Galaxy or gnubg is about 20 kB."""
+MAX_NAME_CHARS = 100
+ID_PREFIX = "up-"
+"""Upload ids are ``up-`` and 24 hex digits (27 characters); table ids have 11, so the two never meet."""
+PUSH_INTERVAL = 0.25
+"""Seconds at least between two pushes of one upload's progress on its socket."""
+KEEPALIVE = 20.0
+"""Seconds at most between two pushes while an upload waits or runs."""
+STALE_SECONDS = 900.0
+"""An analysis that no process has moved for this long is shown as failed (its process stopped)."""
+PLIES = 0
+"""The depth of an upload's review (the depth of a table's review)."""
+UNSUPPORTED = {".xg": "XG", ".xgp": "XG", ".pos": "gnubg .pos", ".gam": "GamesGrid", ".bkg": "BKG"}
+"""Match files whose reader the project does not have yet: refused with their format's name."""
+SGF_SUFFIXES = (".sgf",)
+MAT_SUFFIXES = (".mat",)
+STATUSES = ("queued", "analysing", "done", "failed")
+
+
+class Upload(Base):
+    """One uploaded match file: what was read, its analysis's progress, and the finished review."""
+
+    __tablename__ = "uploads"
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), nullable=True, index=True)
+    created_at: Mapped[_dt.datetime] = mapped_column(DateTime, default=utcnow)
+    updated_at: Mapped[_dt.datetime] = mapped_column(DateTime, default=utcnow)
+    name: Mapped[str] = mapped_column(String(120))
+    format: Mapped[str] = mapped_column(String(8))
+    text: Mapped[str] = mapped_column(Text)  # the file as read (to replay it again)
+    summary: Mapped[dict] = mapped_column(JSON)  # players, match length, games, warnings, errors
+    side: Mapped[str | None] = mapped_column(String(8), nullable=True)  # the uploader's side, if known
+    status: Mapped[str] = mapped_column(String(16))
+    done: Mapped[int] = mapped_column(Integer, default=0)
+    total: Mapped[int] = mapped_column(Integer, default=0)
+    report: Mapped[dict | None] = mapped_column(JSON, nullable=True)  # the review, once done
+    failure: Mapped[str | None] = mapped_column(String(300), nullable=True)
+
+
+# ====================================================================== reading
+@dataclass(frozen=True, slots=True)
+class MatchFile:
+    """A match file read and replayed: its format, text, match and what the reader found."""
+
+    name: str
+    format: str
+    text: str
+    match: Any  # backgammon.match.Match, up to the first error
+    players: tuple[str, str]
+    match_length: int
+    games: int
+    warnings: tuple[str, ...]
+    errors: tuple[str, ...]
+
+
+def _refusal(code: str, message: str, **params: object) -> HTTPError:
+    return HTTPError(400, message, code, params)
+
+
+def _text_of(data: bytes, name: str) -> str:
+    """The file's text: UTF-8 (a byte-order mark dropped), else Latin-1 (old exports).
+
+    Raises:
+        HTTPError: ``upload_not_text`` for binary data (NUL bytes).
+    """
+    if b"\x00" in data:
+        raise _refusal("upload_not_text", f"{shown(name)} is not a text file", name=name)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+def read_match_file(data: bytes, name: str) -> MatchFile:
+    """Read and replay one match file: the one place that picks a reader, by the name's extension
+    (``.mat``: Jellyfish ``.mat`` in every dialect; ``.sgf``: gnubg's SGF; any other extension or
+    none (``.txt``, pasted text): SGF when it starts with ``(;``, else ``.mat``).
+
+    Raises:
+        HTTPError: 400 with ``upload_empty``, ``upload_unsupported`` (a format not read yet),
+            ``upload_not_text``, ``upload_unreadable`` (the reader's reason in ``params.reason``) or
+            ``upload_no_games``; each names the file.
+    """
+    from backgammon.formats import load_mat, load_sgf
+
+    suffix = PurePosixPath(name).suffix.lower()
+    if suffix in UNSUPPORTED:
+        fmt = UNSUPPORTED[suffix]
+        raise _refusal("upload_unsupported", f"{shown(name)}: {fmt} files cannot be read yet", name=name, format=fmt)
+    if not data.strip():
+        raise _refusal("upload_empty", f"{shown(name)} is empty", name=name)
+    text = _text_of(data, name)
+    sgf = suffix in SGF_SUFFIXES or (suffix not in MAT_SUFFIXES and text.lstrip().startswith("(;"))
+    try:
+        reading = load_sgf(text) if sgf else load_mat(text)
+    except BackgammonError as exc:
+        raise _refusal(
+            "upload_unreadable", f"{shown(name)} is not a match file: {exc}", name=name, reason=str(exc)
+        ) from None
+    except Exception as exc:
+        log.warning("reading the upload %r failed", name, exc_info=exc)
+        raise _refusal(
+            "upload_unreadable", f"{shown(name)} is not a match file", name=name, reason=type(exc).__name__
+        ) from None
+    errors = reading.all_errors
+    match = reading.match
+    from backgammon.engine.analysis import match_games
+
+    if match is None or not any(g.log for g in match_games(match)):
+        reason = errors[0] if errors else "no moves"
+        raise _refusal(
+            "upload_no_games", f"{shown(name)} holds no game that can be replayed: {reason}", name=name, reason=reason
+        )
+    white, black = (str(n or "") for n in match.players)
+    players = (white or "White", black or "Black")  # the review's White and Black
+    return MatchFile(
+        name=name,
+        format="sgf" if sgf else "mat",
+        text=text,
+        match=match,
+        players=players,
+        match_length=reading.record.match_length,
+        games=len(match_games(match)),
+        warnings=reading.all_warnings,
+        errors=errors,
+    )
+
+
+def decode_upload(doc: dict[str, Any]) -> tuple[str, bytes]:
+    """The name and bytes of ``POST /api/uploads``'s body: ``{"name", "data"}`` (base64) or
+    ``{"name"?, "text"}`` (pasted text).
+
+    Raises:
+        InvalidInputError: fields of the wrong type, bad base64.
+        HTTPError: 413 ``upload_too_large`` past :data:`MAX_FILE_BYTES`.
+    """
+    name = doc.get("name")
+    if name is None:
+        name = ""
+    if not isinstance(name, str) or len(name) > MAX_NAME_CHARS:
+        raise InvalidInputError(
+            f"invalid file name {shown(name)}: expected text of at most {MAX_NAME_CHARS} characters"
+        )
+    name = "".join(c for c in name if c.isprintable()).strip() or "pasted text"
+    data, text = doc.get("data"), doc.get("text")
+    if (data is None) == (text is None):
+        raise InvalidInputError("invalid upload: send the file as 'data' (base64) or pasted text as 'text'")
+    if text is not None:
+        if not isinstance(text, str):
+            raise InvalidInputError(f"invalid text {shown(text)}: expected the match as text")
+        raw = text.encode("utf-8")
+    else:
+        if not isinstance(data, str):
+            raise InvalidInputError(f"invalid data {shown(data)}: expected the file in base64")
+        if len(data) > 4 * (MAX_FILE_BYTES // 3 + 1):
+            raise too_large(name)
+        try:
+            raw = base64.b64decode(data, validate=True)
+        except (binascii.Error, ValueError):
+            raise InvalidInputError(f"invalid data for {shown(name)}: expected the file in base64") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise too_large(name)
+    return name, raw
+
+
+def too_large(name: str) -> HTTPError:
+    return HTTPError(
+        413,
+        f"{shown(name)} is too large: at most {MAX_FILE_BYTES // 1024} KB a file",
+        "upload_too_large",
+        {"name": name, "limit_kb": MAX_FILE_BYTES // 1024},
+    )
+
+
+# ===================================================================== analysis
+def review_of(report: Any, upload_id: str) -> dict[str, Any]:
+    """An analysed match as a review, in the shape of a table's (``study.review_table``): each
+    decision graded and labelled, each player's error share, the charts' series."""
+    from backgammon.engine.analysis import report_json
+    from backgammon.grading import grade
+    from backgammon.server.study import LANGS, review_games
+
+    data = report_json(report)
+    for d in data["decisions"]:
+        g = grade(d["error"])
+        d["grade"] = g.value
+        d["label"] = {lang: g.label(lang) for lang in LANGS}
+    for key, totals in data["players"].items():
+        totals["name"] = totals["name"] or key  # a file may leave a name empty
+        totals["error_share"] = round(totals["errors"] / totals["unforced"], 4) if totals["unforced"] else 0.0
+    data["games"] = review_games(data["decisions"])
+    data["table_id"] = upload_id
+    data["depth"] = PLIES
+    return data
+
+
+@dataclass(eq=False)
+class Job:
+    """One upload's analysis in this process (the row keeps what other processes see)."""
+
+    id: str
+    client: str
+    match: Any
+    total: int
+    done: int = 0
+    status: str = "queued"
+    failure: str | None = None
+    watchers: list[Callable[[], None]] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def moved(self) -> None:
+        for wake in list(self.watchers):
+            wake()
+
+
+class UploadJobs:
+    """The analyses of this process: one at a time per client, each game one call on the engine pool."""
+
+    def __init__(self, sessions: Any) -> None:
+        self.sessions = sessions
+        self.jobs: dict[str, Job] = {}
+        self.queues: dict[str, tuple[asyncio.Lock, int]] = {}  # client -> (its lock, jobs using it)
+        self.tasks: set[asyncio.Task[None]] = set()
+
+    def start(self, job: Job, ticket: Any) -> None:
+        self.jobs[job.id] = job
+        task = asyncio.create_task(self._run(job, ticket), name=f"upload-{job.id}")
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def _run(self, job: Job, ticket: Any) -> None:
+        lock, users = self.queues.get(job.client) or (asyncio.Lock(), 0)
+        self.queues[job.client] = (lock, users + 1)
+        try:
+            async with lock:
+                await self._analyse(job)
+        finally:
+            ticket.release()
+            lock, users = self.queues[job.client]
+            if users <= 1:
+                del self.queues[job.client]
+            else:
+                self.queues[job.client] = (lock, users - 1)
+            self.jobs.pop(job.id, None)
+            job.moved()
+
+    async def _analyse(self, job: Job) -> None:
+        from backgammon.engine.analysis import analyze_game, match_games, match_report
+        from backgammon.server.pools import run_engine
+        from backgammon.server.study import evaluator
+
+        job.status = "analysing"
+        job.moved()
+        await asyncio.to_thread(self._write, job)
+        decisions: list[Any] = []
+        base = 0
+        try:
+            ev = await run_engine(evaluator)
+            for number, game in enumerate(match_games(job.match), 1):
+
+                def progress(n: int, base: int = base) -> None:
+                    job.done = base + n
+                    job.moved()
+
+                decisions += await run_engine(analyze_game, game, ev, number, PLIES, True, True, None, progress)
+                base += len(game.log)
+                job.done = base
+                await asyncio.to_thread(self._write, job)
+            report = await run_engine(review_of, match_report(job.match, decisions), job.id)
+        except asyncio.CancelledError:
+            job.status, job.failure = "failed", "the server stopped"
+            await asyncio.shield(asyncio.to_thread(self._write, job))
+            raise
+        except Exception as exc:
+            log.warning("analysing upload %s failed", job.id, exc_info=exc)
+            job.status, job.failure = "failed", error_info(exc)[1]
+            await asyncio.to_thread(self._write, job)
+            return
+        job.status, job.done = "done", job.total
+        await asyncio.to_thread(self._write, job, report)
+
+    def _write(self, job: Job, report: dict[str, Any] | None = None) -> None:
+        with self.sessions() as db:
+            row = db.get(Upload, job.id)
+            if row is None:
+                return
+            row.status, row.done, row.failure, row.updated_at = job.status, job.done, job.failure, utcnow()
+            if report is not None:
+                row.report = report
+            db.commit()
+
+    async def close(self) -> None:
+        for task in list(self.tasks):
+            task.cancel()
+        for task in list(self.tasks):
+            with contextlib.suppress(BaseException):
+                await task
+
+
+# ======================================================================== wire
+def upload_to_wire(row: Upload, job: Job | None = None) -> dict[str, Any]:
+    """An upload as the page sees it (its progress from this process's job when it runs here)."""
+    status, done, failure = row.status, row.done, row.failure
+    if job is not None:
+        status, done, failure = job.status, job.done, job.failure
+    elif status in ("queued", "analysing") and (utcnow() - row.updated_at).total_seconds() > STALE_SECONDS:
+        status, failure = "failed", "the analysis stopped (the server restarted): upload the file again"
+    summary = row.summary or {}
+    return {
+        "id": row.id,
+        "name": row.name,
+        "format": row.format,
+        "created": row.created_at.isoformat(),
+        "players": summary.get("players", ["White", "Black"]),
+        "match_length": summary.get("match_length", 0),
+        "games": summary.get("games", 0),
+        "warnings": summary.get("warnings", []),
+        "errors": summary.get("errors", []),
+        "side": row.side,
+        "status": status,
+        "done": done,
+        "total": row.total,
+        "failure": failure,
+        "review": f"/study/review/{row.id}" if status == "done" else None,
+    }
+
+
+def _side_of(players: tuple[str, str], username: str | None) -> str | None:
+    """The uploader's side: the player whose name is the account's (case and width folded), if one is."""
+    if not username:
+        return None
+    import unicodedata
+
+    def fold(s: str) -> str:
+        return unicodedata.normalize("NFKC", s).casefold().strip()
+
+    sides = [side for side, name in zip(("White", "Black"), players, strict=True) if fold(name) == fold(username)]
+    return sides[0] if len(sides) == 1 else None
+
+
+def _check_id(upload_id: str) -> str:
+    if not (upload_id.startswith(ID_PREFIX) and len(upload_id) == len(ID_PREFIX) + 24):
+        raise LookupError(f"no upload {shown(upload_id)}")
+    return upload_id
+
+
+# ====================================================================== routes
+def make_router(state: dict[str, Any], read_body: Any) -> APIRouter:
+    """The upload page, its API and its progress socket. ``state``: the app's state (sessions,
+    quotas); ``read_body``: its JSON reader. The jobs are kept in ``state["uploads"]``."""
+    from backgammon.server.auth import session_user
+    from backgammon.server.pools import run_engine
+    from backgammon.server.quotas import address_of, client_key
+    from backgammon.server.security import origin_allowed
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Any) -> Any:
+        # (inside the app's own lifespan: the database is open; the analyses stop before it closes)
+        yield
+        if "uploads" in state:
+            await state["uploads"].close()
+
+    router = APIRouter(lifespan=lifespan)
+
+    def jobs() -> UploadJobs:
+        if "uploads" not in state:
+            state["uploads"] = UploadJobs(state["sessions"])
+        return state["uploads"]
+
+    async def user_of(request: Request | WebSocket) -> Any:
+        cookie = request.cookies.get("bg_session")
+        return await asyncio.to_thread(session_user, state["sessions"], cookie) if cookie else None
+
+    def load(upload_id: str) -> Upload:
+        with state["sessions"]() as db:
+            row = db.get(Upload, _check_id(upload_id))
+        if row is None:
+            raise LookupError(f"no upload {shown(upload_id)}")
+        return row
+
+    async def wire_of(upload_id: str) -> dict[str, Any]:
+        row = await asyncio.to_thread(load, upload_id)
+        return upload_to_wire(row, jobs().jobs.get(upload_id))
+
+    @router.get("/upload", include_in_schema=False)
+    async def upload_page(request: Request) -> Response:
+        return ASSETS.response("upload.html", request, page=True)
+
+    @router.post("/api/uploads")
+    async def upload(request: Request) -> dict[str, Any]:
+        """Take one match file: read it (off the event loop), keep it and start its analysis."""
+        name, raw = decode_upload(await read_body(request))
+        user = await user_of(request)
+        address, user_id = address_of(request), (user.id if user is not None else None)
+        ticket = state["quotas"].start("uploads", address, user_id)  # given back when its analysis ends
+        try:
+            read = await run_engine(read_match_file, raw, name)
+            upload_id = ID_PREFIX + secrets.token_hex(12)
+            total = sum(len(g.log) for g in _games(read.match))
+            summary = {
+                "players": list(read.players),
+                "match_length": read.match_length,
+                "games": read.games,
+                "warnings": list(read.warnings),
+                "errors": list(read.errors),
+            }
+            row = Upload(
+                id=upload_id,
+                user_id=user_id,
+                created_at=utcnow(),
+                updated_at=utcnow(),
+                name=name[:120],
+                format=read.format,
+                text=read.text,
+                summary=summary,
+                side=_side_of(read.players, user.username if user is not None else None),
+                status="queued",
+                done=0,
+                total=total,
+            )
+
+            def store() -> None:
+                with state["sessions"]() as db:
+                    db.add(row)
+                    db.commit()
+
+            await asyncio.to_thread(store)
+        except BaseException:
+            ticket.release()
+            raise
+        job = Job(upload_id, client_key(address, user_id), read.match, total)
+        jobs().start(job, ticket)
+        return upload_to_wire(row, job)
+
+    @router.get("/api/uploads")
+    async def my_uploads(
+        request: Request, limit: protocol.PageLimit = 20, offset: protocol.PageOffset = 0
+    ) -> list[dict[str, Any]]:
+        """The logged-in player's uploads, newest first (a guest has none listed: its browser keeps its ids)."""
+        user = await user_of(request)
+        if user is None:
+            return []
+
+        def query() -> list[Upload]:
+            with state["sessions"]() as db:
+                return list(
+                    db.scalars(
+                        select(Upload)
+                        .where(Upload.user_id == user.id)
+                        .order_by(Upload.created_at.desc(), Upload.id)
+                        .offset(offset)
+                        .limit(limit)
+                    ).all()
+                )
+
+        return [upload_to_wire(row, jobs().jobs.get(row.id)) for row in await asyncio.to_thread(query)]
+
+    @router.get("/api/uploads/{upload_id}")
+    async def get_upload(upload_id: str) -> dict[str, Any]:
+        return await wire_of(upload_id)
+
+    @router.get("/api/uploads/{upload_id}/review")
+    async def get_review(upload_id: str, decisions: bool = True) -> dict[str, Any]:
+        """The finished review (the shape of a table's); 409 ``upload_not_ready`` before."""
+        row = await asyncio.to_thread(load, upload_id)
+        wire = upload_to_wire(row, jobs().jobs.get(upload_id))
+        if wire["status"] != "done" or row.report is None:
+            raise HTTPError(
+                409,
+                f"the analysis of {shown(row.name)} is not finished ({wire['status']})",
+                "upload_not_ready",
+                {"name": row.name, "status": wire["status"]},
+            )
+        data = json.loads(row.report) if isinstance(row.report, str) else dict(row.report)
+        data["upload"] = wire
+        if not decisions:
+            data.pop("decisions", None)
+        return data
+
+    @router.websocket("/ws/uploads/{upload_id}")
+    async def follow(websocket: WebSocket, upload_id: str) -> None:
+        await stream_upload(websocket, upload_id)
+
+    async def stream_upload(websocket: WebSocket, upload_id: str) -> None:
+        """Push ``{"type": "upload", "upload": ...}`` at once, when the analysis moves (at most every
+        :data:`PUSH_INTERVAL`) and when it ends; then close. Another process's upload is read from
+        the database (once a second). The socket counts against its address's cap."""
+        if not origin_allowed(websocket.headers):
+            await websocket.close(code=1008)
+            return
+        await websocket.accept()
+        quotas = state["quotas"]
+        with contextlib.ExitStack() as held:
+            try:
+                held.enter_context(quotas.open_socket(address_of(websocket)))
+                row = await asyncio.to_thread(load, upload_id)
+                wire = upload_to_wire(row, jobs().jobs.get(upload_id))
+            except (HTTPError, LookupError) as exc:
+                status, text, code, params = error_info(exc)
+                with contextlib.suppress(WebSocketDisconnect, RuntimeError):
+                    await websocket.send_json(protocol.error_message(status, text, code, params))
+                    await websocket.close(code=1013 if isinstance(exc, HTTPError) else 1000)
+                return
+            loop = asyncio.get_running_loop()
+            changed = asyncio.Event()
+
+            def wake() -> None:
+                with contextlib.suppress(RuntimeError):  # the loop closed
+                    loop.call_soon_threadsafe(changed.set)
+
+            job = jobs().jobs.get(upload_id)
+            if job is not None:
+                job.watchers.append(wake)
+            listener = asyncio.create_task(_drain(websocket, quotas))
+            try:
+                while True:
+                    changed.clear()
+                    await websocket.send_json({"type": "upload", "upload": wire})
+                    if wire["status"] in ("done", "failed"):
+                        break
+                    waiter = asyncio.create_task(changed.wait())
+                    # another process's upload: its row, read once a second
+                    timeout = KEEPALIVE if job is not None else 1.0
+                    finished, _ = await asyncio.wait({waiter, listener}, timeout=timeout, return_when="FIRST_COMPLETED")
+                    waiter.cancel()
+                    if listener in finished:
+                        return
+                    await asyncio.sleep(PUSH_INTERVAL)  # moves meanwhile go out as one push
+                    running = jobs().jobs.get(upload_id)
+                    wire = upload_to_wire(row, running) if running is not None else await wire_of(upload_id)
+                await websocket.close()
+            except (WebSocketDisconnect, RuntimeError):
+                return
+            finally:
+                listener.cancel()
+                if job is not None:
+                    with contextlib.suppress(ValueError):
+                        job.watchers.remove(wake)
+
+    return router
+
+
+def _games(match: Any) -> list[Any]:
+    from backgammon.engine.analysis import match_games
+
+    return match_games(match)
+
+
+async def _drain(websocket: WebSocket, quotas: Any) -> None:
+    """Read (and drop) the client's messages until it leaves or floods the socket (closed 1008)."""
+    meter = quotas.socket_meter()
+    while True:
+        message = await websocket.receive()
+        if message["type"] == "websocket.disconnect":
+            return
+        if not meter.allow():
+            with contextlib.suppress(WebSocketDisconnect, RuntimeError):
+                await websocket.close(code=1008)
+            return
