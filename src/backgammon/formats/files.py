@@ -124,6 +124,10 @@ def detect_format(data: bytes, name: str) -> str | None:
     ext = name.rsplit(".", 1)[-1].lower() if "." in name else ""
     if data[:4] == b"RGMH":
         return "xgp" if ext == "xgp" else "xg"  # read_xg_file tells a position file by its content too
+    from backgammon.formats.jfpos import is_jf_position
+
+    if is_jf_position(data):
+        return "pos"
     head = data[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")
     if head.startswith(b"("):
         return "sgf"
@@ -171,6 +175,10 @@ def read_match_file(data: bytes, name: str) -> MatchFile:
         from backgammon.formats.xg import read_xg_file
 
         return read_xg_file(data, name)
+    if kind == "pos":
+        from backgammon.formats.jfpos import read_jf_position
+
+        return MatchFile(name, kind, position=read_jf_position(data))
     raise InvalidInputError(
         f"{name!r}: {FORMATS[kind]} files are not read yet",
         code="match_file_format_not_read",
