@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, text
 
-from backgammon.server import auth, study
+from backgammon.server import auth, rollouts, study
 from backgammon.server.auth import AuthLimits
 
 from .conftest import make_client
@@ -337,9 +337,9 @@ def test_rollout_quota_holds_under_concurrent_starts(monkeypatch):
         time.sleep(0.2)  # every start is inside the slow part at once
         return []
 
-    monkeypatch.setattr(study, "ranked_plays", slow_rank)
-    monkeypatch.setattr(study.RolloutJobs, "_run", lambda self, job, plays: release.wait(10))
-    jobs = study.RolloutJobs()
+    monkeypatch.setattr(rollouts, "ranked_plays", slow_rank)
+    monkeypatch.setattr(rollouts.RolloutJobs, "_run", lambda self, job, plays: release.wait(10))
+    jobs = rollouts.RolloutJobs()
     setup = study.Setup(study.Position.initial(), dice=(3, 1))
     outcomes: list[str] = []
 
@@ -356,5 +356,5 @@ def test_rollout_quota_holds_under_concurrent_starts(monkeypatch):
     for t in threads:
         t.join()
     release.set()
-    assert outcomes.count("started") == study.MAX_JOBS and outcomes.count("refused") == 12 - study.MAX_JOBS
+    assert outcomes.count("started") == rollouts.MAX_JOBS and outcomes.count("refused") == 12 - rollouts.MAX_JOBS
     assert jobs.starting == 0

@@ -145,3 +145,36 @@ def test_review_rolls_out_a_mistake(browser, server, width, height):
     values = [st["value"] for st in seen if not st["hidden"]]
     assert values == sorted(values) and values[-1] == final["max"]
     assert page.errors == []
+
+
+@pytest.mark.parametrize("width, height, lang", [(1280, 800, "en"), (390, 844, "ja")])
+def test_study_rollout_streams_over_its_socket_and_stops(browser, server, width, height, lang):
+    """The page follows the job on /ws/study/rollouts/{id} (never polls it), and "Stop" cancels it."""
+    page = new_page(browser, server, width, height, lang)
+    polls: list[str] = []
+    sockets: list[str] = []
+    page.on("request", lambda r: polls.append(r.url) if r.method == "GET" and "/api/study/rollouts/" in r.url else None)
+    page.on("websocket", lambda ws: sockets.append(ws.url))
+    page.goto(server.url + "/study?id=" + OPENING_52)
+    page.wait_for_function("() => document.querySelector('#id-xgid').textContent.startsWith('XGID=')")
+    page.fill("#play-text", "13/11 13/8")
+    page.click("#btn-check")
+    page.wait_for_selector("#plays tr.mine")
+    page.select_option("#rollout-top", "2")
+    page.select_option("#rollout-trials", "1296")
+    page.click("#btn-rollout")
+    page.wait_for_function("() => document.querySelector('#rollout-progress').value > 0", timeout=120_000)
+    assert page.is_visible(".rollout-stop") and page.is_disabled("#btn-rollout")
+    page.click(".rollout-stop")
+    stopped = "Rollout stopped" if lang == "en" else "ロールアウトを停止しました"
+    page.wait_for_function(
+        "t => document.querySelector('#rollout-status').textContent.includes(t)", arg=stopped, timeout=120_000
+    )
+    page.wait_for_function("() => !document.querySelector('#btn-rollout').disabled")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"rollout-stopped-{width}-{lang}.png"), full_page=True)
+    status = page.text_content("#rollout-status")
+    assert "1296" in status and not page.is_visible(".rollout-stop")
+    assert [u for u in sockets if "/ws/study/rollouts/" in u], sockets
+    assert polls == []  # pushed, not polled
+    assert page.errors == []

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from backgammon.position import Position
-from backgammon.server import study
+from backgammon.server import rollouts, study
 
 from .conftest import make_client
 
@@ -96,7 +96,7 @@ def test_partial_results_while_running_then_the_engines_result(client, paced):
     plays = [study.find_play(position, 5, 2, text) for text in final["candidates"]]
     engine = paced(position, (5, 2), NetEvaluator.default(), RolloutSettings(trials=trials, seed=1, ply=0), plays)
     labels = dict(zip(final["candidates"], final["rank_labels"], strict=True))
-    assert final["results"] == [study.rollout_row(r, labels[str(r.play)]) for r in engine]
+    assert final["results"] == [rollouts.rollout_row(r, labels[str(r.play)]) for r in engine]
 
 
 def test_review_rolls_out_the_played_move_against_the_better_one(client):
@@ -122,9 +122,9 @@ def test_jobs_beyond_the_pool_wait_queued(monkeypatch):
         release.wait(10)
         job.status = "done"
 
-    monkeypatch.setattr(study, "ranked_plays", lambda setup, plies: [])
-    monkeypatch.setattr(study.RolloutJobs, "_run", run)
-    jobs = study.RolloutJobs(max_jobs=4, workers=2)
+    monkeypatch.setattr(rollouts, "ranked_plays", lambda setup, plies: [])
+    monkeypatch.setattr(rollouts.RolloutJobs, "_run", run)
+    jobs = rollouts.RolloutJobs(max_jobs=4, workers=2)
     one = study.Setup(study.Position.initial(), dice=(3, 1))
     made = [jobs.start(one, 1, 10, 0) for _ in range(3)]
     deadline = time.time() + 5
@@ -155,3 +155,71 @@ def test_the_cluster_address_reaches_the_engine(tmp_path, monkeypatch):
         job = poll(c, job, [])
     assert given == ["ray://nowhere:10001"]
     assert job["status"] == "failed" and "cluster" in job["error"]
+
+
+# ------------------------------------------------------------ streamed over a WebSocket
+def follow(client, job_id, seconds=240.0):
+    """Every push of a job's socket until it closes: the jobs it carried, in order."""
+    from starlette.websockets import WebSocketDisconnect
+
+    from .conftest import receive_within
+
+    pushed = []
+    with client.websocket_connect(f"/ws/study/rollouts/{job_id}") as ws:
+        try:
+            while True:
+                doc = receive_within(ws, seconds)
+                assert doc["type"] == "rollout", doc
+                pushed.append(doc["job"])
+        except WebSocketDisconnect:
+            pass
+    return pushed
+
+
+def test_the_socket_pushes_every_block_then_the_result_and_closes(client, paced):
+    trials = 36
+    job = client.post("/api/study/rollouts", json={"setup": setup(), "top": 2, "trials": trials}).json()
+    pushed = follow(client, job["id"])
+    final = pushed[-1]
+    assert final["status"] == "done" and final["done"] == trials, final
+    assert all(j["status"] == "running" for j in pushed[:-1])
+    dones = [j["done"] for j in pushed]
+    assert dones == sorted(dones)
+    # small blocks: the first figures come after a few trials, not after a whole 36-trial block
+    counts = sorted({r["trials"] for j in pushed for r in j["results"]})
+    assert counts[0] <= rollouts.STREAM_CHUNK < trials and len(counts) >= 3, counts
+    assert final["results"] == client.get(f"/api/study/rollouts/{job['id']}").json()["results"]
+
+
+def test_the_socket_cancels_for_its_owner_only(client, paced):
+    from .conftest import receive_within
+
+    job = client.post("/api/study/rollouts", json={"setup": setup(), "top": 2, "trials": 1296}).json()
+    with client.websocket_connect(f"/ws/study/rollouts/{job['id']}") as ws:
+        assert receive_within(ws)["type"] == "rollout"
+        ws.send_json({"type": "cancel", "token": "not-the-token"})
+        doc = receive_within(ws)
+        while doc["type"] == "rollout":
+            doc = receive_within(ws)
+        assert doc["type"] == "error" and doc["code"] == "not_your_rollout", doc
+        ws.send_json({"type": "hello"})
+        doc = receive_within(ws)
+        while doc["type"] == "rollout":
+            doc = receive_within(ws)
+        assert doc["type"] == "error" and doc["status"] in (400, 409, 422), doc
+        ws.send_json({"type": "cancel", "token": job["token"]})
+        last = None
+        for _ in range(200):
+            doc = receive_within(ws, 60)
+            if doc["type"] == "rollout" and doc["job"]["status"] != "running":
+                last = doc["job"]
+                break
+    assert last is not None and last["status"] == "cancelled" and last["done"] < 1296, last
+
+
+def test_the_socket_of_an_unknown_job_says_so(client):
+    from .conftest import receive_within
+
+    with client.websocket_connect("/ws/study/rollouts/nosuchjob") as ws:
+        doc = receive_within(ws)
+    assert doc["type"] == "error" and doc["status"] == 404, doc

@@ -9,7 +9,7 @@
   lobby queries) runs there and never queues behind engine work.
 
 Password hashing has a pool of its own (:mod:`backgammon.server.auth`) and rollouts theirs
-(:class:`backgammon.server.study.RolloutJobs`). One server process has one engine pool (the
+(:class:`backgammon.server.rollouts.RolloutJobs`). One server process has one engine pool (the
 module's); :func:`configure` sizes it at start.
 """
 

@@ -297,23 +297,35 @@ CLIENT_MESSAGES: dict[str, type[_Message]] = {
 }
 """Every message a client may send on a table's socket, by ``type`` (see docs/web-protocol.md)."""
 
+
+class RolloutCancelMessage(_Message):
+    """On a rollout's socket: stop the job (``token``: the one its start answered with)."""
+
+    type: Literal["cancel"]
+    token: str | None = Field(default=None, max_length=128)
+
+
+ROLLOUT_MESSAGES: dict[str, type[_Message]] = {"cancel": RolloutCancelMessage}
+"""Every message a client may send on a rollout's socket (``/ws/study/rollouts/{id}``)."""
+
 SERVER_MESSAGES = ("state", "event", "error", "hint", "pong", "presence", "chat")
 """Every message type the server sends on a table's socket (see docs/web-protocol.md)."""
 
 
-def parse_client_message(text: str | bytes) -> dict[str, Any]:
-    """Decode and validate one message from a browser (see :func:`parse_json_object` and
-    :data:`CLIENT_MESSAGES`); returns it with the fields it leaves out set to None.
+def parse_client_message(text: str | bytes, messages: Mapping[str, type[_Message]] | None = None) -> dict[str, Any]:
+    """Decode and validate one message from a browser (see :func:`parse_json_object`) against
+    ``messages`` (default :data:`CLIENT_MESSAGES`); returns it with the fields it leaves out set to None.
 
     Raises:
         InvalidInputError: for malformed or hostile JSON, an unknown message type or a bad field.
     """
+    messages = CLIENT_MESSAGES if messages is None else messages
     doc = parse_json_object(text, "message", MAX_MESSAGE)
     kind = doc.get("type")
-    model = CLIENT_MESSAGES.get(kind) if isinstance(kind, str) else None
+    model = messages.get(kind) if isinstance(kind, str) else None
     if model is None:
         raise InvalidInputError(
-            f"invalid message type {shown(kind)}: expected one of {', '.join(repr(k) for k in CLIENT_MESSAGES)}"
+            f"invalid message type {shown(kind)}: expected one of {', '.join(repr(k) for k in messages)}"
         )
     message = validated(model, doc, "message")
     return {k: v for k, v in message.model_dump().items() if k in doc}

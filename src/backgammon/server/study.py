@@ -4,19 +4,15 @@ An :class:`fastapi.APIRouter` under ``/api/study`` (included by the app factory)
 set up for analysis travels as a *setup* (see :func:`parse_setup`): the checkers of the
 side on roll (``mine``) and of the opponent (``theirs``) in :class:`~backgammon.Position`
 layout, the dice, the cube and the score. Engine work runs in worker threads; rollouts run
-as background jobs (:class:`RolloutJobs`) polled by id, so the server stays responsive.
+as background jobs streamed to the page (:mod:`backgammon.server.rollouts`), so the server stays responsive.
 All errors go through the app's exception handlers (bad input 400, illegal play 422, ...).
 """
 
 from __future__ import annotations
 
 import json
-import math
-import queue
-import secrets
 import threading
-import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -34,11 +30,7 @@ from backgammon.server import protocol
 from backgammon.server.assets import ASSETS
 from backgammon.server.protocol import shown
 
-MAX_TRIALS = 1296
 MAX_CANDIDATES = 5
-MAX_JOBS = 4
-ROLLOUT_WORKERS = 2  # rollouts running at once; the others wait in the queue
-KEEP_FINISHED = 200
 LANGS = ("en", "ja")
 
 
@@ -241,7 +233,8 @@ def _plies(value: object) -> int:
     return _int(0 if value is None else value, "depth", 0, 2)
 
 
-def _probs(p: Any) -> dict[str, float]:
+def chances(p: Any) -> dict[str, float]:
+    """Win, gammon and backgammon chances on the wire (rounded to 4 places)."""
     if hasattr(p, "win_gammon"):  # the engine's Probabilities
         p = (p.win, p.win_gammon, p.win_backgammon, p.lose_gammon, p.lose_backgammon)
     win, wg, wbg, lg, lbg = (float(x) for x in p)
@@ -296,7 +289,7 @@ def analyze(setup: Setup, plies: int, limit: int = 20) -> dict[str, Any]:
                 "kind": r.kind,
                 "label": r.label,
                 **({"mwc": round(r.mwc, 4)} if r.mwc is not None else {}),
-                **_probs(r.probabilities),
+                **chances(r.probabilities),
             }
             for i, r in enumerate(ranked[:limit])
         ]
@@ -316,7 +309,7 @@ def analyze(setup: Setup, plies: int, limit: int = 20) -> dict[str, Any]:
         "plies": analysed.plies,
         "kind": analysed.kind,
         "label": analysed.label,
-        **_probs(analysed.probabilities),
+        **chances(analysed.probabilities),
     }
     return out
 
@@ -444,258 +437,6 @@ def tactical_check(setup: Setup, text: object, plies: int, steps: object = None)
         "grade": g.value,
         "mark": g.mark,
     }
-
-
-# ---------------------------------------------------------------- rollouts
-class _Cancelled(Exception):
-    """A rollout stopped: cancelled by its owner, or the server is closing."""
-
-
-def rollout_row(r: Any, rank_label: str | None) -> dict[str, Any]:
-    """One candidate of a rollout (running or finished) on the wire: equity, standard error, 95%
-    interval, trials, chances, the paired difference to the best, and the ranking's own label."""
-    res = r.result
-    return {
-        "play": str(r.play),
-        "equity": round(res.equity, 4),
-        "se": round(res.equity_se, 4) if math.isfinite(res.equity_se) else None,
-        "ci95": round(res.equity_ci95, 4) if math.isfinite(res.equity_ci95) else None,
-        "trials": res.trials,
-        "diff": round(r.diff, 4),
-        "diff_ci95": round(r.diff_ci95, 4) if math.isfinite(r.diff_ci95) else None,
-        "rank_label": rank_label,
-        **_probs(res.probabilities),
-    }
-
-
-@dataclass
-class RolloutJob:
-    """A rollout on the worker pool; ``done``/``total`` trials so far, and ``results`` so far
-    (each candidate's running equity, SE and interval while it runs, the final ones at the end)."""
-
-    id: str
-    setup: Setup
-    candidates: list[str]
-    trials: int
-    ply: int = 0
-    done: int = 0
-    total: int = 0
-    status: str = "running"  # running (queued until a worker takes it) / done / failed
-    queued: bool = True
-    results: list[dict[str, Any]] = field(default_factory=list)
-    error: str | None = None
-    rank_labels: dict[str, str] = field(default_factory=dict)  # play -> the ranking's depth and kind
-    cluster: bool = False
-    token_digest: str = ""  # the SHA-256 of the owner's token (what cancelling asks for)
-    cancelled: bool = False
-    ticket: Any = None  # the owner's place among rollouts at once (quotas.Ticket), given back at the end
-
-    def owned_by(self, token: str | None) -> bool:
-        """Whether ``token`` is the one this job's requester was given."""
-        from backgammon.server.auth import token_hash
-
-        return bool(token) and secrets.compare_digest(token_hash(str(token)), self.token_digest)
-
-    def finish(self) -> None:
-        if self.ticket is not None:
-            self.ticket.release()
-
-    def to_wire(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "status": self.status,  # running / done / failed / cancelled
-            "queued": self.queued and self.status == "running",
-            "done": self.done,
-            "total": self.total or self.trials,
-            "trials": self.trials,
-            "ply": self.ply,
-            "kind": "cubeless",  # the trials play without a cube: money equity per game
-            "cluster": self.cluster,
-            "candidates": self.candidates,
-            "rank_labels": [self.rank_labels.get(c) for c in self.candidates],
-            "results": self.results,
-            "error": self.error,
-        }
-
-
-class _WorkerPool:
-    """A fixed number of daemon worker threads taking jobs from one queue (started on first use).
-
-    The trials of a 0-ply rollout run in a compiled kernel that releases the GIL, so the workers
-    run side by side; threads, not processes, because forking a server that runs threads is unsafe.
-    Daemon threads: a server that stops does not wait for a rollout (it is cancelled).
-    """
-
-    def __init__(self, workers: int) -> None:
-        self.workers = max(1, workers)
-        self.queue: queue.SimpleQueue[tuple[Any, tuple[Any, ...]]] = queue.SimpleQueue()
-        self.threads: list[threading.Thread] = []
-        self.lock = threading.Lock()
-
-    def submit(self, fn: Any, *args: Any) -> None:
-        with self.lock:
-            if len(self.threads) < self.workers:
-                thread = threading.Thread(target=self._work, name=f"rollout-{len(self.threads)}", daemon=True)
-                self.threads.append(thread)
-                thread.start()
-        self.queue.put((fn, args))
-
-    def _work(self) -> None:
-        while True:
-            fn, args = self.queue.get()
-            fn(*args)
-
-
-class RolloutJobs:
-    """Rollouts on a bounded worker pool, at most :data:`MAX_JOBS` queued or running, kept by id.
-
-    ``workers`` threads run jobs (the rest wait, "queued"); ``cluster``, a Ray address from the
-    server's configuration, runs each job's trials on that cluster instead (the engine's Ray
-    support; Ray is needed only then). The quota is atomic: a start takes a slot under the lock
-    before any slow work (ranking the candidates) and gives it back if it fails, so concurrent
-    starts never exceed it. The newest :data:`KEEP_FINISHED` finished jobs are kept for polling.
-    """
-
-    def __init__(self, max_jobs: int = MAX_JOBS, workers: int = ROLLOUT_WORKERS, cluster: str | None = None) -> None:
-        self.jobs: dict[str, RolloutJob] = {}
-        self.lock = threading.Lock()
-        self.max_jobs = max_jobs
-        self.cluster = cluster
-        self.pool = _WorkerPool(workers)
-        self.starting = 0  # slots taken by starts still ranking their candidates
-        self.closed = False
-
-    def running(self) -> int:
-        """Jobs queued, running or about to (call with the lock held)."""
-        return self.starting + sum(1 for j in self.jobs.values() if j.status == "running")
-
-    def start(
-        self,
-        setup: Setup,
-        top: int,
-        trials: int,
-        plies: int,
-        ply: int = 0,
-        plays: list[str] | None = None,
-        token_digest: str = "",
-        ticket: Any = None,
-    ) -> RolloutJob:
-        """Start rolling out the ``top`` best plays of the setup (ranked at ``plies``), or the
-        given ``plays`` (move texts, e.g. the played move and the better one of a review).
-
-        ``ply``: lookahead of the plays chosen inside the trials (0 or 1). ``token_digest``: the hash of
-        the token its requester was given (the one that may cancel it); ``ticket``: the requester's
-        place among rollouts at once, given back when the job ends.
-
-        Raises:
-            InvalidInputError: without dice, or for a play that is not legal with them.
-            IllegalActionError: when too many rollouts are queued or running.
-        """
-        with self.lock:
-            if self.running() >= self.max_jobs:
-                raise IllegalActionError(f"too many rollouts running (at most {self.max_jobs}): wait for one to finish")
-            self.starting += 1
-        try:
-            ranked = ranked_plays(setup, plies)
-            labels = {str(r.play): r.label for r in ranked}
-            if plays is None:
-                chosen = [r.play for r in ranked[:top]]
-            else:
-                assert setup.dice is not None  # ranked_plays demands them
-                legal = setup.position.legal_plays(*setup.dice)
-                chosen = []
-                for text in plays:
-                    play = find_play(setup.position, *setup.dice, text, legal)
-                    if play not in chosen:
-                        chosen.append(play)
-            job = RolloutJob(
-                uuid.uuid4().hex[:12],
-                setup,
-                [str(p) for p in chosen],
-                trials,
-                ply,
-                rank_labels={str(p): labels[str(p)] for p in chosen if str(p) in labels},
-                cluster=self.cluster is not None,
-                token_digest=token_digest,
-                ticket=ticket,
-            )
-        except BaseException:
-            with self.lock:
-                self.starting -= 1
-            raise
-        with self.lock:  # the slot passes from "starting" to the job in one step
-            self.starting -= 1
-            self._forget_old()
-            self.jobs[job.id] = job
-        self.pool.submit(self._run, job, chosen)
-        return job
-
-    def close(self) -> None:
-        """Stop every queued and running rollout at its next block of trials."""
-        self.closed = True
-
-    def cancel(self, job_id: str, token: str | None) -> RolloutJob:
-        """Stop a rollout at its next block of trials (a queued one never starts), for its owner.
-
-        Raises:
-            LookupError: for an unknown id. HTTPError: 403 (``not_your_rollout``) for another client.
-        """
-        from backgammon.server.errors import HTTPError
-
-        job = self.get(job_id)
-        if not job.owned_by(token):
-            raise HTTPError(403, "only the client that started a rollout can cancel it", "not_your_rollout")
-        job.cancelled = True
-        return job
-
-    def _forget_old(self) -> None:
-        finished = [job_id for job_id, j in self.jobs.items() if j.status != "running"]
-        for job_id in finished[: max(0, len(finished) - KEEP_FINISHED)]:
-            del self.jobs[job_id]
-
-    def _run(self, job: RolloutJob, plays: list[Any]) -> None:
-        from backgammon.engine.rollout import RolloutSettings, rollout_plays
-
-        def progress(done: int, total: int) -> None:
-            if self.closed or job.cancelled:
-                raise _Cancelled
-            job.done, job.total = done, total
-
-        def partial(results: list[Any]) -> None:
-            # one list swapped in whole: a poll sees the previous block's numbers or these, never a mix
-            job.results = [rollout_row(r, job.rank_labels.get(str(r.play))) for r in results]
-
-        dice = job.setup.dice
-        assert dice is not None  # start() ranked the plays, which needs the dice
-        try:
-            if self.closed or job.cancelled:
-                raise _Cancelled
-            job.queued = False
-            settings = RolloutSettings(trials=job.trials, seed=1, ply=job.ply, cluster=self.cluster)
-            results = rollout_plays(job.setup.position, dice, evaluator(), settings, plays, progress, partial)
-            partial(results)
-            job.done = job.total = max(job.total, job.done)
-            job.status = "done"
-        except _Cancelled:
-            if job.cancelled:
-                job.status, job.error = "cancelled", "cancelled by its owner"
-            else:
-                job.status, job.error = "failed", "the server is stopping"
-        except Exception as exc:  # noqa: BLE001 - a failed job reports its error to the poller
-            job.status, job.error = "failed", str(exc) or "rollout failed"
-        finally:
-            job.finish()
-
-    def get(self, job_id: str) -> RolloutJob:
-        """A job by id.
-
-        Raises:
-            LookupError: for an unknown id (404).
-        """
-        job = self.jobs.get(job_id)
-        if job is None:
-            raise LookupError(f"no rollout {shown(job_id)}")
-        return job
 
 
 # ----------------------------------------------------------------- lessons
@@ -886,13 +627,12 @@ def make_router(state: dict[str, Any], read_body: Any) -> APIRouter:
     """The study API. ``state`` is the app's state (sessions, manager); ``read_body`` its JSON reader."""
     import asyncio
 
-    from backgammon.server.auth import new_token, session_user, token_hash
+    from backgammon.server.auth import session_user
     from backgammon.server.db import Review
     from backgammon.server.pools import run_engine
     from backgammon.server.quotas import address_of
 
     router = APIRouter()
-    config = state.get("config")
 
     async def client(request: Request) -> tuple[str, int | None]:
         """The request's address and account (None for a guest): whom its budgets count against."""
@@ -904,11 +644,6 @@ def make_router(state: dict[str, Any], read_body: Any) -> APIRouter:
         """``fn(*args)`` on the engine pool within the client's budget of ``kind`` (quotas)."""
         with state["quotas"].start(kind, *await client(request)):
             return await run_engine(fn, *args)
-
-    jobs = RolloutJobs(
-        workers=getattr(config, "rollout_workers", ROLLOUT_WORKERS), cluster=getattr(config, "rollout_cluster", None)
-    )
-    state["rollouts"] = jobs
 
     @router.get("/study", include_in_schema=False)
     @router.get("/study/{rest:path}", include_in_schema=False)
@@ -942,32 +677,9 @@ def make_router(state: dict[str, Any], read_body: Any) -> APIRouter:
         doc = await read_body(request)
         return await asyncio.to_thread(clicked_move, parse_setup(doc.get("setup")), doc.get("steps"))
 
-    @router.post("/api/study/rollouts")
-    async def start_rollout(request: Request) -> dict[str, Any]:
-        doc = await read_body(request)
-        setup = parse_setup(doc.get("setup"))
-        top = _int(doc.get("top", 3), "number of candidates", 1, MAX_CANDIDATES)
-        trials = _int(doc.get("trials", 144), "number of trials", 1, MAX_TRIALS)
-        plies = _plies(doc.get("depth"))
-        ply = _int(doc.get("ply", 0), "rollout ply", 0, 1)
-        plays = _plays(doc.get("plays"))
-        ticket = state["quotas"].start("rollouts", *await client(request))  # given back when the job ends
-        token = new_token()
-        try:
-            job = await run_engine(jobs.start, setup, top, trials, plies, ply, plays, token_hash(token), ticket)
-        except BaseException:
-            ticket.release()
-            raise
-        return {**job.to_wire(), "token": token}
+    from backgammon.server.rollouts import add_routes
 
-    @router.get("/api/study/rollouts/{job_id}")
-    async def get_rollout(job_id: str) -> dict[str, Any]:
-        return jobs.get(job_id).to_wire()
-
-    @router.post("/api/study/rollouts/{job_id}/cancel")
-    async def cancel_rollout(job_id: str, request: Request) -> dict[str, Any]:
-        """Stop a rollout (``x-rollout-token``: the token its start answered with)."""
-        return jobs.cancel(job_id, request.headers.get("x-rollout-token")).to_wire()
+    add_routes(router, state, read_body, client)
 
     @router.get("/api/study/lessons")
     async def lessons(lang: str | None = None) -> list[dict[str, Any]]:

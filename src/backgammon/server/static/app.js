@@ -2,7 +2,7 @@
 // moving checkers. The browser runs no rules: it follows the legal step sequences the
 // server sends with each state (as a graph, "move_graph") and sends the chosen steps back.
 import { renderBoard, pointAt } from "./board.js";
-import { t, setLanguage, defaultLanguage, applyTranslations, errorText } from "./i18n.js";
+import { t, setLanguage, defaultLanguage, applyTranslations, errorText, httpError } from "./i18n.js";
 import { renderFairDice } from "./fairdice.js";
 import { h } from "./dom.js";
 import { applyThemeName } from "./theme.js";
@@ -107,10 +107,7 @@ async function api(method, path, body, headers = {}) {
   const text = await res.text();
   let doc = null;
   try { doc = text ? JSON.parse(text) : null; } catch { doc = text; }
-  if (!res.ok) {  // the error in the player's words (i18n.js errorText), from its code and parameters
-    const body = doc && typeof doc === "object" ? doc : {};
-    throw new Error(errorText({ status: res.status, code: body.code, params: body.params, message: body.error || res.statusText }));
-  }
+  if (!res.ok) throw httpError(res.status, doc);  // the error in the player's words, from its code and parameters
   return doc;
 }
 

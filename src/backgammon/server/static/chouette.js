@@ -2,7 +2,7 @@
 // join, a WebSocket for the table itself.
 import { renderBoard, pointAt } from "./board.js";
 import { newPlay, playClick } from "./clickplay.js";
-import { MESSAGES, t, setLanguage, defaultLanguage, applyTranslations } from "./i18n.js";
+import { MESSAGES, t, setLanguage, defaultLanguage, applyTranslations, errorText, httpError } from "./i18n.js";
 import { renderFairDice } from "./fairdice.js";
 import { h } from "./dom.js";
 import { mountNav } from "./sitenav.js";
@@ -78,7 +78,7 @@ async function api(method, path, doc) {
   if (S.token) headers["x-seat-token"] = S.token;
   const r = await fetch(path, { method, headers, body: doc ? JSON.stringify(doc) : undefined });
   const body = await r.json().catch(() => ({}));
-  if (!r.ok) throw new Error(body.error || `HTTP ${r.status}`);
+  if (!r.ok) throw httpError(r.status, body);
   return body;
 }
 
@@ -139,7 +139,7 @@ function connect() {
   ws.onopen = () => { ws.send(JSON.stringify({ type: "hello", token: S.token || null })); S.retry = 500; };
   ws.onmessage = (ev) => {
     const msg = JSON.parse(ev.data);
-    if (msg.type === "error") { $("#ch-act-error").textContent = msg.message; return; }
+    if (msg.type === "error") { $("#ch-act-error").textContent = errorText(msg); return; }
     if (msg.type !== "state") return;
     if (S.state && msg.state.version < S.state.version) return;
     S.state = msg.state;

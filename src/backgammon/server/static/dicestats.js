@@ -1,5 +1,5 @@
 // Per-player dice statistics: distribution of the 21 rolls, doubles, pips, dancing, with chi-squared tests.
-import { MESSAGES, t, setLanguage, defaultLanguage, applyTranslations } from "./i18n.js";
+import { MESSAGES, t, setLanguage, defaultLanguage, applyTranslations, httpError } from "./i18n.js";
 import { h, svg } from "./dom.js";
 import { mountNav } from "./sitenav.js";
 
@@ -75,7 +75,7 @@ async function load(name) {
   $("#ds-error").textContent = "";
   const r = await fetch(`/api/dice-stats?name=${encodeURIComponent(name)}`);
   const body = await r.json().catch(() => ({}));
-  if (!r.ok) { $("#ds-error").textContent = body.error || `HTTP ${r.status}`; $("#ds-out").hidden = true; return; }
+  if (!r.ok) { $("#ds-error").textContent = httpError(r.status, body).message; $("#ds-out").hidden = true; return; }
   render(body);
 }
 

@@ -742,6 +742,17 @@ export function errorText(err) {
   return t(has(status) ? status : "err_status_other");
 }
 
+/**
+ * An HTTP error's JSON body (`{error, code, params}`) as an Error worded by {@link errorText}, with its status.
+ * @param {number} status
+ * @param {any} body
+ * @returns {Error & {status: number}}
+ */
+export function httpError(status, body) {
+  const b = body && typeof body === "object" ? body : {};
+  return Object.assign(new Error(errorText({ status, code: b.code, params: b.params, message: b.error || b.message || `HTTP ${status}` })), { status });
+}
+
 /** @param {ParentNode} root */
 export function applyTranslations(root = document) {
   const all = (/** @type {string} */ sel) => /** @type {NodeListOf<HTMLInputElement>} */ (root.querySelectorAll(sel));

@@ -3,7 +3,7 @@
 // choosing the cube action. The browser runs no rules: the server reads and judges the answer
 // (a first wrong answer gets a second try, then the answer). Text is set as text (dom.js).
 import { renderBoard, pointAt, pointXY } from "./board.js";
-import { t, setLanguage, defaultLanguage, language, applyTranslations } from "./i18n.js";
+import { t, setLanguage, defaultLanguage, language, applyTranslations, httpError } from "./i18n.js";
 import { h, svg } from "./dom.js";
 import { newPlay, playText, playClick } from "./clickplay.js";
 import { mountNav } from "./sitenav.js";
@@ -31,9 +31,7 @@ async function api(method, path, body) {
   const res = await fetch(path, { method, headers: { "Content-Type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
   let doc = null;
   try { doc = await res.json(); } catch { doc = null; }
-  if (!res.ok) {
-    throw Object.assign(new Error(doc?.error || `HTTP ${res.status}`), { status: res.status });
-  }
+  if (!res.ok) throw httpError(res.status, doc);
   return doc;
 }
 const num = (x) => Number(x).toFixed(3);

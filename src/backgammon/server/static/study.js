@@ -2,7 +2,7 @@
 // coached review of a finished game. The browser runs no rules: the server reads the IDs,
 // checks plays and answers; here we only edit the board and build move text from clicks.
 import { renderBoard, pointAt, pointXY } from "./board.js";
-import { MESSAGES, setLanguage, defaultLanguage, language } from "./i18n.js";
+import { MESSAGES, setLanguage, defaultLanguage, language, errorText, httpError } from "./i18n.js";
 import { STUDY_MESSAGES } from "./study-i18n.js";
 import { h } from "./dom.js";
 import { newPlay, copyPlay, playText, playClick } from "./clickplay.js";
@@ -45,9 +45,7 @@ async function api(method, path, body) {
   const res = await fetch(path, { method, headers: { "Content-Type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
   let doc = null;
   try { doc = await res.json(); } catch { doc = null; }
-  if (!res.ok) {
-    throw Object.assign(new Error(doc?.error || doc?.message || `HTTP ${res.status}`), { status: res.status });
-  }
+  if (!res.ok) throw httpError(res.status, doc);
   return doc;
 }
 
@@ -309,31 +307,58 @@ async function checkPlay() {
   } catch (e) { $("#analysis-error").textContent = e.message; }
 }
 // ------------------------------------------------------------ rollouts
-// A rollout job runs on the server's worker pool; its page polls it and redraws, while it runs,
-// each candidate's running equity, 95% interval (as numbers and as a bar on one scale, so the
-// intervals are seen to shrink and separate) and the depth and kind of the ranking it came from.
+// A rollout job runs on the server's worker pool and pushes itself to the page over its own
+// WebSocket after every small block of trials (no polling): each candidate's running equity, 95%
+// interval (as numbers and as a bar on one scale, so the intervals are seen to shrink and separate)
+// and the depth and kind of the ranking it came from. "Stop" cancels it (the start's token).
 // `ui` holds the elements of one rollout panel (study board or review) and the job it follows.
 async function startRolloutJob(ui, body) {
   try {
     const job = await api("POST", "/api/study/rollouts", body);
-    ui.job = job.id;
-    clearTimeout(ui.timer);
-    ui.bar.hidden = false;
-    ui.bar.value = 0;
-    ui.button.disabled = true;
     ui.error.textContent = "";
-    showRollout(ui, job);
-    ui.timer = setTimeout(() => pollRolloutJob(ui, job.id), 300);
+    followRolloutJob(ui, job);
   } catch (e) { ui.error.textContent = e.message; }
 }
-async function pollRolloutJob(ui, id) {
-  if (id !== ui.job) return;
-  let job;
-  try { job = await api("GET", `/api/study/rollouts/${encodeURIComponent(id)}`); } catch (e) { ui.error.textContent = e.message; ui.button.disabled = false; return; }
-  if (id !== ui.job) return;
+function followRolloutJob(ui, job) {
+  ui.socket?.close();
+  ui.job = job.id;
+  ui.token = job.token;
+  ui.bar.hidden = false;
+  ui.bar.value = 0;
+  ui.button.disabled = true;
+  stopButton(ui).hidden = false;
   showRollout(ui, job);
-  if (job.status === "running") ui.timer = setTimeout(() => pollRolloutJob(ui, id), 400);
-  else ui.button.disabled = false;
+  const proto = location.protocol === "https:" ? "wss:" : "ws:";
+  const ws = new WebSocket(`${proto}//${location.host}/ws/study/rollouts/${encodeURIComponent(job.id)}`);
+  ui.socket = ws;
+  let last = job;
+  ws.onmessage = (e) => {
+    if (ui.socket !== ws) return;  // a newer rollout took over this panel
+    const doc = JSON.parse(e.data);
+    if (doc.type === "rollout") { last = doc.job; showRollout(ui, last); }
+    else if (doc.type === "error") ui.error.textContent = errorText(doc);
+  };
+  ws.onclose = () => {
+    if (ui.socket !== ws) return;
+    ui.socket = null;
+    if (last.status === "running") {  // the connection dropped mid-way: follow it again shortly
+      ui.retry = setTimeout(() => { if (ui.job === job.id && !ui.socket) followRolloutJob(ui, last); }, 1000);
+      return;
+    }
+    ui.button.disabled = false;
+    stopButton(ui).hidden = true;
+  };
+}
+// the panel's "Stop" button, made once and kept beside its start button
+function stopButton(ui) {
+  if (!ui.stop || !ui.stop.isConnected) {
+    ui.stop = h("button", { type: "button", class: "rollout-stop", hidden: "" }, s("rollout_stop"));
+    ui.stop.onclick = () => {
+      if (ui.socket && ui.socket.readyState === WebSocket.OPEN) ui.socket.send(JSON.stringify({ type: "cancel", token: ui.token }));
+    };
+    ui.button.after(" ", ui.stop);
+  }
+  return ui.stop;
 }
 function showRollout(ui, job) {
   ui.bar.max = job.total || 1;
@@ -342,6 +367,7 @@ function showRollout(ui, job) {
   if (job.status === "running" && job.queued) ui.status.textContent = s("rollout_queued");
   else if (job.status === "running") ui.status.textContent = s("rollout_running", { done: job.done, total: job.total || "…" }) + where;
   else if (job.status === "failed") ui.status.textContent = s("rollout_failed", { error: job.error });
+  else if (job.status === "cancelled") ui.status.textContent = s("rollout_cancelled", { done: job.done, total: job.total });
   else ui.status.textContent = s("rollout_done", { trials: job.results.length ? job.results[0].trials : job.trials, ply: job.ply }) + where;
   ui.table.replaceChildren(...rolloutRows(job, ui.rankLabel));
 }
@@ -351,7 +377,7 @@ function rolloutRows(job, rankLabel) {
   const known = rows.filter((r) => r.ci95 !== undefined && r.ci95 !== null);
   const lo = Math.min(...known.map((r) => r.equity - r.ci95));
   const hi = Math.max(...known.map((r) => r.equity + r.ci95));
-  const live = job.status !== "done";
+  const live = job.status === "running";
   // the play, with the depth and kind the ranking gave it on a line of its own (narrow enough for a phone)
   return [headRow(["#", "play", "equity", "ci", "interval", "trials"]),
     ...rows.map((r, i) => {
@@ -567,16 +593,21 @@ async function openReview(id) {
   $("#review").hidden = true;
   $("#review-status").textContent = s("reviewing");
   try {
-    try { R.data = await api("GET", `/api/study/reviews/${encodeURIComponent(id)}`); } catch (e) {
-      if (e.status !== 404) throw e;
-      R.data = null;
+    if (isUpload(id)) {  // a match uploaded on /upload: its review was made when it was analysed
+      R.data = await api("GET", `/api/uploads/${encodeURIComponent(id)}/review`);
+    } else {
+      try { R.data = await api("GET", `/api/study/reviews/${encodeURIComponent(id)}`); } catch (e) {
+        if (e.status !== 404) throw e;
+        R.data = null;
+      }
+      // none yet, or one stored before the charts (no per-game series): make it now
+      if (!R.data || !R.data.games) R.data = await api("POST", `/api/study/reviews/${encodeURIComponent(id)}`);
     }
-    // none yet, or one stored before the charts (no per-game series): make it now
-    if (!R.data || !R.data.games) R.data = await api("POST", `/api/study/reviews/${encodeURIComponent(id)}`);
   } catch (e) { $("#review-status").textContent = e.message; return; }
   $("#review-status").textContent = "";
   $("#review").hidden = false;
   R.id = id;
+  renderUploadNotes();
   const players = Object.values(R.data.players);
   $("#review-totals").replaceChildren(headRow(["player", "decisions", "pr", "pr_checker", "pr_cube", "luck"]),
     ...players.map((p) => row([p.name, p.unforced, p.pr.toFixed(1), (p.pr_checker ?? 0).toFixed(1), (p.pr_cube ?? 0).toFixed(1),
@@ -587,9 +618,22 @@ async function openReview(id) {
   const firstErr = R.data.decisions.findIndex((d) => d.grade !== "good");
   showDecision(firstErr >= 0 ? firstErr : 0);
 }
-// whose winning chances the charts show: the seat this browser played at that table, else White
+// An uploaded match's id ("up-" and 24 hex digits; a table's has 11 characters).
+function isUpload(id) { return /^up-[0-9a-f]{24}$/.test(id); }
+// an uploaded match's file name and what its reader warned of, above the totals
+function renderUploadNotes() {
+  $("#review-upload")?.remove();
+  const up = R.data.upload;
+  if (!up) return;
+  const notes = [...(up.errors || []), ...(up.warnings || [])];
+  const box = h("div", { id: "review-upload", class: "small" }, h("p", {}, s("up_review_file", { name: up.name })),
+    notes.length ? h("ul", { class: "review-upload-notes" }, notes.map((w) => h("li", {}, w))) : null);
+  $("#review-totals").before(box);
+}
+// whose winning chances the charts show: the seat this browser played at that table (an upload:
+// the uploader's side, when known), else White
 function setupChartSide(id) {
-  let side = "White";
+  let side = R.data.upload?.side || "White";
   try { const seat = JSON.parse(localStorage.getItem(`bg.seat.${id}`) || "null"); if (seat && seat.seat === "black") side = "Black"; } catch { /* none */ }
   const sel = $("#chart-side");
   sel.replaceChildren(...Object.entries(R.data.players).map(([k, v]) => h("option", { value: k }, v.name)));
@@ -692,8 +736,10 @@ function reviewRolloutPanel(d, doc, key) {
   }
   if (REVIEW_ROLLOUT.key === key && box.childElementCount) return;
   REVIEW_ROLLOUT.key = key;
-  clearTimeout(REVIEW_ROLLOUT.timer);
-  REVIEW_ROLLOUT.job = null;  // a poll of the previous decision's rollout is dropped
+  clearTimeout(REVIEW_ROLLOUT.retry);
+  REVIEW_ROLLOUT.socket?.close();  // the previous decision's rollout is no longer followed here
+  REVIEW_ROLLOUT.socket = null;
+  REVIEW_ROLLOUT.job = null;
   if (!(d.kind === "play" && d.grade !== "good" && d.best && d.chosen && d.dice && d.best !== d.chosen)) { box.replaceChildren(); return; }
   const trials = h("select", { id: "review-rollout-trials", "aria-label": s("trials") },
     ...[36, 144, 432, 1296].map((n) => h("option", n === 144 ? { selected: "" } : {}, String(n))));
