@@ -17,18 +17,23 @@ Conventions, the same for every source:
   the backgammons).
 - A decision belongs to one record entry: ``game`` is the 1-based game
   number and ``entry`` the index in that game's
-  :attr:`~backgammon.formats.mat.MatGame.entries` of the move (for a play),
-  of the double or of the no-double move (for a cube decision), or of the
-  take/drop (for a take decision).
+  :attr:`~backgammon.formats.mat.MatGame.entries` of the move (for a play,
+  and for the no-double cube decision before it) or of the double (for a
+  cube decision that doubled). For writing, ``action`` is instead the index
+  in the replayed game's :attr:`~backgammon.game.Game.log` of the ``Move``
+  or ``Double`` action (:func:`entry_actions` maps one to the other).
 - ``depth`` is the program's own name of the depth ("2-ply", "XG Roller",
   "rollout", ...).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["CubeAnalysis", "DecisionAnalysis", "Evaluation", "PlayAnalysis", "RankedPlay"]
+from backgammon.formats.mat_syntax import EntryKind, MatEntry
+
+__all__ = ["CubeAnalysis", "DecisionAnalysis", "Evaluation", "PlayAnalysis", "RankedPlay", "entry_actions"]
 
 Probabilities = tuple[float, float, float, float, float]
 
@@ -69,23 +74,35 @@ class PlayAnalysis:
 class CubeAnalysis:
     """A cube decision: the cubeful equities of no double, double/take and double/pass, from the doubler.
 
-    The receiver's right answer is the lower of double/take and double/pass;
-    the doubler's right action is the higher of no double and that.
+    Equities are money equity per unit of the current cube, or EMG in a
+    match; ``None`` where the source gives only match-winning chances
+    (gnubg's SGF stores those for a match): ``mwc`` then holds the doubler's
+    chances after no double and after double/take. ``cubeless`` is the
+    cubeless money equity when the source gives it. The receiver's right
+    answer is the lower of double/take and double/pass; the doubler's right
+    action is the higher of no double and that.
     """
 
-    no_double: float
-    double_take: float
-    double_pass: float = 1.0
+    no_double: float | None
+    double_take: float | None
+    double_pass: float | None = 1.0
     probabilities: Probabilities | None = None
     depth: str = ""
+    mwc: tuple[float, float] | None = None
+    cubeless: float | None = None
 
     @property
     def best(self) -> str:
-        """The right decision in words: "no double", "double, take", "double, pass" (or "too good")."""
-        answer = min(self.double_take, self.double_pass)
-        if answer <= self.no_double:
-            return "too good" if self.double_take > self.double_pass else "no double"
-        return "double, take" if self.double_take <= self.double_pass else "double, pass"
+        """The right decision in words: "no double", "double, take", "double, pass", "too good" ("" if unknown)."""
+        nd, dt, dp = self.no_double, self.double_take, self.double_pass
+        if nd is None or dt is None or dp is None:
+            if self.mwc is None:
+                return ""
+            nd, dt, dp = self.mwc[0], self.mwc[1], 2.0  # a pass is never below a take in chances
+        answer = min(dt, dp)
+        if answer <= nd:
+            return "too good" if dt > dp else "no double"
+        return "double, take" if dt <= dp else "double, pass"
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,3 +114,36 @@ class DecisionAnalysis:
     play: PlayAnalysis | None = None
     cube: CubeAnalysis | None = None
     source: str = ""
+    action: int | None = None
+
+
+def entry_actions(entries: Sequence[MatEntry], log: Sequence[object]) -> dict[int, int]:
+    """Map a game record's entries to the replayed game's log: ``{entry index: log index}``.
+
+    Moves, doubles, takes, drops and beavers are matched in order (the
+    replay turns each such entry into one action of the same kind); rolls,
+    results and notes have no action of their own.
+    """
+    from backgammon.game import Beaver, Double, Move, Pass, Take
+
+    kinds = {
+        EntryKind.MOVE: Move,
+        EntryKind.DOUBLE: Double,
+        EntryKind.TAKE: Take,
+        EntryKind.DROP: Pass,
+        EntryKind.BEAVER: Beaver,
+    }
+    actions = [(k, a) for k, a in enumerate(log) if isinstance(a, (Move, Double, Take, Pass, Beaver))]
+    out: dict[int, int] = {}
+    at = 0
+    for index, entry in enumerate(entries):
+        kind = kinds.get(entry.kind)
+        if kind is None:
+            continue
+        while at < len(actions) and not isinstance(actions[at][1], kind):
+            at += 1
+        if at == len(actions):
+            break
+        out[index] = actions[at][0]
+        at += 1
+    return out

@@ -168,9 +168,10 @@ def read_match_file(data: bytes, name: str) -> MatchFile:
     if kind == "mat":
         return MatchFile(name, kind, reading=load_mat(_text(data)))
     if kind == "sgf":
-        from backgammon.formats.sgf import load_sgf
+        from backgammon.formats.sgf import load_sgf_analysed
 
-        return MatchFile(name, kind, reading=load_sgf(_text(data)))
+        reading, analysis = load_sgf_analysed(_text(data))
+        return MatchFile(name, kind, reading=reading, analysis=analysis)
     if kind in ("xg", "xgp"):
         from backgammon.formats.xg import read_xg_file
 

@@ -43,18 +43,21 @@ an error).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from backgammon.errors import InvalidInputError
+from backgammon.errors import BackgammonError, InvalidInputError
+from backgammon.formats.analysis import CubeAnalysis, DecisionAnalysis, Evaluation, PlayAnalysis, RankedPlay
 from backgammon.formats.mat_replay import MatReading, load_mat
 from backgammon.formats.mat_syntax import MAX_FILE_SIZE, EntryKind, MatchRecord, MatEntry, MatGame
 
 if TYPE_CHECKING:
     from backgammon.game import Game
     from backgammon.match import Match
+    from backgammon.moves import Play
 
-__all__ = ["load_sgf", "read_sgf", "write_sgf"]
+__all__ = ["load_sgf", "load_sgf_analysed", "read_sgf", "read_sgf_analysis", "write_sgf"]
 
 _POINTS = "abcdefghijklmnopqrstuvwx"
 _BAR, _OFF = "y", "z"
@@ -289,8 +292,13 @@ def _point(letter: str, side: int) -> int:
     return index + 1 if side == 0 else 24 - index
 
 
-def _entries(text: str, nodes: list[_Node], errors: list[str]) -> list[MatEntry]:
+def _entries(
+    text: str, nodes: list[_Node], errors: list[str], anchors: list[tuple[int, _Node]] | None = None
+) -> list[MatEntry]:
+    """The game's entries; ``anchors`` (when given) gets (entry index, node) for each move and cube action."""
     entries: list[MatEntry] = []
+    if anchors is None:
+        anchors = []
     pending_roll: MatEntry | None = None
     cube = 1
     offered: int | None = None  # the cube value proposed by a double not yet answered
@@ -313,6 +321,7 @@ def _entries(text: str, nodes: list[_Node], errors: list[str]) -> list[MatEntry]
             break
         side, value = moves[0]
         pending_roll = None
+        anchors.append((len(entries), node))
         word = value.strip().lower()
         if word == "double":
             if offered is not None:  # a double answering a double is a beaver
@@ -371,22 +380,146 @@ def load_sgf(source: str | MatchRecord) -> MatReading:
     return load_mat(record)
 
 
+# ====================================================================== gnubg's analysis
+# A[i][move E ver 3 w wg wbg lg lbg equity NC ...]...: the ranked plays of a move node, i the played one;
+# DA[E ver 3 NC ... then 7 outputs after no double and 7 after double/take]: the cube decision of the
+# side whose node it is (on a move node: the no double before the roll; on double/take/drop nodes: the
+# double). An output is the 5 chances, the cubeless equity, and the cubeful equity (money) or
+# match-winning chance (match). Read and written as GNU Backgammon 1.07 and 1.08 write them.
+_EVAL_HEAD = "E ver 3"
+_SOURCE = "GNU Backgammon"
+
+
+def read_sgf_analysis(text: str) -> tuple[DecisionAnalysis, ...]:
+    """gnubg's analysis in an SGF file: one item per analysed move or cube decision, in playing order.
+
+    Each item names its game (1-based) and the index of its entry in the
+    game of :func:`read_sgf`'s record (see :mod:`backgammon.formats.analysis`).
+    Evaluations gnubg wrote in a form not read here (rollouts) are left out.
+
+    >>> sgf = ("(;GM[6]MI[length:0][game:0][ws:0][bs:0]RE[W+1];W[31hefe]A[0][hefe E ver 3 0.55 0.16 0.01 "
+    ...        "0.12 0.005 0.16 1C 0 1 0.000000 1][mhfe E ver 3 0.5 0.14 0.01 0.13 0.005 0.01 1C 0 1 0.000000 1])")
+    >>> (item,) = read_sgf_analysis(sgf)
+    >>> [(p.move, p.evaluation.equity, p.evaluation.depth) for p in item.play.plays], item.play.played
+    ([('8/5 6/5', 0.16, '1-ply'), ('13/8 6/5', 0.01, '1-ply')], 0)
+
+    Raises:
+        InvalidInputError: for text that is not SGF.
+    """
+    if not isinstance(text, str):
+        raise InvalidInputError(f"an SGF file must be text, not {type(text).__name__}")
+    if len(text) > MAX_FILE_SIZE:
+        raise InvalidInputError(f"SGF file too large: {len(text)} characters (at most {MAX_FILE_SIZE})")
+    out: list[DecisionAnalysis] = []
+    for number, tree in enumerate(_parse(text), start=1):
+        nodes = _main_line(tree)
+        info = _match_info(nodes[0].props.get("MI", []))
+        is_match = _int(info.get("length"), 0) > 0
+        anchors: list[tuple[int, _Node]] = []
+        entries = _entries(text, nodes, [], anchors)
+        for index, node in anchors:
+            if index >= len(entries):
+                break
+            entry = entries[index]
+            play = None
+            if entry.kind is EntryKind.MOVE and "A" in node.props and entry.dice is not None:
+                play = _read_plays(node.props["A"], entry.side, entry.dice)
+            cube = _read_cube(_one(node.props, "DA"), is_match) if "DA" in node.props else None
+            if entry.kind in (EntryKind.TAKE, EntryKind.DROP, EntryKind.BEAVER):
+                cube = None  # gnubg repeats the double's analysis on the answer
+            if play is not None or cube is not None:
+                out.append(DecisionAnalysis(number, index, play=play, cube=cube, source=_SOURCE))
+    return tuple(out)
+
+
+def _floats(tokens: list[str]) -> list[float] | None:
+    try:
+        return [float(t) for t in tokens]
+    except ValueError:
+        return None
+
+
+def _plies(token: str) -> str:
+    digits = token.rstrip("Cc")
+    return f"{digits}-ply" if digits.isdigit() else token
+
+
+def _read_plays(values: list[str], side: int, dice: tuple[int, int]) -> PlayAnalysis | None:
+    if not values or not values[0].strip().isdigit():
+        return None
+    played_at = int(values[0].strip())
+    plays: list[RankedPlay] = []
+    played: int | None = None
+    for k, value in enumerate(values[1:]):
+        tokens = value.split()
+        if len(tokens) < 11 or " ".join(tokens[1:4]) != _EVAL_HEAD:
+            continue  # a rollout or a form not read: left out
+        numbers = _floats(tokens[4:10])
+        letters = tokens[0]
+        if numbers is None or len(letters) % 2 or any(ch not in _POINTS + _BAR + _OFF for ch in letters):
+            continue
+        steps = [f"{_point(letters[i], side)}/{_point(letters[i + 1], side)}" for i in range(0, len(letters), 2)]
+        probabilities = (numbers[0], numbers[1], numbers[2], numbers[3], numbers[4])
+        if k == played_at:
+            played = len(plays)
+        plays.append(RankedPlay(" ".join(steps), Evaluation(numbers[5], probabilities, _plies(tokens[10]))))
+    if not plays:
+        return None
+    return PlayAnalysis(dice, tuple(plays), played)
+
+
+def _read_cube(value: str | None, is_match: bool) -> CubeAnalysis | None:
+    if value is None:
+        return None
+    tokens = value.split()
+    if len(tokens) < 21 or " ".join(tokens[0:3]) != _EVAL_HEAD:
+        return None
+    numbers = _floats(tokens[-14:])
+    if numbers is None:
+        return None
+    no_double, double_take = numbers[6], numbers[13]
+    probabilities = (numbers[0], numbers[1], numbers[2], numbers[3], numbers[4])
+    depth = _plies(tokens[3])
+    if is_match:
+        return CubeAnalysis(None, None, None, probabilities, depth, mwc=(no_double, double_take), cubeless=numbers[5])
+    return CubeAnalysis(no_double, double_take, 1.0, probabilities, depth, cubeless=numbers[5])
+
+
+def load_sgf_analysed(text: str) -> tuple[MatReading, tuple[DecisionAnalysis, ...]]:
+    """:func:`load_sgf` and :func:`read_sgf_analysis` of the same text."""
+    return load_sgf(text), read_sgf_analysis(text)
+
+
 # ====================================================================== writing
 def _escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("]", "\\]")
 
 
-def write_sgf(match: Match) -> str:
+def write_sgf(match: Match, analysis: Iterable[DecisionAnalysis] = ()) -> str:
     """The match as gnubg's SGF: one game tree per game (the game in progress included).
 
     BLACK (gnubg's player 0, a ``.mat`` file's left column) is SGF's White.
-    Not written: analysis, and the roll of a player who resigned instead of
-    moving.
+    ``analysis`` (plain data, e.g. the engine's, see
+    :mod:`backgammon.formats.analysis`) is written in gnubg's properties, so
+    that gnubg shows it: each item names its game (1-based) and, in
+    ``action``, the index in that game's log of the ``Move`` it judges (its
+    ranked plays, and the no-double cube decision before the roll) or of the
+    ``Double`` (the cube decision, repeated on the answer as gnubg does).
+    gnubg stores a match's cubeful cube figures as match-winning chances, so
+    a match's cube decision is written only when it carries ``mwc``. A play
+    analysis whose played move is not among its candidates is not written.
+    Not written: the roll of a player who resigned instead of moving.
 
     Raises:
-        InvalidInputError: for a drawn game, which SGF's result cannot hold.
+        InvalidInputError: for a drawn game, which SGF's result cannot hold,
+            or a candidate move that is not a legal play of its position.
     """
     from backgammon.game import Player
+
+    by_action: dict[tuple[int, int], DecisionAnalysis] = {}
+    for item in analysis:
+        if item.action is not None:
+            by_action[(item.game, item.action)] = item
 
     games = list(match.games)
     if not match.is_over and match.game.log:
@@ -409,7 +542,9 @@ def write_sgf(match: Match) -> str:
         if ru:
             head += f"RU[{':'.join(ru)}]"
         head += _result_text(game)
-        out.append(head + "".join(f"\n;{node}" for node in _game_nodes(game)) + ")")
+        judged = {index: item for (g, index), item in by_action.items() if g == number + 1}
+        nodes = _game_nodes(game, judged, is_match=bool(rules.match_length))
+        out.append(head + "".join(f"\n;{node}" for node in nodes) + ")")
     return "\n".join(out) + "\n"
 
 
@@ -426,27 +561,94 @@ def _result_text(game: Game) -> str:
     return f"RE[{colour}+{result.points}{resigned}]"
 
 
-def _game_nodes(game: Game) -> list[str]:
+def _game_nodes(game: Game, judged: dict[int, DecisionAnalysis] | None = None, *, is_match: bool = False) -> list[str]:
     from backgammon.game import Beaver, Double, Move, Pass, Player, Take
 
+    judged = judged or {}
     nodes: list[str] = []
-    for action in game.log:
+    double_analysis = ""  # the last double's DA, repeated on its answer
+    for index, action in enumerate(game.log):
         player = getattr(action, "player", None)
         colour = "B" if player is Player.WHITE else "W"
+        item = judged.get(index)
         if isinstance(action, Move):
             play = action.play
             high, low = max(play.dice), min(play.dice)
-            letters = ""
-            for step in play.steps:
-                letters += _letter(step.source, colour) + _letter(step.destination, colour)
-            nodes.append(f"{colour}[{high}{low}{letters}]")
+            letters = _letters(play, colour)
+            node = f"{colour}[{high}{low}{letters}]"
+            if item is not None and item.cube is not None:
+                node += _cube_property(item.cube, is_match)
+            if item is not None and item.play is not None:
+                node += _plays_property(item.play, play, colour)
+            nodes.append(node)
         elif isinstance(action, (Double, Beaver)):
-            nodes.append(f"{colour}[double]")
+            double_analysis = _cube_property(item.cube, is_match) if item is not None and item.cube else ""
+            nodes.append(f"{colour}[double]{double_analysis}")
         elif isinstance(action, Take):
-            nodes.append(f"{colour}[take]")
+            nodes.append(f"{colour}[take]{double_analysis}")
         elif isinstance(action, Pass):
-            nodes.append(f"{colour}[drop]")
+            nodes.append(f"{colour}[drop]{double_analysis}")
     return nodes
+
+
+def _letters(play: Play, colour: str) -> str:
+    return "".join(_letter(step.source, colour) + _letter(step.destination, colour) for step in play.steps)
+
+
+def _number(value: float) -> str:
+    return f"{value:.6f}"
+
+
+def _depth_token(depth: str) -> str:
+    """gnubg's depth token: "2C" for a 2-ply cubeful evaluation (any depth not "N-ply" is written as 0)."""
+    head = depth.split("-", 1)[0].strip()
+    return f"{head if head.isdigit() else 0}C"
+
+
+def _plays_property(analysis: PlayAnalysis, played: Play, colour: str) -> str:
+    """gnubg's ``A`` property: the played move's index, then each candidate with its evaluation."""
+    from backgammon.formats.mat_replay import play_from_mat
+
+    if analysis.played is None or not analysis.plays:
+        return ""
+    origin, dice = played.origin, played.dice
+    values = [str(analysis.played)]
+    for candidate in analysis.plays:
+        try:
+            play = play_from_mat(origin, dice, candidate.move)
+        except BackgammonError as exc:
+            raise InvalidInputError(f"candidate {candidate.move!r} for {dice[0]}{dice[1]}: {exc}") from None
+        chances = candidate.evaluation.probabilities or (0.0, 0.0, 0.0, 0.0, 0.0)
+        numbers = " ".join(_number(v) for v in (*chances, candidate.evaluation.equity))
+        values.append(
+            f"{_letters(play, colour)} {_EVAL_HEAD} {numbers} {_depth_token(candidate.evaluation.depth)} 0 1 0.000000 1"
+        )
+    return "A" + "".join(f"[{_escape(v)}]" for v in values)
+
+
+def _cube_property(cube: CubeAnalysis, is_match: bool) -> str:
+    """gnubg's ``DA`` property (empty when the figures gnubg needs are missing)."""
+    if is_match:
+        if cube.mwc is None:
+            return ""
+        no_double, double_take = cube.mwc
+    else:
+        if cube.no_double is None or cube.double_take is None:
+            return ""
+        no_double, double_take = cube.no_double, cube.double_take
+    chances = cube.probabilities or (0.0, 0.0, 0.0, 0.0, 0.0)
+    cubeless = cube.cubeless if cube.cubeless is not None else _cubeless(chances)
+    head = " ".join(_number(v) for v in (*chances, cubeless))
+    return (
+        f"DA[{_EVAL_HEAD} {_depth_token(cube.depth)} 1 0.000000 1 "
+        f"{head} {_number(no_double)} {head} {_number(double_take)}]"
+    )
+
+
+def _cubeless(chances: tuple[float, float, float, float, float]) -> float:
+    """Cubeless money equity from gnubg's five chances."""
+    win, win_g, win_bg, lose_g, lose_bg = chances
+    return 2 * win - 1 + win_g - lose_g + win_bg - lose_bg
 
 
 def _letter(point: int, colour: str) -> str:
