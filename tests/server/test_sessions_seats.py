@@ -146,3 +146,66 @@ def test_the_held_seat_opens_for_the_same_account(client):
     assert client.post("/api/login", json={"username": "wendy", "password": PW}).status_code == 200
     r = client.post(f"/api/tables/{new}/join", json={})
     assert r.status_code == 200, r.text
+
+
+def _chouette_state(client, tid: str, token: str | None = None) -> dict:
+    r = client.get(f"/api/chouette/{tid}", headers=_seat(token))
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def test_logout_all_revokes_chouette_seats_and_closes_their_sockets(client):
+    """A chouette seat taken by an account, made or joined, is revoked by logout-all like a
+    table's: its token opens nothing, its sockets are closed, the guests' seats stay; logged in
+    again, the account takes its seat back with a new token."""
+    assert client.post("/api/register", json={"username": "wanda", "password": PW}).status_code == 200
+    made = client.post("/api/chouette", json={"seats": [{"bot": None}] * 3})
+    assert made.status_code == 200, made.text
+    own, own_token = made.json()["id"], made.json()["token"]
+    assert made.json()["name"] == "wanda"
+    client.post("/api/logout")
+    guests = {}
+    for name in ("Xena", "Yuri"):
+        j = client.post(f"/api/chouette/{own}/join", json={"name": name})
+        assert j.status_code == 200, j.text
+        guests[name] = j.json()["token"]
+    other = client.post(
+        "/api/chouette", json={"name": "Zoe", "seats": [{"bot": None}, {"bot": None}, {"bot": "greedy"}]}
+    )
+    theirs, zoe = other.json()["id"], other.json()["token"]
+    assert client.post("/api/login", json={"username": "wanda", "password": PW}).status_code == 200
+    joined = client.post(f"/api/chouette/{theirs}/join", json={})
+    assert joined.status_code == 200 and joined.json()["name"] == "wanda", joined.text
+    joined_token = joined.json()["token"]
+    assert _chouette_state(client, own, own_token)["you"] == "wanda"
+    assert _chouette_state(client, theirs, joined_token)["you"] == "wanda"
+
+    with client.websocket_connect(f"/ws/chouette/{own}") as ws:
+        ws.send_json({"type": "hello", "token": own_token})
+        assert ws.receive_json()["state"]["you"] == "wanda"
+        r = client.post("/api/logout-all")
+        assert r.status_code == 200 and r.json()["seats"] == 2, r.text
+        with pytest.raises(WebSocketDisconnect):  # the seated connection is closed
+            for _ in range(20):
+                ws.receive_json()
+
+    for tid, token in ((own, own_token), (theirs, joined_token)):
+        assert _chouette_state(client, tid, token)["you"] is None  # the old tokens open nothing
+        refused = client.post(f"/api/chouette/{tid}/actions", json={"action": "roll"}, headers=_seat(token))
+        assert refused.status_code == 409, refused.text
+    assert _chouette_state(client, own, guests["Xena"])["you"] == "Xena"  # the guests' seats are untouched
+    assert _chouette_state(client, theirs, zoe)["you"] == "Zoe"
+    names = [p["name"] for p in _chouette_state(client, own)["players"]]
+    assert "wanda" in names  # the seat is still the account's
+
+    # logged out, the seat cannot be asked for; logged in again, it comes back with a new token
+    assert client.post(f"/api/chouette/{own}/seat").status_code == 401
+    assert client.post("/api/login", json={"username": "wanda", "password": PW}).status_code == 200
+    back = client.post(f"/api/chouette/{own}/seat")
+    assert back.status_code == 200, back.text
+    assert _chouette_state(client, own, back.json()["token"])["you"] == "wanda"
+    assert _chouette_state(client, own, own_token)["you"] is None
+    client.post("/api/logout")
+    assert client.post("/api/register", json={"username": "xavier", "password": PW}).status_code == 200
+    stranger = client.post(f"/api/chouette/{own}/seat")
+    assert stranger.status_code == 409 and stranger.json()["code"] == "not_your_seat", stranger.text

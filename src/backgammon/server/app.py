@@ -393,10 +393,12 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     @app.post("/api/logout-all")
     async def logout_all(request: Request) -> JSONResponse:
         """End every session of the logged-in user (on every device), this one included, and revoke
-        the account's seat tokens (their seated connections closed: :meth:`TableManager.revoke_seats`)."""
+        the account's seat tokens (their seated connections closed: :meth:`TableManager.revoke_seats`,
+        and at chouettes :func:`backgammon.server.chouette_seats.revoke_seats`)."""
         user = await require_user(request)
         count = await asyncio.to_thread(close_all_sessions, state["sessions"], user.id)
         seats = await state["manager"].revoke_seats(user.id)
+        seats += await state["revoke_chouette_seats"](user.id)
         response = JSONResponse({"ok": True, "sessions": count, "seats": seats})
         response.delete_cookie(SESSION_COOKIE)
         return response

@@ -45,10 +45,11 @@ from backgammon.errors import IllegalActionError, InvalidInputError, NotYourTurn
 from backgammon.fairdice import CommittedDice
 from backgammon.game import Double, GamePhase, Move, OpeningRoll, Pass, Player, Roll, Take
 from backgammon.position import Position
-from backgammon.server import protocol
+from backgammon.server import chouette_seats, protocol
 from backgammon.server.agents import LEVELS, decide_by, make_agent
 from backgammon.server.auth import guest_name, new_token, token_hash
 from backgammon.server.db import Action, Table, utcnow
+from backgammon.server.errors import HTTPError
 from backgammon.server.fair import dice_doc, draws_of, game_dice_config, game_seed, new_dice_config
 from backgammon.server.ownership import Network
 from backgammon.server.pools import run_engine
@@ -216,9 +217,10 @@ class ChouetteManager:
 
     # ----------------------------------------------------------- creation
     async def create(
-        self, name: object, seats_doc: object, seat: object = 0, start: object = None
+        self, name: object, seats_doc: object, seat: object = 0, start: object = None, user_id: int | None = None
     ) -> tuple[ChouetteRuntime, str]:
-        """A new chouette table; the creator takes seat ``seat`` (0 = the first box).
+        """A new chouette table; the creator takes seat ``seat`` (0 = the first box), as the account
+        ``user_id`` when logged in (:mod:`backgammon.server.chouette_seats`).
 
         Returns the table and the creator's token. ``start`` (a Position ID, box on roll;
         only with the server's ``--test-hooks``) sets up the first game's position.
@@ -255,6 +257,8 @@ class ChouetteManager:
             raise InvalidInputError(f"invalid name {name!r}: a computer player at this table has it")
         token = new_token()
         seats[mine].update(name=name, token=token_hash(token))
+        if user_id is not None:  # (logout-all revokes the seat: chouette_seats)
+            seats[mine]["user_id"] = user_id
         table_id = secrets.token_urlsafe(8)
         config: dict[str, Any] = {"mode": "chouette", "seats": seats, "dice": new_dice_config(table_id, self.dice_seed)}
         if start is not None:
@@ -278,8 +282,8 @@ class ChouetteManager:
             await table.room.call(lambda: self._bots(table))
         return table, token
 
-    async def join(self, table_id: str, name: object) -> tuple[ChouetteRuntime, str]:
-        """Take the first free human seat.
+    async def join(self, table_id: str, name: object, user_id: int | None = None) -> tuple[ChouetteRuntime, str]:
+        """Take the first free human seat (as the account ``user_id`` when logged in).
 
         Raises:
             LookupError: no such table. InvalidInputError: bad or taken name.
@@ -288,12 +292,13 @@ class ChouetteManager:
         table = await self.get(table_id)
         name = _check_name(name)
         token = new_token()
-        request = {"kind": "join", "name": name, "digest": token_hash(token)}
-        await self._in_room(table, request, lambda: self._join(table, name, request["digest"]))
+        digest = token_hash(token)
+        request = {"kind": "join", "name": name, "digest": digest, "user_id": user_id}
+        await self._in_room(table, request, lambda: self._join(table, name, digest, user_id))
         return table, token
 
-    async def _join(self, table: ChouetteRuntime, name: str, digest: str) -> None:
-        """Seat a person (the seat token's hash given). Runs in the owner's room."""
+    async def _join(self, table: ChouetteRuntime, name: str, digest: str, user_id: int | None = None) -> None:
+        """Seat a person (the seat token's hash given; an account's seat records it). Runs in the owner's room."""
         table_id = table.id
         free = [s for s in table.seats if s["name"] is None]
         if not free:
@@ -301,6 +306,8 @@ class ChouetteManager:
         if any(s["name"] == name for s in table.seats):
             raise InvalidInputError(f"invalid name {name!r}: already taken at this table")
         free[0].update(name=name, token=digest)
+        if user_id is not None:  # (logout-all revokes the seat: chouette_seats)
+            free[0]["user_id"] = user_id
         status = "playing" if len(free) == 1 else "waiting"
         seats = [dict(s) for s in table.seats]
 
@@ -429,13 +436,19 @@ class ChouetteManager:
 
     async def _answer(self, table: ChouetteRuntime, message: dict[str, Any]) -> dict[str, Any]:
         """Another process's request for a chouette this process runs."""
+        if message.get("kind") == chouette_seats.RESEAT:
+            return await self.net.in_room(table.id, table.room, chouette_seats.forwarded(self, table, message))
         name = message.get("name")
         if not isinstance(name, str):
             raise InvalidInputError("invalid forwarded request: no name")
         if message.get("kind") == "act" and isinstance(message.get("message"), dict):
             await self.net.in_room(table.id, table.room, lambda: self._act(table, name, message["message"]))
         elif message.get("kind") == "join" and isinstance(message.get("digest"), str):
-            await self.net.in_room(table.id, table.room, lambda: self._join(table, name, message["digest"]))
+            user_id = message.get("user_id")
+            if user_id is not None and (not isinstance(user_id, int) or isinstance(user_id, bool)):
+                raise InvalidInputError("invalid forwarded join")
+            join = functools.partial(self._join, table, name, message["digest"], user_id)
+            await self.net.in_room(table.id, table.room, join)
         else:
             raise InvalidInputError("invalid forwarded request")
         return {}
@@ -880,7 +893,9 @@ def router(state: dict[str, Any], config: Any, body, current_user) -> APIRouter:
         user = await current_user(request)
         state["quotas"].charge("tables", address_of(request), user.id if user else None)
         name = user.username if user else await asyncio.to_thread(guest_name, state["sessions"], doc.get("name"))
-        table, token = await manager().create(name, doc.get("seats"), doc.get("seat", 0), doc.get("start"))
+        table, token = await manager().create(
+            name, doc.get("seats"), doc.get("seat", 0), doc.get("start"), user.id if user else None
+        )
         me = table.name_for(token)
         return {"id": table.id, "token": token, "name": me, "state": state_to_wire(table, me)}
 
@@ -889,8 +904,21 @@ def router(state: dict[str, Any], config: Any, body, current_user) -> APIRouter:
         doc = await body(request)
         user = await current_user(request)
         name = user.username if user else await asyncio.to_thread(guest_name, state["sessions"], doc.get("name"))
-        table, token = await manager().join(table_id, name)
+        table, token = await manager().join(table_id, name, user.id if user else None)
         return {"id": table.id, "token": token, "name": table.name_for(token)}
+
+    @api.post("/api/chouette/{table_id}/seat")
+    async def reseat(table_id: str, request: Request) -> dict[str, Any]:
+        """A logged-in player's own seat (after logout-all, or from a browser that holds no token):
+        a new token; the old one stops opening it (:func:`chouette_seats.reseat`)."""
+        user = await current_user(request)
+        if user is None:
+            raise HTTPError(401, "not logged in", "not_logged_in")
+        table, name, token = await chouette_seats.reseat(manager(), table_id, user.id)
+        return {"id": table.id, "token": token, "name": name, "state": state_to_wire(table, name)}
+
+    # logout-all revokes the account's chouette seats too (app.py)
+    state["revoke_chouette_seats"] = lambda user_id: chouette_seats.revoke_seats(manager(), user_id)
 
     @api.get("/api/chouette/{table_id}")
     async def get(table_id: str, request: Request) -> dict[str, Any]:
