@@ -655,7 +655,7 @@ class _Builder:
                     continue
                 text = text or ""
                 entries.append(MatEntry(side, EntryKind.MOVE, (dice[0], dice[1]), text, line=record.number))
-                play = _play_analysis(record, (dice[0], dice[1]), text)
+                play = _play_analysis(record, (dice[0], dice[1]), text) if text else None  # a dance is no decision
                 if play is not None or pending_cube is not None:
                     analysis.append(
                         DecisionAnalysis(game_no, index, play=play, cube=pending_cube, source="eXtreme Gammon")
