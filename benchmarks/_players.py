@@ -18,10 +18,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from backgammon.engine._selfplay import INITIAL, choose_pubeval, mover_won_result
 from backgammon.engine.movegen import MAX_PLAYS, successors_py
 from backgammon.engine.pubeval import WC, WR
 from backgammon.engine.search import ROLLS
+from backgammon.training._selfplay import INITIAL, choose_pubeval, mover_won_result
 
 Player = Callable[[np.ndarray, int, int], np.ndarray]
 

@@ -29,10 +29,10 @@ from _players import load_evaluator
 from rich.console import Console
 from rich.table import Table
 
-from backgammon.engine import _distill
 from backgammon.engine.evaluator import equities
-from backgammon.engine.labels import label_boards_fast
 from backgammon.engine.movegen import BEAROFF, CONTACT, RACE, phase
+from backgammon.training import _distill
+from backgammon.training.labels import label_boards_fast
 
 
 def outcomes(boards: np.ndarray, last: np.ndarray, final: np.ndarray) -> np.ndarray:

@@ -277,9 +277,9 @@ def build_chunk(k: int, seed: int, g, log: Callable[[str], None] = print) -> dic
     """Sample and referee chunk ``k`` (:data:`CHUNK` checker decisions plus the cube positions met)."""
     from _gnubg_cli import MoneyCube, money_cube_hints
 
-    from backgammon.engine._selfplay import INITIAL
     from backgammon.engine.movegen import successors_py
     from backgammon.position import Position
+    from backgammon.training._selfplay import INITIAL
 
     rng = np.random.default_rng([seed, k])
     players = _sampling_players(g, rng)

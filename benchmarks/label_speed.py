@@ -29,11 +29,11 @@ from numba import njit
 from rich.console import Console
 from rich.table import Table
 
-from backgammon.engine import _distill
 from backgammon.engine._kernels import nply
 from backgammon.engine.evaluator import default_weights_path
-from backgammon.engine.labels import fit_pruner, label_boards_fast, leaf_arrays, net_arrays, sanitized
 from backgammon.engine.movegen import successors_ws
+from backgammon.training import _distill
+from backgammon.training.labels import fit_pruner, label_boards_fast, leaf_arrays, net_arrays, sanitized
 
 
 def timed(fn) -> tuple[np.ndarray, float, float]:

@@ -32,8 +32,8 @@ from pathlib import Path
 
 import numpy as np
 
-from backgammon.engine._selfplay import INITIAL
 from backgammon.engine.movegen import RACE, phase, successors_py
+from backgammon.training._selfplay import INITIAL
 
 DATA = Path(__file__).parent / "data" / "races"
 SEED = 46

@@ -69,8 +69,14 @@ def main() -> None:
     ap.add_argument("--no-bgsage", action="store_true", help="leave out the bgsage column")
     ap.add_argument("--move-list-cases", type=int, default=3000, help="position-rolls for the move-list row")
     ap.add_argument("--rounds", type=int, default=3, help="rounds of the move-list row (ratio: mean +- spread)")
-    ap.add_argument("--only", choices=("all", "move-list"), default="all", help="run only the move-list row")
+    ap.add_argument(
+        "--only", choices=("all", "move-list", "rollouts"), default="all", help="run only the move-list or rollout rows"
+    )
     args = ap.parse_args()
+
+    if args.only == "rollouts":
+        print_table(rollout_rows(args.rollout_trials, args.rounds))
+        return
 
     import gnubg_nn
 
@@ -79,9 +85,9 @@ def main() -> None:
         print_table([move_list])
         return
 
-    from backgammon.engine import _selfplay as sp
     from backgammon.engine.evaluator import NetEvaluator
     from backgammon.engine.search import best_board
+    from backgammon.training import _selfplay as sp
 
     sage = None
     if not args.no_bgsage:
@@ -154,26 +160,66 @@ def main() -> None:
         sage2 = (time.perf_counter() - t) / len(pos)
     rows.append(("seconds per 2-ply move", ours, theirs, sage2))
 
-    # rollouts: cubeless, 0-ply plays, games to the end, one process; gnubg's own rollout (Debian gnubg)
+    rows += rollout_rows(args.rollout_trials, args.rounds)
+    rows.append(move_list)
+    print_table(rows)
+
+
+def rollout_rows(trials: int, rounds: int) -> list[tuple[str, float, float, float]]:
+    """Rollout games per second of the initial position beside Debian gnubg's own ``rollout`` command (cubeless,
+    0-ply plays, games to the end, with and without variance reduction), wall clock, in ``rounds`` rounds that
+    time every variant in turn (gnubg, then ours: the float64 kernel on one thread, the float32 kernels on one
+    thread, the float32 kernels on every CPU beside gnubg on as many threads). Prints each round's ratios and
+    returns the median rates. Variance-reduced rollouts time ``trials // 10`` games (at least 36)."""
+    import os
+    import statistics
+
     from _gnubg_cli import available, rollout_seconds
 
     from backgammon import Position
+    from backgammon.engine.evaluator import NetEvaluator
     from backgammon.engine.rollout import RolloutSettings, rollout_position
 
+    if not available():
+        raise SystemExit("the rollout rows need gnubg (/usr/games/gnubg): apt-get install gnubg")
+    ev = NetEvaluator.default()
     start = Position.initial()
-    rollout_position(start, ev, RolloutSettings(trials=2, truncate=2))
-    plain_settings = RolloutSettings(trials=args.rollout_trials, seed=1, variance_reduction=False)
-    ours = rate(lambda: rollout_position(start, ev, plain_settings), args.rollout_trials)
-    few = max(36, args.rollout_trials // 20)  # variance reduction is slow: time fewer games
-    ours_vr = rate(lambda: rollout_position(start, ev, RolloutSettings(trials=few, seed=1)), few)
-    plain = lumped = nan
-    if available():
-        plain = args.rollout_trials / rollout_seconds(start, args.rollout_trials)
-        lumped = few / rollout_seconds(start, few, variance_reduction=True)
-    rows.append(("rollout games/s (0-ply plays, cubeless; gnubg: its rollout command)", ours, plain, nan))
-    rows.append(("rollout games/s, both with variance reduction", ours_vr, lumped, nan))
-    rows.append(move_list)
-    print_table(rows)
+    cores = len(os.sched_getaffinity(0))
+    for f32 in (False, True):  # compile and load both kernels before timing
+        rollout_position(start, ev, RolloutSettings(trials=2, truncate=2, float32=f32, threads=1))
+    few = max(36, trials // 10)
+    variants = [  # (name, float32, threads)
+        ("float64 kernel, 1 thread", False, 1),
+        ("float32 kernels, 1 thread", True, 1),
+        (f"float32 kernels, {cores} threads (gnubg: {cores} threads)", True, cores),
+    ]
+    rates: dict[tuple[bool, str], list[tuple[float, float]]] = {}
+    for r in range(rounds):
+        for vr, n in ((False, trials), (True, few)):
+            line = []
+            for name, f32, threads in variants:
+                theirs = n / rollout_seconds(start, n, variance_reduction=vr, threads=threads)
+                settings = RolloutSettings(trials=n, seed=1 + r, variance_reduction=vr, float32=f32, threads=threads)
+                t = time.perf_counter()
+                rollout_position(start, ev, settings)
+                ours = n / (time.perf_counter() - t)
+                rates.setdefault((vr, name), []).append((ours, theirs))
+                line.append(f"{name}: {ours:.3g}/{theirs:.3g} = {ours / theirs:.3f}")
+            kind = "variance-reduced" if vr else "plain"
+            print(f"round {r + 1}, {kind} rollout games/s ours/gnubg: " + "; ".join(line))
+    rows = []
+    for (vr, name), pairs in rates.items():
+        ratios = [a / b for a, b in pairs]
+        print(
+            f"{'variance-reduced' if vr else 'plain'}, {name}: ratio by round "
+            + ", ".join(f"{x:.3f}" for x in ratios)
+            + f" (range {min(ratios):.3f}-{max(ratios):.3f})"
+        )
+        label = f"rollout games/s{', variance-reduced' if vr else ''} ({name})"
+        rows.append(
+            (label, statistics.median(a for a, _ in pairs), statistics.median(b for _, b in pairs), float("nan"))
+        )
+    return rows
 
 
 def move_list_row(cases: int, rounds: int) -> tuple[str, float, float, float]:

@@ -38,16 +38,19 @@ def test_an_unusable_cache_home_falls_back_to_numba(tmp_path) -> None:
     assert _run(env, show) == "unset"
 
 
-def test_every_module_that_imports_numba_is_in_the_engine() -> None:
+def test_every_module_that_imports_numba_is_in_the_engine_or_training() -> None:
     package = Path(_numba_cache.ENGINE).parent
+    roots = (_numba_cache.ENGINE, _numba_cache.TRAINING)
     outside = [
         path
         for path in package.rglob("*.py")
-        if _numba_cache.ENGINE not in path.parents and _numba_cache._IMPORTS_NUMBA.search(path.read_bytes())
+        if not any(root in path.parents for root in roots) and _numba_cache._IMPORTS_NUMBA.search(path.read_bytes())
     ]
     assert outside == []
     names = {path.name for path in _numba_cache.kernel_modules()}
-    assert {"movegen.py", "search.py", "network.py"} <= names and "protocol.py" not in names
+    assert {"movegen.py", "search.py", "network.py", "nply.py"} <= names and "levels.py" not in names
+    training = {path.name for path in _numba_cache.kernel_modules(_numba_cache.TRAINING)}
+    assert {"_selfplay.py", "_distill.py"} <= training and "movegen.py" not in training
 
 
 def _copy_engine(tmp_path: Path, name: str) -> Path:
@@ -63,8 +66,8 @@ def test_fingerprint_follows_kernel_content_not_times_or_other_files(tmp_path) -
     assert _numba_cache.fingerprint(clone) == base  # a fresh copy of the same code
     os.utime(clone / "movegen.py", (1_000_000, 1_000_000))
     assert _numba_cache.fingerprint(clone) == base  # modification times do not count
-    protocol = clone / "protocol.py"
-    protocol.write_text(protocol.read_text() + "\n# an edit outside the kernels\n")
+    plain = clone / "levels.py"
+    plain.write_text(plain.read_text() + "\n# an edit outside the kernels\n")
     assert _numba_cache.fingerprint(clone) == base
     kernel = clone / "movegen.py"
     kernel.write_text(kernel.read_text() + "\n# an edit to a kernel\n")
@@ -206,3 +209,23 @@ def test_the_engines_kernels_are_filed_by_content(tmp_path) -> None:
     name, path = _run(env, show).split(" ", 1)
     assert name == "ContentLocator"
     assert Path(path).parent == tmp_path / "cache" and Path(path).name.startswith("movegen-")
+
+
+def test_the_training_kernels_are_filed_by_content_under_a_key_that_follows_the_engines(tmp_path, monkeypatch) -> None:
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    show = (
+        "from backgammon.training import _selfplay as s; c = s.roll._cache;"
+        " print(type(c._impl.locator).__name__, c.cache_path)"
+    )
+    name, path = _run(env, show).split(" ", 1)
+    assert name == "ContentLocator"
+    assert Path(path).parent == tmp_path / "cache" and Path(path).name.startswith("_selfplay-")
+    # the training kernels inline the engine's: another engine, another key for the same training sources
+    keys = _numba_cache._ROOT_KEYS
+    training = _numba_cache.TRAINING
+    found = []
+    for engine_key in ("a" * 16, "b" * 16):
+        monkeypatch.setitem(keys, _numba_cache.ENGINE, engine_key)
+        monkeypatch.delitem(keys, training, raising=False)
+        found.append(_numba_cache._root_key(training))
+    assert found[0] != found[1] and _numba_cache.fingerprint(training) not in found

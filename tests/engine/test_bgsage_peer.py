@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from backgammon.engine._selfplay import INITIAL
 from backgammon.engine.movegen import successors_py
 from backgammon.position import Position
+from backgammon.training._selfplay import INITIAL
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 

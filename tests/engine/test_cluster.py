@@ -6,11 +6,12 @@ import sys
 import numpy as np
 import pytest
 
-from backgammon.engine import _cluster, refine
+from backgammon.engine import _cluster
 from backgammon.engine.evaluator import NetEvaluator
 from backgammon.engine.rollout import RolloutSettings, rollout_position
 from backgammon.errors import EngineError
 from backgammon.position import Position
+from backgammon.training import refine
 
 
 def test_missing_ray_is_named(monkeypatch) -> None:

@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from backgammon.engine._selfplay import INITIAL
 from backgammon.engine.movegen import successors_py
+from backgammon.training._selfplay import INITIAL
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 

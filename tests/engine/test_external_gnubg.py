@@ -14,7 +14,10 @@ from pathlib import Path
 import pytest
 
 from backgammon.engine.cube import CubeOwner
-from backgammon.engine.external import (
+from backgammon.errors import InvalidInputError
+from backgammon.formats.mat import EntryKind, read_mat, replay
+from backgammon.position import Position
+from backgammon.protocols.external import (
     DOUBLE,
     FIBS,
     GNUBG,
@@ -25,9 +28,6 @@ from backgammon.engine.external import (
     answer_line,
     decision_of,
 )
-from backgammon.errors import InvalidInputError
-from backgammon.formats.mat import EntryKind, read_mat, replay
-from backgammon.position import Position
 
 GNUBG_BIN = shutil.which("gnubg") or "/usr/games/gnubg"
 
@@ -182,7 +182,7 @@ def test_engine_answers_moves_and_cube() -> None:
 
 
 def _steps(play: object) -> list[str]:
-    from backgammon.engine.external import play_text
+    from backgammon.protocols.external import play_text
 
     return play_text(play).split()  # type: ignore[arg-type]
 

@@ -5,12 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from backgammon.engine import _distill
 from backgammon.engine._kernels import nply
 from backgammon.engine.bearoff import BearoffDatabase
 from backgammon.engine.encoding import MAX_NONZERO, encode_sparse
 from backgammon.engine.evaluator import NetEvaluator, default_weights_path
-from backgammon.engine.labels import (
+from backgammon.engine.movegen import BEAROFF, MAX_PLAYS, phase, successors_py, successors_ws
+from backgammon.engine.network import forward_sparse, forward_sparse32
+from backgammon.engine.search import ROLLS, evaluate_boards_ply
+from backgammon.errors import InvalidInputError
+from backgammon.training import _distill
+from backgammon.training.labels import (
     LABEL_VERSION,
     PRUNE,
     LabelSettings,
@@ -20,10 +24,6 @@ from backgammon.engine.labels import (
     net_arrays,
     teacher_of,
 )
-from backgammon.engine.movegen import BEAROFF, MAX_PLAYS, phase, successors_py, successors_ws
-from backgammon.engine.network import forward_sparse, forward_sparse32
-from backgammon.engine.search import ROLLS, evaluate_boards_ply
-from backgammon.errors import InvalidInputError
 
 from ._helpers import PlainEvaluator
 
@@ -160,7 +160,7 @@ def test_the_teacher_names_labels_version_2_and_the_cli_default_is_the_librarys(
 def test_sampled_rolls_estimate_the_three_ply_label(arrays, boards) -> None:
     """--rolls K: per roll the chosen play at 1 ply, plus the 2-ply minus 1-ply difference of K rolls drawn per
     board, scaled to all of them: with every roll drawn it is the 3-ply label, with fewer it stays close."""
-    from backgammon.engine.labels import PRUNE
+    from backgammon.training.labels import PRUNE
 
     contact = np.array([b for b in boards if phase(b) < BEAROFF][:6])
     full = label_boards_fast(contact, arrays, 3)

@@ -6,8 +6,8 @@ import pytest
 
 from backgammon import Position
 from backgammon.engine import encoding
-from backgammon.engine.train import warm_start
 from backgammon.errors import EngineError
+from backgammon.training.train import warm_start
 
 
 def features(position: Position, side: int) -> list[float]:

@@ -9,9 +9,13 @@ import numpy as np
 import pytest
 
 from backgammon.cli import main
-from backgammon.engine import _distill
 from backgammon.engine.evaluator import NetEvaluator, default_weights_path
-from backgammon.engine.fit import (
+from backgammon.engine.movegen import BEAROFF, CONTACT, OVER, RACE, phase
+from backgammon.engine.network import Net, NetPair
+from backgammon.errors import EngineError, InvalidInputError
+from backgammon.position import Position
+from backgammon.training import _distill
+from backgammon.training.fit import (
     WEIGHTS,
     FitConfig,
     FitState,
@@ -24,12 +28,8 @@ from backgammon.engine.fit import (
     ship,
     split,
 )
-from backgammon.engine.labels import MANIFEST, LabelSettings, load_labels, net_arrays, write_labels
-from backgammon.engine.movegen import BEAROFF, CONTACT, OVER, RACE, phase
-from backgammon.engine.network import Net, NetPair
-from backgammon.engine.train import CHECKPOINT, LOG
-from backgammon.errors import EngineError, InvalidInputError
-from backgammon.position import Position
+from backgammon.training.labels import MANIFEST, LabelSettings, load_labels, net_arrays, write_labels
+from backgammon.training.train import CHECKPOINT, LOG
 
 SHARD = 200
 

@@ -10,10 +10,12 @@ import numpy as np
 import pytest
 
 from backgammon.cli import main
-from backgammon.engine import _distill, _selfplay
 from backgammon.engine.bearoff import BearoffDatabase
 from backgammon.engine.evaluator import default_weights_path
-from backgammon.engine.labels import (
+from backgammon.engine.movegen import BEAROFF, CONTACT, MAX_PLAYS, board_of, hard_contact, phase, successors_py
+from backgammon.errors import EngineError, InvalidInputError
+from backgammon.training import _distill, _selfplay
+from backgammon.training.labels import (
     MANIFEST,
     MANIFEST_LOCK,
     LabelSettings,
@@ -28,9 +30,7 @@ from backgammon.engine.labels import (
     shard_seed,
     write_labels,
 )
-from backgammon.engine.movegen import BEAROFF, CONTACT, MAX_PLAYS, board_of, hard_contact, phase, successors_py
-from backgammon.engine.refine import label_boards
-from backgammon.errors import EngineError, InvalidInputError
+from backgammon.training.refine import label_boards
 
 ARGS = ("--plies", "1", "--seed", "7", "--positions", "40", "--shard-size", "16")
 

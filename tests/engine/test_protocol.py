@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from backgammon.engine.protocol import answer, serve
 from backgammon.position import Position
+from backgammon.protocols.jsonlines import answer, serve
 
 START = "4HPwATDgc/ABMA"
 

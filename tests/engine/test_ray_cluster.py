@@ -25,12 +25,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from backgammon.engine import refine
 from backgammon.engine.evaluator import default_weights_path
 from backgammon.engine.network import read_npz
 from backgammon.engine.rollout import RolloutSettings, rollout_plays, rollout_position
-from backgammon.engine.train import CHECKPOINT
 from backgammon.position import Position
+from backgammon.training import refine
+from backgammon.training.train import CHECKPOINT
 
 ray = pytest.importorskip("ray")  # in the test extra; skipped only where it cannot be installed
 

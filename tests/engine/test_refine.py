@@ -4,15 +4,15 @@ import numpy as np
 import pytest
 
 from backgammon import Position
-from backgammon.engine import _distill
 from backgammon.engine.evaluator import NetEvaluator, default_weights_path
-from backgammon.engine.labels import label_boards_fast, net_arrays
 from backgammon.engine.movegen import BEAROFF, phase
 from backgammon.engine.network import Net, NetPair
-from backgammon.engine.refine import RefineConfig, RefineState, label_boards, run
 from backgammon.engine.search import evaluate_boards_ply
-from backgammon.engine.train import BEST, CHECKPOINT, LOG
 from backgammon.errors import EngineError, InvalidInputError
+from backgammon.training import _distill
+from backgammon.training.labels import label_boards_fast, net_arrays
+from backgammon.training.refine import RefineConfig, RefineState, label_boards, run
+from backgammon.training.train import BEST, CHECKPOINT, LOG
 
 
 @pytest.fixture()

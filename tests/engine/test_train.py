@@ -3,8 +3,8 @@ import json
 import numpy as np
 import pytest
 
-from backgammon.engine.train import CHECKPOINT, LOG, TrainConfig, TrainState, run, train_chunk, versus_pubeval
 from backgammon.errors import EngineError, InvalidInputError
+from backgammon.training.train import CHECKPOINT, LOG, TrainConfig, TrainState, run, train_chunk, versus_pubeval
 
 CFG = TrainConfig(seed=7, contact_hidden=8, race_hidden=4)
 

@@ -7,9 +7,9 @@ import io
 import subprocess
 import sys
 
-from backgammon.engine.external import EnginePlayer
-from backgammon.engine.ubgi import Session, parse_position
 from backgammon.position import Position
+from backgammon.protocols.external import EnginePlayer
+from backgammon.protocols.ubgi import Session, parse_position
 
 START = "-b----E-C---eE---c-e----B-"
 FIBS_START_62 = (

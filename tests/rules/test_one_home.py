@@ -12,12 +12,12 @@ import pytest
 from backgammon import InvalidInputError
 from backgammon.dice import check_dice, check_die, check_roll, parse_roll
 from backgammon.dicestats import roll_distribution
-from backgammon.engine.protocol import answer
 from backgammon.fairdice import parse_rolls
 from backgammon.formats.match_id import MatchState
 from backgammon.formats.xgid import Xgid
 from backgammon.moves import legal_plays
 from backgammon.position import Position
+from backgammon.protocols.jsonlines import answer
 
 OPENING = "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:0:10"
 
@@ -117,8 +117,8 @@ def test_tables_and_play_are_limited_by_the_met() -> None:
 # ------------------------------------------------------------------ cube owner
 def test_cube_owner_seen_by_is_the_one_mapping() -> None:
     from backgammon.engine.cube import CubeOwner
-    from backgammon.engine.protocol import cube_info_from_match_state
     from backgammon.game import Game, Player, cube_owner_seen_by
+    from backgammon.protocols.jsonlines import cube_info_from_match_state
     from backgammon.server.agents import EngineAgent
     from backgammon.server.tables import cube_for
 

@@ -206,7 +206,7 @@ def test_cli_engine_protocol_and_study_give_the_same_numbers(client, capsys, mon
 
     from backgammon.cli import main
     from backgammon.engine.evaluator import NetEvaluator
-    from backgammon.engine.protocol import answer
+    from backgammon.protocols.jsonlines import answer
 
     monkeypatch.delenv("BACKGAMMON_EVALUATOR", raising=False)
     doc = setup(mine=list(MIDGAME.mine), theirs=list(MIDGAME.theirs), dice=[4, 2], **extra)

@@ -47,7 +47,7 @@ def _cube_info(
     match_id: str | None, xgid: str | None, position: Position | None, jacoby: bool
 ) -> tuple[Position | None, Any]:
     from backgammon.engine.cube import CubeInfo
-    from backgammon.engine.protocol import cube_info_from_match_state, parse_match_id, parse_xgid
+    from backgammon.protocols.jsonlines import cube_info_from_match_state, parse_match_id, parse_xgid
 
     if match_id and xgid:
         raise InvalidInputError("give either --match-id or --xgid, not both")
@@ -84,8 +84,8 @@ def hint(
     filters are listed below the deepest ones, at the depth they reached.
     """
     from backgammon.cli.core import parse_dice
-    from backgammon.engine.protocol import candidate_json
     from backgammon.engine.search import EvalContext, rank_plays
+    from backgammon.protocols.jsonlines import candidate_json
 
     position = Position.from_position_id(position_id)
     d1, d2 = parse_dice(dice)
@@ -151,8 +151,8 @@ def eval_cmd(
     as_json: bool = typer.Option(False, "--json", help="print JSON"),
 ) -> None:
     """Evaluate a position: probabilities, cubeless equity and (with a Match ID or XGID) the cube decision."""
-    from backgammon.engine.protocol import decision_json
     from backgammon.engine.search import EvalContext, decide_cube
+    from backgammon.protocols.jsonlines import decision_json
 
     position = Position.from_position_id(position_id) if position_id else None
     if position is None and not xgid:
@@ -375,7 +375,7 @@ def analyze(
 
 def engine() -> None:
     """Line protocol on stdin/stdout: one JSON request per line, one JSON answer per line."""
-    from backgammon.engine.protocol import request_lines, serve
+    from backgammon.protocols.jsonlines import request_lines, serve
 
     # bytes in, ASCII out: no locale can make a request line undecodable or an answer unprintable
     serve(request_lines(sys.stdin.buffer), sys.stdout, load_evaluator)
@@ -393,7 +393,7 @@ def external(
     dialect: str = typer.Option("gnubg", "--dialect", help="score fields as gnubg 1.07 writes them, or as FIBS: fibs"),
 ) -> None:
     """Serve gnubg's external player interface: in gnubg, `set player 0 external HOST:PORT`."""
-    from backgammon.engine.external import DIALECTS, EnginePlayer, listen, serve
+    from backgammon.protocols.external import DIALECTS, EnginePlayer, listen, serve
 
     if dialect not in DIALECTS:
         raise InvalidInputError(f"unknown dialect {dialect!r}: expected {' or '.join(DIALECTS)}")
@@ -426,8 +426,8 @@ def ubgi(
     plies: int = typer.Option(None, "--plies", help="search depth 0, 1 or 2 (replaces the level's)"),
 ) -> None:
     """UBGI (Universal Backgammon Interface, draft 0.01) on stdin/stdout."""
-    from backgammon.engine.protocol import request_lines
-    from backgammon.engine.ubgi import MAX_LINE, make_player, run
+    from backgammon.protocols.jsonlines import request_lines
+    from backgammon.protocols.ubgi import MAX_LINE, make_player, run
 
     run(request_lines(sys.stdin.buffer, MAX_LINE), sys.stdout, sys.stderr, make_player(load_evaluator, level, plies))
 

@@ -74,7 +74,7 @@ HELP = {
 class Computer:
     """The computer player: the engine at one difficulty level.
 
-    Plays, doubles and takes are the engine's :class:`~backgammon.engine.external.EnginePlayer`
+    Plays, doubles and takes are the engine's :class:`~backgammon.protocols.external.EnginePlayer`
     (:func:`~backgammon.engine.levels.choose_play` at the level's depth and noise, ranked by cubeful
     equity at the game's cube and score; :func:`~backgammon.engine.search.decide_cube` for the cube);
     this class only turns the game into its decisions. ``evaluator_factory`` is called once.
@@ -84,37 +84,37 @@ class Computer:
     """
 
     def __init__(self, level: str, seed: int | None, evaluator_factory: Callable[[], Any]) -> None:
-        from backgammon.engine.external import EnginePlayer
+        from backgammon.protocols.external import EnginePlayer
 
         self.player = EnginePlayer(evaluator_factory, level, None, seed)
 
     @staticmethod
     def _cube(game: Any, player: Any) -> Any:
         """The cube and score seen by ``player`` (the engine's ``CubeInfo``)."""
-        from backgammon.engine.protocol import cube_info_from_match_state
         from backgammon.formats.match_id import MatchState
+        from backgammon.protocols.jsonlines import cube_info_from_match_state
 
         state = MatchState.from_game(game)
         return cube_info_from_match_state(state, player.gnubg_index, game.rules.jacoby_applies)
 
     def _decision(self, kind: str, game: Any, player: Any, dice: Any = None) -> Any:
-        from backgammon.engine.external import Decision
+        from backgammon.protocols.external import Decision
 
         return Decision(kind, game.board_for(player), dice, self._cube(game, player))
 
     def choose_play(self, game: Any) -> Any:
-        from backgammon.engine.external import MOVE
+        from backgammon.protocols.external import MOVE
 
         play = self.player.play(self._decision(MOVE, game, game.turn, game.dice))
         return play if play is not None else game.legal_plays[0]  # no legal move: the empty play
 
     def wants_to_double(self, game: Any) -> bool:
-        from backgammon.engine.external import DOUBLE
+        from backgammon.protocols.external import DOUBLE
 
         return self.player.doubles(self._decision(DOUBLE, game, game.turn))
 
     def takes(self, game: Any) -> bool:
-        from backgammon.engine.external import TAKE
+        from backgammon.protocols.external import TAKE
 
         return self.player.takes(self._decision(TAKE, game, game.on_roll))  # seen from the doubler
 

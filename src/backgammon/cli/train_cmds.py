@@ -60,7 +60,7 @@ def train(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
 ) -> None:
     """Train the nets by self-play TD learning (resumable; see the run directory's train.log)."""
-    from backgammon.engine.train import BEST, TrainConfig, run
+    from backgammon.training.train import BEST, TrainConfig, run
 
     if games < 0 or chunk <= 0 or eval_every <= 0 or eval_pairs <= 0:
         raise InvalidInputError(f"expected positive counts, got games={games!r} chunk={chunk!r}")
@@ -76,7 +76,7 @@ def train(
     if init_from is not None:  # a file that is not weights (or too big for the nets) is refused before training
         import numpy as np
 
-        from backgammon.engine.train import warm_start
+        from backgammon.training.train import warm_start
 
         warm_start(init_from, contact_hidden, race_hidden, np.random.default_rng(0))
     config = TrainConfig(
@@ -155,8 +155,8 @@ def refine(
     export: Path | None = typer.Option(None, "--export", help="write the best weights here when done"),
 ) -> None:
     """Refine trained nets on their own 1-ply (or 2-ply) values of self-play positions (resumable)."""
-    from backgammon.engine.refine import RefineConfig, run
-    from backgammon.engine.train import BEST
+    from backgammon.training.refine import RefineConfig, run
+    from backgammon.training.train import BEST
 
     steps = _alpha_steps(alpha_steps, "counts")
     if not init_from.is_file():
@@ -249,7 +249,7 @@ def label(
 ) -> None:
     """Label self-play positions of the shipped nets at 1, 2 or 3 plies into resumable shards (see
     training/labels/README.md); a rerun with the same settings skips the shards already written."""
-    from backgammon.engine.labels import LabelSettings, write_labels
+    from backgammon.training.labels import LabelSettings, write_labels
 
     settings = LabelSettings(
         plies=plies,
@@ -343,7 +343,7 @@ def fit(
 ) -> None:
     """Fit the contact and race nets to the label shards (resumable; prints the error per epoch; the
     best nets by held-out error go to OUT/weights.npz with their training record in OUT/weights.json)."""
-    from backgammon.engine.fit import WEIGHTS, FitConfig, run
+    from backgammon.training.fit import WEIGHTS, FitConfig, run
 
     steps = _alpha_steps(alpha_steps, "epochs")
     if init_from == "shipped":
@@ -355,7 +355,7 @@ def fit(
     if init_from and contact_hidden > 0 and race_hidden > 0:  # not weights (or too big): refused before the run
         import numpy as np
 
-        from backgammon.engine.train import warm_start
+        from backgammon.training.train import warm_start
 
         warm_start(init_from, contact_hidden, race_hidden, np.random.default_rng(0))
     if epochs < 0:
@@ -409,7 +409,7 @@ def ship(
     every earlier stage and gains this one (the run's configuration, history and label shards)."""
     from backgammon import safejson
     from backgammon.engine.evaluator import default_weights_path
-    from backgammon.engine.fit import ship as ship_run
+    from backgammon.training.fit import ship as ship_run
 
     target = default_weights_path() if into == "shipped" else Path(into)
     if not target.is_file():

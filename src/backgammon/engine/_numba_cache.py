@@ -4,7 +4,8 @@ numba's on-disk cache (``cache=True``) notices when a function's own source
 file changes, but not when a jitted function it calls, in another file, does:
 it would load machine code with the old callee inlined. So the cache goes in a
 directory named by a hash of the *content* of every engine module that uses
-numba (plus the Python version and platform): an edit to a kernel starts a
+numba (plus the Python version and platform; the training package's kernels, which
+call the engine's, are filed below it by their own content and the engine's): an edit to a kernel starts a
 fresh cache, while edits elsewhere and fresh checkouts of the same code reuse
 it. Set ``NUMBA_CACHE_DIR`` yourself to choose another place.
 
@@ -18,7 +19,8 @@ the same machine code wherever they lie and whatever their modification times.
 
 :func:`configure` must run before numba is first imported; importing
 :mod:`backgammon.engine` does it, and every module that imports numba lives
-in that package. (``import backgammon`` itself loads no numba.)
+in that package or in :mod:`backgammon.training`, which imports the engine
+first. (``import backgammon`` itself loads no numba.)
 
 It also makes loading a cached kernel lean (:func:`lean_cache_loads`): numba
 refreshes every typing and lowering registry before it looks in its cache,
@@ -42,7 +44,8 @@ from types import ModuleType
 from typing import Any, ClassVar
 
 ENGINE = Path(__file__).resolve().parent
-_ROOTS: list[Path] = [ENGINE]  # the trees whose kernels are filed by content (ContentLocator)
+TRAINING = ENGINE.parent / "training"  # the training package: its kernels call the engine's
+_ROOTS: list[Path] = [ENGINE, TRAINING]  # the trees whose kernels are filed by content (ContentLocator)
 _ROOT_KEYS: dict[Path, str] = {}  # each root's fingerprint, computed once a process
 _IMPORTS_NUMBA = re.compile(rb"^\s*(?:import numba|from numba[ .])", re.MULTILINE)
 
@@ -67,6 +70,7 @@ def file_by_content(root: Path) -> None:
 
     A module under ``root`` that jits a function for another module's kernels to call must
     itself load numba (see :func:`kernel_modules`), so that editing it starts a fresh cache.
+    The kernels under ``root`` may call the engine's: its key includes the engine's (:func:`_root_key`).
     """
     root = Path(root).resolve()
     if root not in _ROOTS:
@@ -74,9 +78,14 @@ def file_by_content(root: Path) -> None:
 
 
 def _root_key(root: Path) -> str:
+    """The key of ``root``'s kernels: its :func:`fingerprint`, and for a root other than the engine's
+    (whose kernels may inline the engine's) a hash of that and the engine's key."""
     key = _ROOT_KEYS.get(root)
     if key is None:
-        key = _ROOT_KEYS[root] = fingerprint(root)
+        key = fingerprint(root)
+        if root != ENGINE:
+            key = hashlib.sha256(f"{_root_key(ENGINE)}|{key}".encode()).hexdigest()[:16]
+        _ROOT_KEYS[root] = key
     return key
 
 
@@ -84,8 +93,8 @@ class ContentLocator:
     """Files the compiled kernels of a module under a content root by content, not by path.
 
     One of numba's cache locators (``numba.core.caching.CacheImpl._locator_classes``), tried
-    before numba's own for functions whose source file lies under :data:`ENGINE` (or a root given
-    to :func:`file_by_content`), when numba has a cache directory (``NUMBA_CACHE_DIR``, which
+    before numba's own for functions whose source file lies under :data:`ENGINE` or :data:`TRAINING`
+    (or a root given to :func:`file_by_content`), when numba has a cache directory (``NUMBA_CACHE_DIR``, which
     :func:`configure` sets). The kernels go in ``<cache directory>/<module>-<key>``, the key a
     hash of the root's :func:`fingerprint` (every kernel module's content), the module's path in
     the root and its content: an edit to the module or to a jitted callee in another kernel module

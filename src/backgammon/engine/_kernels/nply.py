@@ -95,7 +95,7 @@ def leaf_value(b, ph, leaf, idx, val, hid, o) -> None:
     """``o`` = the 0-ply value of ``b`` (phase ``ph``) for its side on roll: exact if the game is over, the
     bear-off database if both sides are home, else the phase's net in float32 (:func:`forward_sparse32`),
     sanitised. ``leaf`` is ``(cw1, cb1, cw2t, cb2, rw1, rb1, rw2t, rb2, dist, first, ways)``: the nets as
-    :func:`backgammon.engine.labels.leaf_arrays` lays them out, then the bear-off database's arrays."""
+    :func:`leaf_arrays` lays them out, then the bear-off database's arrays."""
     cw1, cb1, cw2t, cb2, rw1, rb1, rw2t, rb2, dist, first, ways = leaf
     if ph == OVER:
         terminal_probs(b, o)

@@ -5,7 +5,7 @@ moves random, to see positions the nets would avoid), labels their positions
 with the nets' own 1-ply value (the average over the 21 rolls of the value
 after each roll's best play) or, with ``label_ply=2``, their 2-ply value (each
 roll's best play valued at 1-ply, as :mod:`backgammon.engine.search` does),
-by the labeller of the label shards (:func:`backgammon.engine.labels.label_boards_fast`:
+by the labeller of the label shards (:func:`backgammon.training.labels.label_boards_fast`:
 the bear-off database where both sides are home, the inner ply of a 2-ply label
 pruned), and fits both nets to the labels of the last few iterations by
 stochastic gradient steps. With ``lam`` above 0 the sample is whole games and each
@@ -15,9 +15,9 @@ the game's own course brings back (:func:`_distill.lambda_returns`), so the
 nets learn what their own play goes on to score, not only what one more ply
 sees. The lookahead value is free of the dice's noise that self-play
 TD learns through, and deeper than the nets, so the nets learn to see what
-their lookahead sees. The kernels are in :mod:`backgammon.engine._distill`.
+their lookahead sees. The kernels are in :mod:`backgammon.training._distill`.
 
-A run lives in a directory like a TD run (:mod:`backgammon.engine.train`):
+A run lives in a directory like a TD run (:mod:`backgammon.training.train`):
 ``checkpoint.npz`` after every iteration (nets, labelled buffer and history;
 a stopped run resumes from it exactly), ``best.npz`` (weights, by the pubeval
 check) and ``train.log``.
@@ -36,12 +36,14 @@ from pathlib import Path
 
 import numpy as np
 
-from backgammon.engine import _distill, encoding
+from backgammon.engine import encoding
 from backgammon.engine.bearoff import WAYS, BearoffDatabase
 from backgammon.engine.evaluator import net_evaluate_batch
-from backgammon.engine.labels import PRUNE, fit_pruner, label_boards_fast
 from backgammon.engine.network import Net, NetArrays, NetPair, arrays_of, kernel_arrays, nets_of, read_npz, write_npz
-from backgammon.engine.train import (
+from backgammon.errors import EngineError, InvalidInputError
+from backgammon.training import _distill
+from backgammon.training.labels import PRUNE, fit_pruner, label_boards_fast
+from backgammon.training.train import (
     BEST,
     CHECKPOINT,
     LOG,
@@ -52,7 +54,6 @@ from backgammon.engine.train import (
     versus_pubeval,
     warm_start,
 )
-from backgammon.errors import EngineError, InvalidInputError
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,8 +171,8 @@ def label_boards(
     boards: np.ndarray, arrays: NetArrays, plies: int, threads: int = 1, cluster: str | None = None
 ) -> np.ndarray:
     """The ``plies``-ply labels of ``boards`` (``(n, 5)``) by the labeller of the label shards
-    (:func:`backgammon.engine.labels.label_boards_fast`, labels version 2: the bear-off database where both
-    sides are home, and at 2 plies the inner ply pruned to :data:`~backgammon.engine.labels.PRUNE` replies),
+    (:func:`backgammon.training.labels.label_boards_fast`, labels version 2: the bear-off database where both
+    sides are home, and at 2 plies the inner ply pruned to :data:`~backgammon.training.labels.PRUNE` replies),
     over ``threads`` threads here or, given a Ray address, as tasks on that cluster (chunks of boards, four
     per CPU of the cluster). Each label is a function of its board and the nets alone, so every way gives
     the same labels.

@@ -1,7 +1,7 @@
 """Self-play TD training of the contact and race nets.
 
 The game loop (move generation, forward pass, TD(0) update) runs in numba
-(:mod:`backgammon.engine._selfplay`); this module drives it in chunks, writes a
+(:mod:`backgammon.training._selfplay`); this module drives it in chunks, writes a
 resumable checkpoint after each chunk, logs progress, and measures strength
 against pubeval as it goes.
 
@@ -26,11 +26,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from backgammon.engine import _selfplay as sp
 from backgammon.engine import encoding
 from backgammon.engine.network import Net, NetArrays, NetPair, arrays_of, kernel_arrays, nets_of, read_npz, write_npz
 from backgammon.engine.pubeval import WC, WR
 from backgammon.errors import EngineError, InvalidInputError
+from backgammon.training import _selfplay as sp
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance

@@ -2,13 +2,13 @@
 pruning models' least squares and refinement's fit.
 
 Self-play TD moves each position's evaluation towards the value after one
-sampled roll. Refinement (:mod:`backgammon.engine.refine`) and the label shards
-(:mod:`backgammon.engine.labels`) instead label positions with their n-ply value
+sampled roll. Refinement (:mod:`backgammon.training.refine`) and the label shards
+(:mod:`backgammon.training.labels`) instead label positions with their n-ply value
 (the engine's compiled search, :mod:`backgammon.engine._kernels.nply`): a target
 without the dice's noise, deeper than the nets themselves. This module samples
 the positions to label and fits the pruning models and the nets.
 
-Weights are passed as in :mod:`backgammon.engine._selfplay`:
+Weights are passed as in :mod:`backgammon.training._selfplay`:
 ``cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2``.
 """
 
@@ -18,7 +18,9 @@ import numpy as np
 from numba import njit
 
 from backgammon.engine._kernels.nply import PRUNE_FEATURES, fast_scratch, leaf_value, prune_features
-from backgammon.engine._selfplay import (
+from backgammon.engine.movegen import CONTACT, MAX_PLAYS, OVER, RACE, hard_contact, phase, successors_ws
+from backgammon.engine.network import NUM_OUTPUTS, flip_outputs
+from backgammon.training._selfplay import (
     choice_scratch,
     choose_near,
     choose_net,
@@ -29,8 +31,6 @@ from backgammon.engine._selfplay import (
     roll,
     side_done,
 )
-from backgammon.engine.movegen import CONTACT, MAX_PLAYS, OVER, RACE, hard_contact, phase, successors_ws
-from backgammon.engine.network import NUM_OUTPUTS, flip_outputs
 
 
 @njit(cache=True, nogil=True)

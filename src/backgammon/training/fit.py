@@ -1,6 +1,6 @@
 """Fitting the contact and race nets to labelled positions (``backgammon fit``).
 
-The labels are the committed shards of ``training/labels`` (:mod:`backgammon.engine.labels`: n-ply
+The labels are the committed shards of ``training/labels`` (:mod:`backgammon.training.labels`: n-ply
 values of self-play positions). Each position goes to the net that values it in play
 (:class:`~backgammon.engine.evaluator.NetEvaluator`): contact positions to the contact net, races to
 the race net; positions with both sides home (the exact bear-off database answers them) and finished
@@ -13,7 +13,7 @@ A fixed share of the positions (chosen by a hash of the board, so the same posit
 same side, whatever the seed or the number of shards) is held out; each epoch prints the mean squared
 error per output on the training positions (as they were met) and on the held-out ones, for each net.
 
-A run lives in a directory like a TD run (:mod:`backgammon.engine.train`): ``checkpoint.npz`` after
+A run lives in a directory like a TD run (:mod:`backgammon.training.train`): ``checkpoint.npz`` after
 every epoch (the nets, Adam's moments, the average, the best nets so far and the list of shards the run
 uses, so a stopped run resumes exactly, even after more shards were added), ``train.log`` (JSON lines)
 and ``weights.npz``, a normal weights file holding, for each net, the epoch of lowest held-out error,
@@ -43,11 +43,11 @@ from pathlib import Path
 import numpy as np
 
 from backgammon.engine import encoding
-from backgammon.engine.labels import load_labels, load_siblings, read_manifest
 from backgammon.engine.movegen import CONTACT, RACE, phase
 from backgammon.engine.network import NUM_OUTPUTS, Net, NetPair, read_npz, weights_digest, write_npz
-from backgammon.engine.train import CHECKPOINT, LOG, config_from_json, config_json, halved, open_run, warm_start
 from backgammon.errors import EngineError, InvalidInputError
+from backgammon.training.labels import load_labels, load_siblings, read_manifest
+from backgammon.training.train import CHECKPOINT, LOG, config_from_json, config_json, halved, open_run, warm_start
 
 WEIGHTS = "weights.npz"
 NETS = ("contact", "race")

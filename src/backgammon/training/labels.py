@@ -1,7 +1,7 @@
 """Labelled positions that last: shards of n-ply labels written to a folder, resumable.
 
 :func:`write_labels` samples positions from 0-ply self-play of the shipped nets
-(:func:`backgammon.engine._distill.sample_positions`, exploring among near-best
+(:func:`backgammon.training._distill.sample_positions`, exploring among near-best
 plays), labels them at 1, 2 or 3 plies with the fast labeller (:func:`label_boards_fast`,
 labels version 2: float32 nets, the exact bear-off database wherever both sides are
 home, at the root and at the leaves, and at the inner plies of a 2- or 3-ply label
@@ -43,13 +43,13 @@ from typing import Any
 import numpy as np
 
 from backgammon import __version__
-from backgammon.engine import _distill
 from backgammon.engine._kernels.nply import PRUNE_FEATURES, evaluate_nply, leaf_arrays
 from backgammon.engine.evaluator import NetEvaluator, default_weights_path, equities, flip_array, sanitize
 from backgammon.engine.movegen import BEAROFF, CONTACT, RACE, board_of, hard_contact, phase, successors_py
 from backgammon.engine.network import NetArrays, NetPair, kernel_arrays, weights_digest
 from backgammon.errors import EngineError, InvalidInputError
 from backgammon.position import Position
+from backgammon.training import _distill
 
 MANIFEST = "manifest.json"
 MANIFEST_LOCK = ".manifest.lock"  # held while a labeller rewrites the manifest
@@ -150,7 +150,7 @@ _PRUNERS: dict[bytes, np.ndarray] = {}
 def fit_pruner(arrays: NetArrays, positions: int = PRUNER_POSITIONS, seed: int = PRUNER_SEED) -> np.ndarray:
     """The pruning models (``(2, PRUNE_FEATURES)``: contact, race) of the nets ``arrays``: least squares of the
     0-ply equity of every result of every roll of ``positions`` sampled positions on cheap board features,
-    within each roll (:func:`backgammon.engine._distill.prune_fit_sums`), rounded to float32. A function of the
+    within each roll (:func:`backgammon.training._distill.prune_fit_sums`), rounded to float32. A function of the
     nets alone (a few seconds; kept per process)."""
     key = (
         hashlib.sha256(b"".join(np.ascontiguousarray(a).tobytes() for a in arrays)).digest()

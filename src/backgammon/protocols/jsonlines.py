@@ -25,7 +25,7 @@ from backgammon.game import cube_owner_seen_by
 from backgammon.position import Position
 from backgammon.safejson import loads, shorten
 
-log = logging.getLogger("backgammon.engine.protocol")
+log = logging.getLogger("backgammon.protocols.jsonlines")
 MAX_LINE = 16_384  # bytes in one request line
 MAX_ERROR = 200  # characters of an error message
 MAX_PLIES = 2

@@ -16,7 +16,7 @@ Anything the engine does not understand or cannot answer gets ``sorry``. The dra
 analysis and rollouts are announced in the draft for later versions and are not implemented.
 See ``docs/ubgi.md``.
 
-The decisions themselves are the external player's (:mod:`backgammon.engine.external`):
+The decisions themselves are the external player's (:mod:`backgammon.protocols.external`):
 the same board reading, the same engine answers.
 """
 
@@ -27,7 +27,8 @@ from collections.abc import Callable, Iterable
 from typing import IO, Any
 
 from backgammon.engine.cube import CubeInfo
-from backgammon.engine.external import (
+from backgammon.errors import BackgammonError, InvalidInputError
+from backgammon.protocols.external import (
     DOUBLE,
     MOVE,
     TAKE,
@@ -37,9 +38,8 @@ from backgammon.engine.external import (
     decision_of,
     error_line,
 )
-from backgammon.errors import BackgammonError, InvalidInputError
 
-log = logging.getLogger("backgammon.engine.ubgi")
+log = logging.getLogger("backgammon.protocols.ubgi")
 
 MAX_LINE = 4_096
 """Bytes in one input line."""
@@ -63,8 +63,8 @@ def decision_of_xgid(text: str) -> Decision:
     Raises:
         InvalidInputError: on a bad XGID or a finished game.
     """
-    from backgammon.engine.protocol import cube_info_from_match_state
     from backgammon.formats.xgid import Xgid
+    from backgammon.protocols.jsonlines import cube_info_from_match_state
 
     xgid = Xgid.parse(text)
     position, state = xgid.to_gnubg()

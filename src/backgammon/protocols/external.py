@@ -54,7 +54,7 @@ from backgammon.errors import BackgammonError, InvalidInputError
 from backgammon.moves import Play
 from backgammon.position import CHECKERS, Position
 
-log = logging.getLogger("backgammon.engine.external")
+log = logging.getLogger("backgammon.protocols.external")
 
 FIELDS = 53
 """Fields of a FIBS board string, ``board`` included."""
@@ -433,7 +433,7 @@ def _short(value: str, limit: int = 20) -> str:
 
 def read_lines(stream: IO[bytes], limit: int = MAX_LINE) -> Iterator[bytes | None]:
     """The lines of a binary stream; ``None`` for a line over ``limit`` bytes (skipped, not stored)."""
-    from backgammon.engine.protocol import request_lines
+    from backgammon.protocols.jsonlines import request_lines
 
     return request_lines(stream, limit)
 
