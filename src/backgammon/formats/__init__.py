@@ -1,4 +1,6 @@
-"""Interchange formats: gnubg Match ID, XGID, Jellyfish ``.mat`` and gnubg SGF match files.
+"""Interchange formats: gnubg Match ID, XGID, ``.mat``, gnubg SGF, eXtreme Gammon ``.xg``/``.xgp``, ``.pos``.
+
+:func:`read_match_file` reads any match or position file (bytes and a name).
 
 Stdlib only. :mod:`.match_id` and :mod:`.xgid` need only the rules core;
 :mod:`.mat` and :mod:`.sgf` replay match files through :mod:`backgammon.match`

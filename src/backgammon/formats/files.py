@@ -41,7 +41,6 @@ FORMATS = {
     "sgf": "GNU Backgammon SGF",
     "xg": "eXtreme Gammon match (.xg)",
     "xgp": "eXtreme Gammon position (.xgp)",
-    "oldmoves": "FIBS oldmoves",
     "pos": "Jellyfish position (.pos)",
 }
 """The formats :func:`read_match_file` reads, by the name it reports in :attr:`MatchFile.format`."""
@@ -109,7 +108,7 @@ class MatchFile:
 
 def _not_read(name: str) -> InvalidInputError:
     return InvalidInputError(
-        f"{name!r} is not a match or position file this program reads (.mat, .sgf, .xg, .xgp, FIBS oldmoves, .pos)",
+        f"{name!r} is not a match or position file this program reads (.mat, .sgf, .xg, .xgp, .pos)",
         code="unknown_match_file",
         params={"name": name},
     )
@@ -176,12 +175,6 @@ def read_match_file(data: bytes, name: str) -> MatchFile:
         from backgammon.formats.xg import read_xg_file
 
         return read_xg_file(data, name)
-    if kind == "pos":
-        from backgammon.formats.jfpos import read_jf_position
+    from backgammon.formats.jfpos import read_jf_position
 
-        return MatchFile(name, kind, position=read_jf_position(data))
-    raise InvalidInputError(
-        f"{name!r}: {FORMATS[kind]} files are not read yet",
-        code="match_file_format_not_read",
-        params={"name": name, "format": kind},
-    )
+    return MatchFile(name, kind, position=read_jf_position(data))

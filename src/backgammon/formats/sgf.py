@@ -12,8 +12,9 @@ Two layers, like :mod:`backgammon.formats.mat`:
 - **Replay** (:func:`load_sgf`): the record replayed through the rules by
   :func:`backgammon.formats.mat.load_mat`, warnings and errors per game.
 
-:func:`write_sgf` turns a :class:`~backgammon.match.Match` into SGF that
-gnubg loads (``load match FILE.sgf``).
+:func:`write_sgf` turns a :class:`~backgammon.match.Match` (and, when given,
+its analysis) into SGF that gnubg loads (``load match FILE.sgf``) and whose
+analysis gnubg shows.
 
 The format (https://red-bean.com/sgf/backgammon.html and gnubg's manual)::
 
@@ -34,10 +35,13 @@ in :mod:`backgammon.game`; SGF's Black is the right column,
 Read: players (``PW``/``PB``), match length, scores and game numbers
 (``MI``), rules (``RU``: Crawford, Jacoby, beavers; other variants are
 refused), results (``RE``, ``R`` for a resignation), moves and cube actions,
-and a final roll without a move (``PL`` and ``DI``). Not read: analysis and
-comments (``A``, ``DA``, ``C``, ...), clocks, and setup positions (``AE``,
-``AW``, ``AB``, ``CV``, ``CP``: a game that starts from a set-up position is
-an error).
+and a final roll without a move (``PL`` and ``DI``); gnubg's analysis
+(``A`` ranked plays, ``DA`` cube decisions) by :func:`read_sgf_analysis`,
+and written by :func:`write_sgf` from plain data
+(:mod:`backgammon.formats.analysis`). Not read: comments and statistics
+(``C``, ``GS``, ``LU``, ...), clocks, and setup positions (``AE``, ``AW``,
+``AB``, ``CV``, ``CP``: a game that starts from a set-up position is an
+error).
 """
 
 from __future__ import annotations
