@@ -1374,7 +1374,9 @@ function init() {
   setupHome();
   $("#form-login").onsubmit = (ev) => { ev.preventDefault(); account("/api/login"); };
   $("#btn-register").onclick = () => account("/api/register");
-  $("#btn-logout").onclick = async () => { await api("POST", "/api/logout"); Object.keys(localStorage).filter((k) => k.startsWith("bg.seat.")).forEach((k) => localStorage.removeItem(k)); user = null; renderAccount(); };
+  // Log out forgets this browser's seat tokens: tables' (bg.seat.<id>) and chouettes' (bg.chouette.<id>; not its language)
+  const seatKey = (k) => k.startsWith("bg.seat.") || (/^bg\.chouette\.[A-Za-z0-9_-]{1,32}$/.test(k) && k !== "bg.chouette.lang");
+  $("#btn-logout").onclick = async () => { await api("POST", "/api/logout"); Object.keys(localStorage).filter(seatKey).forEach((k) => localStorage.removeItem(k)); user = null; renderAccount(); };
   $("#chat-form").onsubmit = (ev) => {
     ev.preventDefault();
     const text = $("#chat-text").value.trim();
