@@ -6,8 +6,9 @@ extension):
 
 - a path with a slash (``src/backgammon/server/tables.py``, ``tests/rules/``): from the repository
   root or from ``src/backgammon/``;
-- a bare file name (``app.js``): a file of the web site, in ``src/backgammon/server/`` or its
-  ``static/`` folder (the document names other files by their path);
+- a bare file name (``app.js``, ``pyproject.toml``): a file of the web site, in
+  ``src/backgammon/server/`` or its ``static/`` folder, or of the repository's root (the document
+  names other files by their path);
 - a dotted name from ``backgammon.`` (``backgammon.engine.search.rank_plays``): the longest module
   prefix is a module or package, and what follows is defined at the top of it;
 - ``module.name`` (``protocol.play_from_steps``): some ``module.py`` under ``src/backgammon/``
@@ -121,10 +122,10 @@ def missing(name: str) -> str | None:
     if name.endswith(EXTENSIONS) and re.fullmatch(r"[\w.-]+", name):
         if name.count(".") > 1 and not name.startswith("."):
             pass  # e.g. a dotted module path ending in a name that looks like an extension: below
-        elif (SERVER / name).is_file() or (SERVER / "static" / name).is_file():
+        elif any((folder / name).is_file() for folder in (SERVER, SERVER / "static", ROOT)):
             return None
         else:
-            return f"no file named {name} in src/backgammon/server"
+            return f"no file named {name} in src/backgammon/server or the root"
     if not re.fullmatch(r"[A-Za-z_][\w]*(\.[A-Za-z_]\w*)+", name):
         return None
     parts = name.split(".")
@@ -161,8 +162,9 @@ def test_the_checker_catches_what_does_not_exist() -> None:
     assert missing("--workers N") is None
     assert missing("/ws/tables/{id}") is None
     assert missing("src/backgammon/engine/nowhere.py") == "no file or folder src/backgammon/engine/nowhere.py"
-    assert missing("nowhere.js") == "no file named nowhere.js in src/backgammon/server"
-    assert missing("search.py") == "no file named search.py in src/backgammon/server"
+    assert missing("nowhere.js") == "no file named nowhere.js in src/backgammon/server or the root"
+    assert missing("search.py") == "no file named search.py in src/backgammon/server or the root"
+    assert missing("pyproject.toml") is None
     assert missing("backgammon.moves.use_accelerator(False)") is None
     assert missing("backgammon.moves.no_such_thing(1)") == "backgammon.moves defines no no_such_thing"
     assert missing("backgammon.engine.nowhere") == "backgammon.engine defines no nowhere"
