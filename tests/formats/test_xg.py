@@ -60,10 +60,10 @@ def test_real_xg_file_header_and_analysis() -> None:
     assert record.header("Event") == "HSBT Paris 2023"
     assert reading.match is not None and reading.match.winner is Player.BLACK  # Kévin Unger, the left column
     assert reading.match.score == (4, 7)  # (white, black)
-    # XG analysed every checker play (334 move records, 7 of them rolls without a move) and cube decision
+    # XG analysed every checker play (334 move records, less rolls without a move and dances) and cube decision
     plays = [a for a in reading.analysis if a.play is not None]
     cubes = [a for a in reading.analysis if a.cube is not None]
-    assert len(plays) > 300 and len(cubes) > 150
+    assert len(plays) > 280 and len(cubes) > 150
     first = plays[0]
     entry = record.games[0].entries[first.entry]
     assert entry.text() == "51: 13/8 24/23" and first.game == 1
