@@ -67,14 +67,23 @@ the other takes or passes) and reports the cubeful result: money points per
 root cube, or the root player's match-winning chance.
 
 Cubeless trials with 0-ply plays and the network evaluator run compiled
-(:func:`_trial_kernel`: the same dice, plays and results as the Python loop,
-1.4 to 2.1 times as fast in ``benchmarks/rollout.py`` and ``speed.py``);
-cubeful and 1-ply trials, and other evaluators, run in Python.
+(:func:`backgammon.engine._kernels.rollout_trials.play_trial`), by default in
+the evaluator's own float64 arithmetic (:func:`_trial_kernel`: the Python loop's
+dice, plays and results, trial by trial), or with ``float32=True`` with the nets
+in float32 (:mod:`backgammon.engine._kernels.fastnet`, about twice as fast:
+outputs within a few 1e-7 of the evaluator's, so a near-tie between two plays may
+go the other way and the trials are statistically, not exactly, the Python
+loop's; ``tests/engine/test_fast_rollout.py`` compares the means). Cubeful and
+1-ply trials, and other evaluators, run in Python.
 
-Trials are spread over processes (``multiprocessing``, ``workers`` of them) or,
+In the calling process (``workers=1``, the default) the compiled trials of each
+chunk are dealt to ``threads`` threads (default: one per usable CPU; the kernel
+releases the GIL, so a server's thread can run them). Trials are also spread
+over processes (``multiprocessing``, ``workers`` of them, one thread each) or,
 given a cluster address, over a Ray cluster (``pip install backgammon[cluster]``;
-Ray is imported only then). A ``progress(done, total)`` callback is called in
-the calling process as chunks of trials finish.
+Ray is imported only then). Every trial's dice come from its own index, so the
+result does not depend on threads, processes or chunks. A ``progress(done,
+total)`` callback is called in the calling process as chunks of trials finish.
 """
 
 from __future__ import annotations
@@ -84,6 +93,7 @@ import math
 import multiprocessing
 import os
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from statistics import NormalDist
 from typing import Any, Protocol
@@ -93,13 +103,13 @@ from numba import njit
 
 from backgammon.dice import ALL_36, ALL_ROLLS
 from backgammon.engine._cluster import run_tasks
+from backgammon.engine._kernels.fastnet import fast_nets
+from backgammon.engine._kernels.rollout_trials import play_trial
 from backgammon.engine.cube import CubeInfo, CubeOwner, clip_outputs, cube_decision, cube_efficiency
-from backgammon.engine.encoding import MAX_NONZERO
-from backgammon.engine.evaluator import NetEvaluator, net_choose, net_evaluate_one, terminal_probs
-from backgammon.engine.movegen import MAX_PLAYS, OVER, new_workspace, phase, successors_ws
+from backgammon.engine.evaluator import NetEvaluator
+from backgammon.engine.movegen import MAX_PLAYS, new_workspace
 from backgammon.engine.movegen import board_of as position_to_board
 from backgammon.engine.movegen import successors_py as successor_boards
-from backgammon.engine.network import flip_outputs as flip_outputs_into
 from backgammon.engine.search import rank_boards
 from backgammon.errors import InvalidInputError
 from backgammon.moves import Play
@@ -143,11 +153,17 @@ class RolloutSettings:
     ``stop_confidence``: with :func:`rollout_plays`, stop before ``trials``
     once the best candidate is separated from every other one at this
     confidence (e.g. 0.95; None: run every trial), checked after each chunk
-    from ``min_trials`` trials on.
+    from ``min_trials`` trials on. ``threads``: threads the compiled trials
+    of an in-process rollout (``workers=1``) run on (0: one per usable CPU;
+    worker processes and cluster tasks run one each); ``float32``: the compiled
+    trials evaluate with the float32 kernels, about twice as fast and
+    statistically the same, instead of the evaluator's float64 arithmetic
+    (trial by trial the Python loop's games; module docstring).
 
     Raises:
-        InvalidInputError: on non-positive trials, a negative truncation or
-            workers, a ply other than 0 or 1, or a confidence not between 0 and 1.
+        InvalidInputError: on non-positive trials, a negative truncation,
+            workers or threads, a ply other than 0 or 1, or a confidence not
+            between 0 and 1.
     """
 
     trials: int = 1296
@@ -163,6 +179,8 @@ class RolloutSettings:
     variance_reduction: bool = True
     stop_confidence: float | None = None
     min_trials: int = 144
+    threads: int = 0
+    float32: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.trials, int) or self.trials < 1:
@@ -171,6 +189,10 @@ class RolloutSettings:
             raise InvalidInputError(f"invalid truncation {self.truncate!r}: expected a number of plies >= 0")
         if not isinstance(self.workers, int) or self.workers < 0:
             raise InvalidInputError(f"invalid number of workers {self.workers!r}: expected 0 (all CPUs) or more")
+        if isinstance(self.threads, bool) or not isinstance(self.threads, int) or self.threads < 0:
+            raise InvalidInputError(f"invalid number of threads {self.threads!r}: expected 0 (all CPUs) or more")
+        if not isinstance(self.float32, bool):
+            raise InvalidInputError(f"invalid float32 flag {self.float32!r}: expected True or False")
         if self.ply not in (0, 1) or isinstance(self.ply, bool):
             raise InvalidInputError(f"invalid rollout ply {self.ply!r}: expected 0 or 1")
         if self.chunk < 1:
@@ -534,7 +556,8 @@ def _trial_kernel(
     luck,
     out,
 ) -> bool:
-    """A cubeless trial with 0-ply plays, as :func:`_play_trial` plays it, compiled.
+    """A cubeless trial with 0-ply plays, as :func:`_play_trial` plays it, compiled, in the evaluator's
+    float64 arithmetic: :func:`backgammon.engine._kernels.rollout_trials.play_trial` with these nets.
 
     ``board`` (the side on roll's view) and ``state`` (ply, and 1 when the opponent of the root is on
     roll) advance in place; ``dice[ply]`` is the roll of each ply. Returns True with the root side's five
@@ -543,121 +566,67 @@ def _trial_kernel(
     array: no variance reduction) each roll's luck, as :func:`_choose_with_luck` measures it, is added
     to ``luck`` (the root side's 5 outputs; the caller zeroes it before the trial).
     """
-    idx = np.empty(MAX_NONZERO, dtype=np.int64)
-    val = np.empty(MAX_NONZERO, dtype=np.float64)
-    hid = np.empty(max(cb1.shape[0], rb1.shape[0]))
-    o = np.empty(5)
-    best = np.empty(5)
-    mine = np.empty(5)
-    mover = np.empty(5)
-    acc = np.empty(5)
-    chosen = np.empty((2, 25), dtype=np.int8)
-    vr = rolls.shape[0] > 0
-    while True:
-        if truncate >= 0 and state[0] >= truncate:
-            net_evaluate_one(
-                board, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, first, ways, use_bearoff, idx, val, hid, o
-            )
-            break
-        if state[0] >= dice.shape[0]:
-            return False
-        ply = state[0]
-        d1 = dice[ply, 0]
-        d2 = dice[ply, 1]
-        n = successors_ws(board, d1, d2, cand, work, table)
-        c = 0
-        if n > 1 or vr:
-            c = net_choose(
-                cand, n, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, first, ways, use_bearoff, idx, val, hid, o, best
-            )
-        if vr:
-            chosen[:, :] = cand[c]
-            flip_outputs_into(best, mine)  # the mover's view
-            hi = max(d1, d2)
-            lo = min(d1, d2)
-            acc[:] = 0.0
-            for r in range(rolls.shape[0]):
-                if rolls[r, 0] == hi and rolls[r, 1] == lo:  # the rolled dice: the trial's own evaluations
-                    for k in range(5):
-                        acc[k] += rolls[r, 2] * mine[k]
-                    continue
-                m = successors_ws(board, rolls[r, 0], rolls[r, 1], cand, work, table)
-                net_choose(
-                    cand,
-                    m,
-                    cw1,
-                    cb1,
-                    cw2,
-                    cb2,
-                    rw1,
-                    rb1,
-                    rw2,
-                    rb2,
-                    dist,
-                    first,
-                    ways,
-                    use_bearoff,
-                    idx,
-                    val,
-                    hid,
-                    o,
-                    best,
-                )
-                flip_outputs_into(best, mover)
-                for k in range(5):
-                    acc[k] += rolls[r, 2] * mover[k]
-            for k in range(5):
-                mine[k] = mine[k] - acc[k] / 36.0
-            if state[1] == 0:
-                for k in range(5):
-                    luck[k] += mine[k]
-            else:  # the opponent's luck, seen from the root side
-                luck[0] += -mine[0]
-                luck[1] += mine[3]
-                luck[2] += mine[4]
-                luck[3] += mine[1]
-                luck[4] += mine[2]
-            board[:, :] = chosen
-        else:
-            board[:, :] = cand[c]
-        state[0] += 1
-        state[1] ^= 1
-        if phase(board) == OVER:  # the side that just moved is off: the result of the side on roll
-            terminal_probs(board, o)
-            break
-    if state[1] == 0:
-        out[:] = o
-    else:
-        flip_outputs_into(o, out)
-    return True
+    net64 = (cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, first, ways, use_bearoff)
+    w = np.zeros((1, 1), dtype=np.float32)
+    b = np.zeros(1, dtype=np.float32)
+    w2t = np.zeros((5, 1), dtype=np.float32)
+    b2 = np.zeros(5)
+    unused32 = (w, b, w2t, b2, w, b, w2t, b2, dist, first, ways, use_bearoff)
+    return play_trial(board, state, dice, truncate, False, net64, unused32, cand, work, table, rolls, luck, out)
+
+
+def _threads(settings: RolloutSettings) -> int:
+    """The threads an in-process rollout runs its compiled trials on (``settings.threads``, 0: the usable CPUs)."""
+    if settings.threads:
+        return settings.threads
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
 def _run_chunk_compiled(
-    evaluator: NetEvaluator, roots: list[np.ndarray], settings: RolloutSettings, start: int, stop: int
+    evaluator: NetEvaluator, roots: list[np.ndarray], settings: RolloutSettings, start: int, stop: int, threads: int = 1
 ) -> np.ndarray:
-    """:func:`_run_chunk` for cubeless 0-ply trials with the network evaluator: the same trials, compiled."""
-    args = evaluator.kernel_args()
-    cand = np.empty((MAX_PLAYS, 2, 25), dtype=np.int8)
-    work, table = new_workspace()
+    """:func:`_run_chunk` for cubeless 0-ply trials with the network evaluator: the same trials, compiled
+    (:func:`backgammon.engine._kernels.rollout_trials.play_trial`), in float32 if ``settings.float32``;
+    the trials are dealt round-robin to ``threads`` threads (the kernel releases the GIL)."""
+    net64 = evaluator.kernel_args()
+    nets32 = fast_nets(evaluator)
+    fast = settings.float32
     truncate = -1 if settings.truncate is None else settings.truncate
     rolls = ROLLS21 if settings.variance_reduction else _NO_ROLLS
     out = np.zeros((len(roots), stop - start, _COLS))
-    res = np.empty(5)
-    luck = np.zeros(5)
-    state = np.zeros(2, dtype=np.int64)
-    for t in range(start, stop):
-        dice, rng = _dice_of_trial(settings.seed, t, settings.stratify, 256)
-        for r, root in enumerate(roots):
-            board = np.array(root, dtype=np.int8)
-            state[:] = 0
-            luck[:] = 0.0
-            while not _trial_kernel(board, state, dice, truncate, *args, cand, work, table, rolls, luck, res):
-                dice = _more_dice(dice, rng)
-            out[r, t - start, :5] = res
-            out[r, t - start, 5] = outputs_equity(res)
-            out[r, t - start, 6] = np.nan
-            out[r, t - start, _LUCK] = luck
-            out[r, t - start, _CUBEFUL_LUCK] = np.nan
+
+    def run(trials: range) -> None:
+        cand = np.empty((MAX_PLAYS, 2, 25), dtype=np.int8)
+        work, table = new_workspace()
+        res = np.empty(5)
+        luck = np.zeros(5)
+        state = np.zeros(2, dtype=np.int64)
+        for t in trials:
+            dice, rng = _dice_of_trial(settings.seed, t, settings.stratify, 256)
+            for r, root in enumerate(roots):
+                board = np.array(root, dtype=np.int8)
+                state[:] = 0
+                luck[:] = 0.0
+                while not play_trial(
+                    board, state, dice, truncate, fast, net64, nets32, cand, work, table, rolls, luck, res
+                ):
+                    dice = _more_dice(dice, rng)
+                out[r, t - start, :5] = res
+                out[r, t - start, 5] = outputs_equity(res)
+                out[r, t - start, 6] = np.nan
+                out[r, t - start, _LUCK] = luck
+                out[r, t - start, _CUBEFUL_LUCK] = np.nan
+
+    k = max(1, min(threads, stop - start))
+    if k == 1:
+        run(range(start, stop))
+    else:
+        with ThreadPoolExecutor(k, thread_name_prefix="rollout-trials") as pool:
+            for done in [pool.submit(run, range(start + i, stop, k)) for i in range(k)]:
+                done.result()
     return out
 
 
@@ -694,17 +663,18 @@ def _init_worker(evaluator: Any) -> None:
     _WORKER_EVALUATOR[:] = [evaluator]
 
 
-def _run_chunk(args: tuple[Any, list[np.ndarray], RolloutSettings, int, int]) -> np.ndarray:
+def _run_chunk(args: tuple[Any, list[np.ndarray], RolloutSettings, int, int], threads: int = 1) -> np.ndarray:
     """Trials [start, stop) of every root board: array (roots, trials, 13): outputs, equity, cubeful,
     then the luck of the 5 outputs and of the cubeful result (see ``_COLS``).
 
     ``args[0]`` is the evaluator, or None in a pool worker (then the one given to the initializer).
+    ``threads``: threads for compiled trials (the Python loop runs in the calling thread).
     """
     evaluator, roots, settings, start, stop = args
     if evaluator is None:
         evaluator = _WORKER_EVALUATOR[0]
     if not settings.cubeful and settings.ply == 0 and type(evaluator) is NetEvaluator:
-        return _run_chunk_compiled(evaluator, roots, settings, start, stop)
+        return _run_chunk_compiled(evaluator, roots, settings, start, stop, threads)
     out = np.zeros((len(roots), stop - start, _COLS))
     for r, root in enumerate(roots):
         for t in range(start, stop):
@@ -804,8 +774,9 @@ def _rollout_samples(
     else:
         workers = settings.workers or os.cpu_count() or 1
         if workers == 1 or len(tasks) == 1:
+            threads = _threads(settings)
             for task in tasks:
-                if advance(_run_chunk(task)):
+                if advance(_run_chunk(task, threads)):
                     break
         else:
             ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
