@@ -106,7 +106,7 @@ def test_restart_keeps_seed_and_roll_sequence_and_cli_verifies(tmp_path):
 
 
 def test_draw_count_reads_each_action_once_and_starts_again_for_another_list():
-    from backgammon.server.fair import DrawCount, dice_doc, draws_of
+    from backgammon.server.table_dice import DrawCount, dice_doc, draws_of
 
     actions = [{"kind": "opening_roll", "dice": [3, 1]}, {"kind": "move", "steps": [[8, 5]]}]
     count = DrawCount()

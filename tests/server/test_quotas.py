@@ -14,7 +14,7 @@ from starlette.websockets import WebSocketDisconnect
 
 from backgammon.position import Position
 from backgammon.server import pools, rooms, study
-from backgammon.server.errors import HTTPError
+from backgammon.server.http_errors import HTTPError
 from backgammon.server.quotas import Quotas, parse_budgets
 
 from .conftest import make_client, receive, table_socket
@@ -110,16 +110,16 @@ def test_tables_against_the_computer_at_once(tmp_path: Path):
 
 
 def test_dice_stats_budget_and_cache(tmp_path: Path, monkeypatch):
-    from backgammon.server import dice_stats
+    from backgammon.server import player_dice
 
     calls: list[str] = []
-    real = dice_stats.player_report
+    real = player_dice.player_report
 
     def counted(sessions, name):
         calls.append(name)
         return real(sessions, name)
 
-    monkeypatch.setattr(dice_stats, "player_report", counted)
+    monkeypatch.setattr(player_dice, "player_report", counted)
     with make_client(tmp_path, budgets={"dice_stats": [2, 1]}) as client:
         tid, w, _b = human_table(client, rules={"match_length": 1})
         client.post(f"/api/tables/{tid}/actions", json={"action": "roll"}, headers={"x-seat-token": w})
@@ -133,9 +133,9 @@ def test_dice_stats_budget_and_cache(tmp_path: Path, monkeypatch):
 
 
 def test_dice_stats_replays_a_bounded_number_of_tables(monkeypatch):
-    from backgammon.server import dice_stats
+    from backgammon.server import player_dice
 
-    assert dice_stats.MAX_REPLAYED <= 200 < dice_stats.MAX_TABLES
+    assert player_dice.MAX_REPLAYED <= 200 < player_dice.MAX_TABLES
 
 
 # -------------------------------------------------------------- rollouts

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from backgammon.server import uploads
-from backgammon.server.errors import HTTPError
+from backgammon.server.http_errors import HTTPError
 from backgammon.server.uploads import MAX_FILE_BYTES, read_match_file
 
 from .conftest import make_client

@@ -44,8 +44,8 @@ from backgammon.server.auth import (
 from backgammon.server.bus import bus_for, leases_for
 from backgammon.server.chouette_tables import router as chouette_router
 from backgammon.server.db import Table, User, database_url_for, open_database
-from backgammon.server.dice_stats import router as dice_stats_router
-from backgammon.server.errors import HTTPError, error_info, error_status
+from backgammon.server.player_dice import router as dice_stats_router
+from backgammon.server.http_errors import HTTPError, error_info, error_status
 from backgammon.server.history import export_mat, history_entry_of, history_of, move_list_of
 from backgammon.server.ownership import Network
 from backgammon.server.pairing import PairingManager

@@ -15,7 +15,7 @@ rotation). This module gives it seats, storage, computer players and a REST API:
 
 Storage reuses the platform's ``tables`` row (``config["mode"] == "chouette"``; seat tokens are
 kept hashed in the config) and its ``actions`` rows (``{"by": name, "kind": ...}``); a table is
-replayed from them after a restart. Dice are verifiable (:mod:`backgammon.server.fair`).
+replayed from them after a restart. Dice are verifiable (:mod:`backgammon.server.table_dice`).
 
 Computer players decide off the event loop (``asyncio.to_thread``), one action at a time, each
 within :data:`BOT_ACTION_TIMEOUT` seconds (else the quick player's answer stands in). They act
@@ -49,8 +49,8 @@ from backgammon.server import chouette_seats, protocol
 from backgammon.server.agents import LEVELS, decide_by, make_agent
 from backgammon.server.auth import guest_name, new_token, token_hash
 from backgammon.server.db import Action, Table, utcnow
-from backgammon.server.errors import HTTPError
-from backgammon.server.fair import dice_doc, draws_of, game_dice_config, game_seed, new_dice_config
+from backgammon.server.http_errors import HTTPError
+from backgammon.server.table_dice import dice_doc, draws_of, game_dice_config, game_seed, new_dice_config
 from backgammon.server.ownership import Network
 from backgammon.server.pools import run_engine
 from backgammon.server.protocol import shown

@@ -42,7 +42,7 @@ from typing import Any, TypeVar
 
 from backgammon.errors import BackgammonError, IllegalActionError, IllegalPlayError, InvalidInputError
 from backgammon.server.bus import Bus, Leases, LocalBus, LocalLeases, encode
-from backgammon.server.errors import error_info
+from backgammon.server.http_errors import error_info
 from backgammon.server.rooms import Room
 
 log = logging.getLogger("backgammon.server")

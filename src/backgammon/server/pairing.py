@@ -30,7 +30,7 @@ from backgammon.errors import IllegalActionError, InvalidInputError
 from backgammon.game import Player
 from backgammon.server import protocol
 from backgammon.server.auth import new_token, token_hash
-from backgammon.server.errors import HTTPError
+from backgammon.server.http_errors import HTTPError
 from backgammon.server.rooms import Room
 from backgammon.server.tables import TableManager
 

@@ -50,7 +50,7 @@ from backgammon.game import (
 from backgammon.moves import Play, StepGraph, step_graph
 from backgammon.position import Position
 from backgammon.server import game_clock
-from backgammon.server.fair import dice_doc
+from backgammon.server.table_dice import dice_doc
 from backgammon.server.matchflow import last_result
 
 MAX_MESSAGE = 16_000

@@ -31,7 +31,7 @@ from fastapi.responses import Response
 from backgammon.errors import IllegalActionError, InvalidInputError
 from backgammon.server import protocol
 from backgammon.server.assets import ASSETS
-from backgammon.server.errors import HTTPError
+from backgammon.server.http_errors import HTTPError
 from backgammon.server.protocol import shown
 
 SESSION_COOKIE = "bg_session"

@@ -29,7 +29,7 @@ from limits.strategies import MovingWindowRateLimiter
 from starlette.requests import HTTPConnection
 
 from backgammon.errors import InvalidInputError
-from backgammon.server.errors import HTTPError
+from backgammon.server.http_errors import HTTPError
 
 
 @dataclass(frozen=True, slots=True)

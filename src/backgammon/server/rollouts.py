@@ -27,7 +27,7 @@ from fastapi import APIRouter, Request, WebSocket, WebSocketDisconnect
 from backgammon.errors import IllegalActionError
 from backgammon.moves import find_play
 from backgammon.server import protocol
-from backgammon.server.errors import HTTPError, error_info
+from backgammon.server.http_errors import HTTPError, error_info
 from backgammon.server.protocol import shown
 from backgammon.server.study import (
     MAX_CANDIDATES,
@@ -255,7 +255,7 @@ class RolloutJobs:
         Raises:
             LookupError: for an unknown id. HTTPError: 403 (``not_your_rollout``) for another client.
         """
-        from backgammon.server.errors import HTTPError
+        from backgammon.server.http_errors import HTTPError
 
         job = self.get(job_id)
         if not job.owned_by(token):

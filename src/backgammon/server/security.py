@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from backgammon.server import protocol
-from backgammon.server.errors import HTTPError, error_info
+from backgammon.server.http_errors import HTTPError, error_info
 
 # A Host header we are willing to repeat inside the policy: a name or an IP literal, and a port.
 _HOST = re.compile(r"^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$")

@@ -4,7 +4,7 @@
 reads the ``hello`` message that names the seat (its token; none to watch), sends the state and
 then answers each message through the connection's :class:`~backgammon.server.rooms.Outbox`, so
 that replies and published states keep their order and a stalled client is dropped instead of
-waited for. Every error goes through :func:`~backgammon.server.errors.error_status` and is followed
+waited for. Every error goes through :func:`~backgammon.server.http_errors.error_status` and is followed
 by the full state. Messages are typed in :mod:`backgammon.server.protocol` (docs/web-protocol.md).
 
 With the server's :class:`~backgammon.server.quotas.Quotas`, a connection counts against its address's
@@ -26,7 +26,7 @@ from fastapi import WebSocket, WebSocketDisconnect
 
 from backgammon.errors import BackgammonError, InvalidInputError
 from backgammon.server import protocol
-from backgammon.server.errors import HTTPError, error_info, error_status
+from backgammon.server.http_errors import HTTPError, error_info, error_status
 from backgammon.server.quotas import Quotas, address_of, too_many
 from backgammon.server.rooms import Outbox
 from backgammon.server.security import origin_allowed

@@ -51,7 +51,7 @@ from backgammon.server import game_clock, protocol
 from backgammon.server.agents import LEVELS, Agent, GreedyAgent, decide_by, make_agent
 from backgammon.server.auth import new_token, token_hash
 from backgammon.server.db import Action, ChatMessage, Table, User, utcnow
-from backgammon.server.fair import DrawCount, draws_of, new_dice_config, resume_dice
+from backgammon.server.table_dice import DrawCount, draws_of, new_dice_config, resume_dice
 from backgammon.server.matchflow import StartPosition, new_match
 from backgammon.server.ownership import Network
 from backgammon.server.pools import run_engine

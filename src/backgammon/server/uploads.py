@@ -49,7 +49,7 @@ from backgammon.errors import BackgammonError, InvalidInputError
 from backgammon.server import protocol
 from backgammon.server.assets import ASSETS
 from backgammon.server.db import Base, utcnow
-from backgammon.server.errors import HTTPError, error_info
+from backgammon.server.http_errors import HTTPError, error_info
 from backgammon.server.protocol import shown
 
 log = logging.getLogger("backgammon.server")
