@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install everything from scratch (system packages, a virtual environment, the
 # project with its server and test extras), then run the static checks
-# (scripts/lint.sh), the fast tier (pytest -m "not slow": no browser) and the slow
+# (scripts/lint.sh), the numba cache hook on the oldest numba the bounds allow
+# (scripts/numba_oldest.sh), the fast tier (pytest -m "not slow": no browser) and the slow
 # tier (pytest -m slow: every browser test is also slow), stopping at the first failure; each tier
 # lists its ten slowest tests (the suite should stay well under 15 minutes).
 # Usage: bash scripts/test.sh [extra pytest arguments, given to both tiers]
@@ -28,6 +29,7 @@ python3 -m venv .venv
 .venv/bin/python -m pip install -q -e '.[server,test,postgres,redis]'
 
 bash scripts/lint.sh
+bash scripts/numba_oldest.sh
 
 # A throw-away PostgreSQL server for the test that runs the app on PostgreSQL.
 PGBIN=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
