@@ -1,14 +1,17 @@
-"""The engine: evaluators, bear-off database, search and self-play training.
+"""The engine's runtime: evaluators, bear-off database, search, cube, rollouts, analysis and levels.
 
-Imports the core (``backgammon.position`` ...), never the apps.
+Imports the core (``backgammon.position`` ...) and the formats, never the protocols, the
+apps or training (:mod:`backgammon.training` sits above it; the layer contracts in
+``pyproject.toml`` check this).
 
 >>> from backgammon import Position
 >>> from backgammon.engine import NetEvaluator, best_play
 >>> str(best_play(Position.initial(), 3, 1, NetEvaluator.default()))
 '8/5 6/5'
 
-Every module that imports numba lives in this package, so configuring numba's
-kernel cache here (:mod:`backgammon.engine._numba_cache`) runs before numba loads.
+Every module that imports numba lives in this package or in :mod:`backgammon.training`
+(which imports this package first), so configuring numba's kernel cache here
+(:mod:`backgammon.engine._numba_cache`) runs before numba loads.
 The names exported here load their modules on first use.
 """
 
