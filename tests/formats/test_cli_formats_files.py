@@ -114,3 +114,9 @@ def test_sgf_write_is_shown_by_gnubg_with_our_figures(capsys: pytest.CaptureFixt
         else:
             assert at and abs(value + nd[at - 1]) < 0.002, (value, at)
     assert at == len(nd)
+
+
+def test_sgf_write_refuses_a_match_without_moves(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    # a Galaxy file whose only game is a forfeit before the opening roll
+    code, _out, err = run(capsys, "sgf-write", str(DATA / "real" / "galaxy_match3831101.mat"), str(tmp_path / "x.sgf"))
+    assert code == 2 and "no game with moves" in err and not (tmp_path / "x.sgf").exists()

@@ -363,6 +363,8 @@ def sgf_write(
     read = read_match_file(data, path.name)
     if read.match is None:
         raise InvalidInputError(f"{str(path)!r} holds no match to write (a position file, or no game could start)")
+    if not read.match.games and not read.match.game.log:
+        raise InvalidInputError(f"{str(path)!r} holds no game with moves to write")
     if read.errors:
         print(f"note: the match is written up to its first error: {read.errors[0]}")
     analysis = [] if bare else engine_analysis(read.match, plies)
