@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import random
+import re
 import threading
 from pathlib import Path
 
@@ -12,11 +13,13 @@ import pytest
 
 from backgammon.server import uploads
 from backgammon.server.http_errors import HTTPError
-from backgammon.server.uploads import MAX_FILE_BYTES, read_match_file
+from backgammon.server.uploads import MAX_FILE_BYTES, read_upload
 
 from .conftest import make_client
 
 REAL = Path(__file__).resolve().parents[1] / "data" / "real"
+XG = Path(__file__).resolve().parents[1] / "data" / "xg"
+POS = Path(__file__).resolve().parents[1] / "data" / "pos"
 STATIC = Path(__file__).resolve().parents[2] / "src" / "backgammon" / "server" / "static"
 SMALL = "galaxy_match3029786.mat"  # one game, 22 actions: a quick analysis
 WARNED = "galaxy_match7236505.mat"  # a forfeit the rules cannot end: read with a warning
@@ -99,8 +102,9 @@ def test_sgf_and_pasted_text_are_read(client):
     [
         ({"name": "big.mat", "text": "x" * (MAX_FILE_BYTES + 1)}, 413, "upload_too_large"),
         ({"name": "big.mat", "data": b64(b"x" * (MAX_FILE_BYTES + 1))}, 413, "upload_too_large"),
-        ({"name": "m.xg", "data": b64(b"RGMH" + bytes(200))}, 400, "upload_unsupported"),
-        ({"name": "m.mat", "data": b64(b"\x00\x01\x02 5 point match")}, 400, "upload_not_text"),
+        ({"name": "m.xg", "data": b64(b"RGMH" + bytes(200))}, 400, "upload_unreadable"),
+        ({"name": "photo.png", "data": b64(bytes(range(256)) * 8)}, 400, "upload_not_text"),
+        ({"name": "t1_00.pos", "data": b64((POS / "t1_00.pos").read_bytes())}, 400, "upload_position_file"),
         ({"name": "m.mat", "text": "   \n"}, 400, "upload_empty"),
         ({"name": "m.mat", "text": "hello, not a match"}, 400, "upload_unreadable"),
         ({"name": "m.sgf", "text": "(;" + "(" * 20000}, 400, "upload_unreadable"),
@@ -123,7 +127,7 @@ def test_bad_files_get_a_code_naming_the_file_never_a_500(client, body, status, 
     if code.startswith("upload_"):
         assert doc["params"]["name"] == body["name"]
     if code == "upload_too_large":
-        assert doc["params"]["limit_kb"] == MAX_FILE_BYTES // 1024 == 45
+        assert doc["params"]["limit_kb"] == MAX_FILE_BYTES // 1024 == 512
 
 
 def test_a_real_file_without_moves_is_refused_with_its_reason(client):
@@ -131,9 +135,25 @@ def test_a_real_file_without_moves_is_refused_with_its_reason(client):
     assert res.status_code == 400 and res.json()["code"] == "upload_no_games"
 
 
-def test_a_body_over_the_servers_limit_is_413(client):
-    res = client.post("/api/uploads", json={"name": "m.mat", "data": "A" * 70_000})
+def test_the_upload_alone_takes_a_larger_body(client):
+    assert uploads.BODY_LIMIT > 4 * MAX_FILE_BYTES // 3  # a file at the limit, in base64, fits
+    res = client.post("/api/uploads", json={"name": "m.mat", "data": "A" * (uploads.BODY_LIMIT + 10)})
     assert res.status_code == 413
+    assert client.post("/api/login", json={"username": "x" * 70_000, "password": "p"}).status_code == 413
+
+
+def test_a_real_xg_file_is_read_with_the_formats_reader(client):
+    data = (XG / "charlot_7pt.xg").read_bytes()
+    assert 64 * 1024 < len(data) <= MAX_FILE_BYTES  # larger than any other request may be
+    up = client.post("/api/uploads", json={"name": "charlot_7pt.xg", "data": b64(data)}).json()
+    assert up["format"] == "xg" and up["match_length"] == 7 and up["total"] > 100, up
+
+
+def test_a_match_too_long_to_analyse_is_refused(client, monkeypatch):
+    monkeypatch.setattr(uploads, "MAX_ACTIONS", 21)
+    res = upload_file(client, SMALL)  # 22 actions
+    assert res.status_code == 400 and res.json()["code"] == "upload_too_long"
+    assert res.json()["params"] == {"name": SMALL, "actions": 22, "limit": 21}
 
 
 def test_mangled_real_files_are_read_or_refused_with_a_code():
@@ -153,7 +173,7 @@ def test_mangled_real_files_are_read_or_refused_with_a_code():
             else:
                 data[i:i] = data[i : i + rng.randint(1, 40)]
         try:
-            read_match_file(bytes(data), "mangled.mat")
+            read_upload(bytes(data), "mangled.mat")
             outcomes["read"] += 1
         except HTTPError as exc:
             assert exc.status == 400 and exc.code.startswith("upload_") and exc.params["name"] == "mangled.mat"
@@ -163,13 +183,13 @@ def test_mangled_real_files_are_read_or_refused_with_a_code():
 
 def test_files_are_read_on_the_engine_pool_not_the_event_loop(client, monkeypatch):
     threads = []
-    real = uploads.read_match_file
+    real = uploads.read_upload
 
     def spy(data, name):
         threads.append(threading.current_thread().name)
         return real(data, name)
 
-    monkeypatch.setattr(uploads, "read_match_file", spy)
+    monkeypatch.setattr(uploads, "read_upload", spy)
     assert upload_file(client, SMALL).status_code == 200
     assert threads and threads[0].startswith("engine"), threads
 
@@ -225,3 +245,20 @@ def test_the_progress_socket_refuses_other_sites_and_unknown_uploads(client):
     with client.websocket_connect("/ws/uploads/up-" + "0" * 24) as ws:
         doc = ws.receive_json()
         assert doc["type"] == "error" and doc["status"] == 404
+
+
+def test_the_page_is_served_and_linked_from_the_header(client):
+    res = client.get("/upload")
+    assert res.status_code == 200 and "upload.js" in res.text
+    assert '"/upload"' in (STATIC / "sitenav.js").read_text()
+
+
+def test_every_upload_code_is_worded_in_english_and_japanese():
+    source = Path(uploads.__file__).read_text()
+    codes = set(re.findall(r'"(upload_[a-z_]+)"', source))
+    assert {"upload_too_large", "upload_unreadable", "upload_no_games", "upload_not_ready"} <= codes
+    text = (STATIC / "i18n.js").read_text()
+    en, ja = text[text.index("  en: {") : text.index("  ja: {")], text[text.index("  ja: {") :]
+    for code in codes:
+        assert re.search(rf"^    err_{code}:", en, re.MULTILINE), code
+        assert re.search(rf"^    err_{code}:", ja, re.MULTILINE), code

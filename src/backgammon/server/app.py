@@ -25,7 +25,7 @@ from sqlalchemy import or_, select
 from starlette.middleware.gzip import GZipMiddleware
 
 from backgammon.errors import BackgammonError, IllegalActionError, InvalidInputError
-from backgammon.server import protocol
+from backgammon.server import protocol, uploads
 from backgammon.server.assets import ASSETS
 from backgammon.server.auth import (
     SESSION_DAYS,
@@ -44,12 +44,12 @@ from backgammon.server.auth import (
 from backgammon.server.bus import bus_for, leases_for
 from backgammon.server.chouette_tables import router as chouette_router
 from backgammon.server.db import Table, User, database_url_for, open_database
-from backgammon.server.player_dice import router as dice_stats_router
-from backgammon.server.http_errors import HTTPError, error_info, error_status
 from backgammon.server.history import export_mat, history_entry_of, history_of, move_list_of
+from backgammon.server.http_errors import HTTPError, error_info, error_status
 from backgammon.server.ownership import Network
 from backgammon.server.pairing import PairingManager
 from backgammon.server.pairing import make_router as pairing_router
+from backgammon.server.player_dice import router as dice_stats_router
 from backgammon.server.pools import DB_THREADS, ENGINE_THREADS, configure, install_db_pool, run_engine
 from backgammon.server.quotas import (
     ADDRESS_FACTOR,
@@ -216,7 +216,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     app = FastAPI(title="backgammon", lifespan=lifespan, docs_url=None, redoc_url=None)
     install_csrf(app)  # innermost: a body declared too large is 413 first; the refusals get the headers
-    install_body_limit(app, protocol.MAX_BODY)  # inside the security headers: a 413 gets them too
+    install_body_limit(app, protocol.MAX_BODY, uploads.BODY_LIMITS)  # inside the security headers: a 413 gets them too
     install_security(app)
     auth_limits = AuthLimits(
         config.auth_attempts_per_minute, config.auth_failures_per_minute, config.registrations_per_hour
@@ -307,9 +307,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     from backgammon.server.puzzles import make_router as puzzles_router
 
     app.include_router(puzzles_router(state, body))
-    from backgammon.server.uploads import make_router as uploads_router  # analyse my matches
-
-    app.include_router(uploads_router(state, body))
+    app.include_router(uploads.make_router(state))  # analyse my matches
 
     # ------------------------------------------------------------- pages
     @app.get("/", include_in_schema=False)

@@ -140,22 +140,23 @@ class BodyLimitMiddleware:
     A ``Content-Length`` over the limit is answered 413 before the app runs (nothing of the
     body is read); a body that streams past the limit (chunked, or longer than declared)
     stops being read at the chunk that crosses it, and is answered 413 unless the app has
-    already started its response. The answer is JSON, ``{"error": ...}``.
+    already started its response. The answer is JSON, ``{"error": ...}``. ``larger`` gives a few
+    paths (exactly) a limit of their own, such as the upload of a match file.
     """
 
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+    def __init__(self, app: ASGIApp, max_bytes: int, larger: Mapping[str, int] | None = None) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.larger = dict(larger or {})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        limit = self.larger.get(scope.get("path", ""), self.max_bytes)
         declared = _header(scope.get("headers") or [], b"content-length")
-        if declared is not None and not (
-            declared.isdigit() and len(declared) <= 18 and int(declared) <= self.max_bytes
-        ):
-            await self._too_large(send)
+        if declared is not None and not (declared.isdigit() and len(declared) <= 18 and int(declared) <= limit):
+            await self._too_large(send, limit)
             return
         received = 0
         started = False
@@ -165,7 +166,7 @@ class BodyLimitMiddleware:
             message = await receive()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
-                if received > self.max_bytes:
+                if received > limit:
                     raise BodyTooLargeError
             return message
 
@@ -179,21 +180,22 @@ class BodyLimitMiddleware:
             await self.app(scope, limited_receive, watched_send)
         except BodyTooLargeError:
             if not started:
-                await self._too_large(send)
+                await self._too_large(send, limit)
 
-    async def _too_large(self, send: Send) -> None:
-        body = json.dumps({"error": f"request body too large: more than {self.max_bytes} bytes"}).encode()
+    async def _too_large(self, send: Send, limit: int) -> None:
+        body = json.dumps({"error": f"request body too large: more than {limit} bytes"}).encode()
         headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
         await send({"type": "http.response.start", "status": 413, "headers": headers})
         await send({"type": "http.response.body", "body": body})
 
 
-def install_body_limit(app: Any, max_bytes: int) -> None:
-    """Answer 413 to every HTTP request whose body is over ``max_bytes`` (see :class:`BodyLimitMiddleware`).
+def install_body_limit(app: Any, max_bytes: int, larger: Mapping[str, int] | None = None) -> None:
+    """Answer 413 to every HTTP request whose body is over ``max_bytes`` (``larger``: the limits of a
+    few paths of their own; see :class:`BodyLimitMiddleware`).
 
     Call it before :func:`install_security`, so that the 413 gets the security headers too.
     """
-    app.add_middleware(BodyLimitMiddleware, max_bytes=max_bytes)
+    app.add_middleware(BodyLimitMiddleware, max_bytes=max_bytes, larger=larger)
 
 
 # ------------------------------------------------------------------ CSRF

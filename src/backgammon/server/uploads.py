@@ -6,11 +6,12 @@ the file's bytes in base64, at most :data:`MAX_FILE_BYTES`). The server
 1. refuses a file over the limit before anything else (413 ``upload_too_large``);
 2. counts it against the client's ``uploads`` budget (:mod:`backgammon.server.quotas`: so many an
    hour, so many waiting or running at once, per account or guest address and per address);
-3. reads and replays it on the engine pool, never on the event loop (:func:`read_match_file`, the
-   one place that picks a reader by the file's name): a file the readers refuse, or that holds no
-   game, is a 400 with a code and the file's name (``upload_unreadable``, ``upload_no_games``,
-   ``upload_unsupported``, ``upload_not_text``), never a 500; what the tolerant readers only warn
-   about (a corrupt result, a forfeit the rules cannot express...) is kept with the upload and
+3. reads and replays it on the engine pool, never on the event loop (:func:`read_upload`, through
+   the formats' one entry for match files, ``backgammon.formats.read_match_file``: ``.mat`` in every
+   dialect, gnubg's ``.sgf``, XG's ``.xg``): a file the readers refuse, or that holds no game, is a
+   400 with a code and the file's name (``upload_unreadable``, ``upload_no_games``,
+   ``upload_position_file``, ``upload_not_text``...), never a 500; what the tolerant readers only
+   warn about (a corrupt result, a forfeit the rules cannot express...) is kept with the upload and
    shown; a match with an error is analysed up to it;
 4. stores it (``uploads``, migration 0006) and analyses it in the background, one upload at a time
    per client, one game per call on the engine pool (other engine work goes on between games).
@@ -37,7 +38,6 @@ import secrets
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
 from typing import Any
 
 from fastapi import APIRouter, Request, WebSocket, WebSocketDisconnect
@@ -54,9 +54,17 @@ from backgammon.server.protocol import shown
 
 log = logging.getLogger("backgammon.server")
 
-MAX_FILE_BYTES = 45 * 1024
-"""The largest file taken (46,080 bytes): in base64 inside JSON it stays under the server's body
-limit (``protocol.MAX_BODY``, 64 KiB). A 25-point match written by Galaxy or gnubg is about 20 kB."""
+MAX_FILE_BYTES = 512 * 1024
+"""The largest file taken (524,288 bytes). A 25-point match written by Galaxy or gnubg is about
+20 kB as ``.mat``; XG's ``.xg`` files, which carry XG's analysis, are 100 to 160 kB for 7 points."""
+BODY_LIMIT = 4 * (MAX_FILE_BYTES // 3 + 1) + 4096
+"""The largest body of ``POST /api/uploads``: the file in base64 and its name (every other request
+has ``protocol.MAX_BODY``, 64 KiB)."""
+BODY_LIMITS = {"/api/uploads": BODY_LIMIT}
+"""The paths whose bodies may be larger than ``protocol.MAX_BODY`` (the app's body limit takes them)."""
+MAX_ACTIONS = 4000
+"""The most actions (rolls, moves, cube actions) an upload's analysis takes: a long match (a
+25-point match has about 1,500); past it the file is refused (``upload_too_long``)."""
 MAX_NAME_CHARS = 100
 ID_PREFIX = "up-"
 """Upload ids are ``up-`` and 24 hex digits (27 characters); table ids have 11, so the two never meet."""
@@ -68,10 +76,6 @@ STALE_SECONDS = 900.0
 """An analysis that no process has moved for this long is shown as failed (its process stopped)."""
 PLIES = 0
 """The depth of an upload's review (the depth of a table's review)."""
-UNSUPPORTED = {".xg": "XG", ".xgp": "XG", ".pos": "gnubg .pos", ".gam": "GamesGrid", ".bkg": "BKG"}
-"""Match files whose reader the project does not have yet: refused with their format's name."""
-SGF_SUFFIXES = (".sgf",)
-MAT_SUFFIXES = (".mat",)
 STATUSES = ("queued", "analysing", "done", "failed")
 
 
@@ -85,7 +89,7 @@ class Upload(Base):
     updated_at: Mapped[_dt.datetime] = mapped_column(DateTime, default=utcnow)
     name: Mapped[str] = mapped_column(String(120))
     format: Mapped[str] = mapped_column(String(8))
-    text: Mapped[str] = mapped_column(Text)  # the file as read (to replay it again)
+    text: Mapped[str] = mapped_column(Text)  # the file's bytes in base64 (to read it again)
     summary: Mapped[dict] = mapped_column(JSON)  # players, match length, games, warnings, errors
     side: Mapped[str | None] = mapped_column(String(8), nullable=True)  # the uploader's side, if known
     status: Mapped[str] = mapped_column(String(16))
@@ -97,12 +101,11 @@ class Upload(Base):
 
 # ====================================================================== reading
 @dataclass(frozen=True, slots=True)
-class MatchFile:
-    """A match file read and replayed: its format, text, match and what the reader found."""
+class UploadedMatch:
+    """A match file read and replayed for an upload: its format, the match and what the reader found."""
 
     name: str
     format: str
-    text: str
     match: Any  # backgammon.match.Match, up to the first error
     players: tuple[str, str]
     match_length: int
@@ -115,71 +118,60 @@ def _refusal(code: str, message: str, **params: object) -> HTTPError:
     return HTTPError(400, message, code, params)
 
 
-def _text_of(data: bytes, name: str) -> str:
-    """The file's text: UTF-8 (a byte-order mark dropped), else Latin-1 (old exports).
+def read_upload(data: bytes, name: str) -> UploadedMatch:
+    """Read and replay one uploaded file with the formats' one entry for match files,
+    :func:`backgammon.formats.read_match_file` (``.mat`` in every dialect, gnubg's ``.sgf``, XG's
+    ``.xg``; the content decides the format, the extension breaks ties), and check that it holds a
+    match with moves.
 
     Raises:
-        HTTPError: ``upload_not_text`` for binary data (NUL bytes).
-    """
-    if b"\x00" in data:
-        raise _refusal("upload_not_text", f"{shown(name)} is not a text file", name=name)
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return data.decode("latin-1")
-
-
-def read_match_file(data: bytes, name: str) -> MatchFile:
-    """Read and replay one match file: the one place that picks a reader, by the name's extension
-    (``.mat``: Jellyfish ``.mat`` in every dialect; ``.sgf``: gnubg's SGF; any other extension or
-    none (``.txt``, pasted text): SGF when it starts with ``(;``, else ``.mat``).
-
-    Raises:
-        HTTPError: 400 with ``upload_empty``, ``upload_unsupported`` (a format not read yet),
-            ``upload_not_text``, ``upload_unreadable`` (the reader's reason in ``params.reason``) or
+        HTTPError: 400 with ``upload_empty``, ``upload_not_text`` (binary data that is no known
+            format), ``upload_unreadable`` (the reader's words in ``params.reason``),
+            ``upload_position_file`` (``.xgp``, ``.pos``: a position, no match) or
             ``upload_no_games``; each names the file.
     """
-    from backgammon.formats import load_mat, load_sgf
+    from backgammon.engine.analysis import match_games
+    from backgammon.formats import read_match_file
 
-    suffix = PurePosixPath(name).suffix.lower()
-    if suffix in UNSUPPORTED:
-        fmt = UNSUPPORTED[suffix]
-        raise _refusal("upload_unsupported", f"{shown(name)}: {fmt} files cannot be read yet", name=name, format=fmt)
     if not data.strip():
         raise _refusal("upload_empty", f"{shown(name)} is empty", name=name)
-    text = _text_of(data, name)
-    sgf = suffix in SGF_SUFFIXES or (suffix not in MAT_SUFFIXES and text.lstrip().startswith("(;"))
     try:
-        reading = load_sgf(text) if sgf else load_mat(text)
+        read = read_match_file(data, name)
     except BackgammonError as exc:
+        if exc.code == "unknown_match_file" and b"\x00" in data:
+            raise _refusal("upload_not_text", f"{shown(name)} is not a text file", name=name) from None
+        if exc.code == "match_file_too_large":
+            raise too_large(name) from None
+        if exc.code == "unknown_match_file":  # (the reader's words would only say that again)
+            raise _refusal("upload_unreadable", str(exc), name=name) from None
         raise _refusal(
             "upload_unreadable", f"{shown(name)} is not a match file: {exc}", name=name, reason=str(exc)
         ) from None
-    except Exception as exc:
+    except Exception as exc:  # a reader's bug on hostile input: still the file's refusal, never a 500
         log.warning("reading the upload %r failed", name, exc_info=exc)
         raise _refusal(
             "upload_unreadable", f"{shown(name)} is not a match file", name=name, reason=type(exc).__name__
         ) from None
-    errors = reading.all_errors
-    match = reading.match
-    from backgammon.engine.analysis import match_games
-
+    if read.position is not None:
+        raise _refusal(
+            "upload_position_file", f"{shown(name)} holds a position, not a match", name=name, format=read.format
+        )
+    match, errors = read.match, read.errors
     if match is None or not any(g.log for g in match_games(match)):
         reason = errors[0] if errors else "no moves"
         raise _refusal(
             "upload_no_games", f"{shown(name)} holds no game that can be replayed: {reason}", name=name, reason=reason
         )
     white, black = (str(n or "") for n in match.players)
-    players = (white or "White", black or "Black")  # the review's White and Black
-    return MatchFile(
+    assert read.reading is not None  # a match file (not a position): the readers' reading
+    return UploadedMatch(
         name=name,
-        format="sgf" if sgf else "mat",
-        text=text,
+        format=read.format,
         match=match,
-        players=players,
-        match_length=reading.record.match_length,
+        players=(white or "White", black or "Black"),  # the review's White and Black
+        match_length=read.reading.record.match_length,
         games=len(match_games(match)),
-        warnings=reading.all_warnings,
+        warnings=read.warnings,
         errors=errors,
     )
 
@@ -289,10 +281,12 @@ class UploadJobs:
     async def _run(self, job: Job, ticket: Any) -> None:
         lock, users = self.queues.get(job.client) or (asyncio.Lock(), 0)
         self.queues[job.client] = (lock, users + 1)
+        end: tuple[str, str | None] = ("failed", "the server stopped")
         try:
             async with lock:
-                await self._analyse(job)
+                end = await self._analyse(job)
         finally:
+            # the place is given back before anyone is told the analysis ended (so the next upload fits)
             ticket.release()
             lock, users = self.queues[job.client]
             if users <= 1:
@@ -300,16 +294,21 @@ class UploadJobs:
             else:
                 self.queues[job.client] = (lock, users - 1)
             self.jobs.pop(job.id, None)
+            job.status, job.failure = end
+            if job.status == "done":
+                job.done = job.total
             job.moved()
 
-    async def _analyse(self, job: Job) -> None:
+    async def _analyse(self, job: Job) -> tuple[str, str | None]:
+        """Analyse the match game by game and store the review; how it ended (status, failure),
+        already in the row."""
         from backgammon.engine.analysis import analyze_game, match_games, match_report
         from backgammon.server.pools import run_engine
         from backgammon.server.study import evaluator
 
         job.status = "analysing"
         job.moved()
-        await asyncio.to_thread(self._write, job)
+        await asyncio.to_thread(self._write, job.id, "analysing", 0)
         decisions: list[Any] = []
         base = 0
         try:
@@ -323,26 +322,27 @@ class UploadJobs:
                 decisions += await run_engine(analyze_game, game, ev, number, PLIES, True, True, None, progress)
                 base += len(game.log)
                 job.done = base
-                await asyncio.to_thread(self._write, job)
+                await asyncio.to_thread(self._write, job.id, "analysing", base)
             report = await run_engine(review_of, match_report(job.match, decisions), job.id)
         except asyncio.CancelledError:
-            job.status, job.failure = "failed", "the server stopped"
-            await asyncio.shield(asyncio.to_thread(self._write, job))
+            await asyncio.shield(asyncio.to_thread(self._write, job.id, "failed", job.done, "the server stopped"))
             raise
         except Exception as exc:
             log.warning("analysing upload %s failed", job.id, exc_info=exc)
-            job.status, job.failure = "failed", error_info(exc)[1]
-            await asyncio.to_thread(self._write, job)
-            return
-        job.status, job.done = "done", job.total
-        await asyncio.to_thread(self._write, job, report)
+            failure = error_info(exc)[1]
+            await asyncio.to_thread(self._write, job.id, "failed", job.done, failure)
+            return "failed", failure
+        await asyncio.to_thread(self._write, job.id, "done", job.total, None, report)
+        return "done", None
 
-    def _write(self, job: Job, report: dict[str, Any] | None = None) -> None:
+    def _write(
+        self, upload_id: str, status: str, done: int, failure: str | None = None, report: dict[str, Any] | None = None
+    ) -> None:
         with self.sessions() as db:
-            row = db.get(Upload, job.id)
+            row = db.get(Upload, upload_id)
             if row is None:
                 return
-            row.status, row.done, row.failure, row.updated_at = job.status, job.done, job.failure, utcnow()
+            row.status, row.done, row.failure, row.updated_at = status, done, failure, utcnow()
             if report is not None:
                 row.report = report
             db.commit()
@@ -403,9 +403,9 @@ def _check_id(upload_id: str) -> str:
 
 
 # ====================================================================== routes
-def make_router(state: dict[str, Any], read_body: Any) -> APIRouter:
+def make_router(state: dict[str, Any]) -> APIRouter:
     """The upload page, its API and its progress socket. ``state``: the app's state (sessions,
-    quotas); ``read_body``: its JSON reader. The jobs are kept in ``state["uploads"]``."""
+    quotas). The jobs are kept in ``state["uploads"]``."""
     from backgammon.server.auth import session_user
     from backgammon.server.pools import run_engine
     from backgammon.server.quotas import address_of, client_key
@@ -447,14 +447,22 @@ def make_router(state: dict[str, Any], read_body: Any) -> APIRouter:
     @router.post("/api/uploads")
     async def upload(request: Request) -> dict[str, Any]:
         """Take one match file: read it (off the event loop), keep it and start its analysis."""
-        name, raw = decode_upload(await read_body(request))
+        # (the body limit of this path is BODY_LIMIT: BODY_LIMITS, given to the app's body limit)
+        name, raw = decode_upload(protocol.parse_json_object(await request.body(), "upload", limit=BODY_LIMIT))
         user = await user_of(request)
         address, user_id = address_of(request), (user.id if user is not None else None)
         ticket = state["quotas"].start("uploads", address, user_id)  # given back when its analysis ends
         try:
-            read = await run_engine(read_match_file, raw, name)
+            read = await run_engine(read_upload, raw, name)
             upload_id = ID_PREFIX + secrets.token_hex(12)
             total = sum(len(g.log) for g in _games(read.match))
+            if total > MAX_ACTIONS:
+                raise HTTPError(
+                    400,
+                    f"{shown(name)} is too long to analyse here: {total} actions, at most {MAX_ACTIONS}",
+                    "upload_too_long",
+                    {"name": name, "actions": total, "limit": MAX_ACTIONS},
+                )
             summary = {
                 "players": list(read.players),
                 "match_length": read.match_length,
@@ -468,8 +476,8 @@ def make_router(state: dict[str, Any], read_body: Any) -> APIRouter:
                 created_at=utcnow(),
                 updated_at=utcnow(),
                 name=name[:120],
-                format=read.format,
-                text=read.text,
+                format=read.format[:8],
+                text=base64.b64encode(raw).decode("ascii"),
                 summary=summary,
                 side=_side_of(read.players, user.username if user is not None else None),
                 status="queued",

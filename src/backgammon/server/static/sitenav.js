@@ -1,6 +1,7 @@
-// The site's one header: Play, Study, Puzzles and Settings on every page, then the chouette and
-// the dice statistics. Each page's <nav class="site-nav" data-active="..."> is filled here; what a
-// page adds of its own (its language menu, the player's name) stays after the links. The links
+// The site's one header: Play, Study, Puzzles and Settings on every page, then the upload of match
+// files to analyse, the chouette and the dice statistics. Each page's <nav class="site-nav"
+// data-active="..."> is filled here; what a page adds of its own (its language menu, the player's
+// name) stays after the links. The links
 // carry data-i18n keys, so each page's translation pass words them. Settings is the settings
 // dialog where the page has one (the play page), else the play page opened on its settings.
 import { t } from "./i18n.js";
@@ -14,6 +15,7 @@ const LINKS = [
 ];
 /** @type {[string, string, string][]} */
 const MORE = [
+  ["upload", "/upload", "nav_upload"],
   ["chouette", "/static/chouette.html", "ch_title"],
   ["dicestats", "/static/dicestats.html", "ds_title"],
 ];
