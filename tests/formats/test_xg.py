@@ -120,6 +120,23 @@ def test_built_xg_file_holds_the_match_it_was_built_from(path: Path) -> None:
     assert reading.match.score == known.match.score
 
 
+@pytest.mark.parametrize("name", ["money_jacoby_seed8", "money_seed7"])
+def test_built_xg_money_session(name: str) -> None:
+    """A money session (XG's match length 99999) with or without the Jacoby rule, from gnubg's SGF of it."""
+    from backgammon.formats.sgf import load_sgf
+
+    known = load_sgf((DATA / "sgf" / f"{name}.sgf").read_text())
+    assert known.ok and known.match is not None and known.match.is_money
+    reading = read_match_file(xg_from_match(known.match), f"{name}.xg")
+    assert reading.ok, reading.errors
+    assert reading.match is not None and reading.match.is_money
+    assert reading.match.rules.jacoby == known.match.rules.jacoby
+    assert [[a for a in g if " rolls " not in a] for g, _ in _games(reading.match)] == [
+        [a for a in g if " rolls " not in a] for g, _ in _games(known.match)
+    ]
+    assert reading.match.score == known.match.score
+
+
 def _opening_match() -> Match:
     from backgammon.game import OpeningRoll, Rules
 

@@ -182,7 +182,7 @@ def xg_from_match(match: Match, *, analyse_first_move: list[Candidate] | None = 
     """An .xg file holding ``match``'s games (left column = XG's player 1 = Player.BLACK)."""
     b = XgBuilder()
     black, white = match.name_of(Player.BLACK), match.name_of(Player.WHITE)
-    b.match_header(black, white, match.match_length or 99999)
+    b.match_header(black, white, match.match_length or 99999, jacoby=match.rules.jacoby)
     games = list(match.games)
     if not match.is_over and match.game.log:
         games.append(match.game)
