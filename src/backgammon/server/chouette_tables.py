@@ -28,17 +28,16 @@ table's status becomes ``"error"``.
 from __future__ import annotations
 
 import asyncio
-import functools
+import datetime as _dt
 import json
 import logging
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from fastapi import APIRouter, Request, WebSocket
-from sqlalchemy import select
 
 from backgammon.chouette import Chouette, ChouetteAction, ChouetteStage, Consent, Refuse
 from backgammon.errors import IllegalActionError, InvalidInputError, NotYourTurnError
@@ -48,17 +47,18 @@ from backgammon.position import Position
 from backgammon.server import chouette_seats, protocol
 from backgammon.server.agents import LEVELS, decide_by, make_agent
 from backgammon.server.auth import guest_name, new_token, token_hash
-from backgammon.server.db import Action, Table, utcnow
+from backgammon.server.db import Table
 from backgammon.server.http_errors import HTTPError
-from backgammon.server.table_dice import dice_doc, draws_of, game_dice_config, game_seed, new_dice_config
 from backgammon.server.ownership import Network
 from backgammon.server.pools import run_engine
 from backgammon.server.protocol import shown
 from backgammon.server.quotas import address_of
 from backgammon.server.replay import CHOUETTE_BOX, chouette_moves, chouette_of, replay_chouette
-from backgammon.server.rooms import Outbox, Room, Row, Store, drop_idle, fan_out, sweep_idle
+from backgammon.server.room_manager import RoomManager
+from backgammon.server.rooms import Outbox, Room, Store
 from backgammon.server.sockets import serve_connection
-from backgammon.server.tables import _check_name, cube_for, decide
+from backgammon.server.table_dice import dice_doc, draws_of, game_dice_config, game_seed, new_dice_config
+from backgammon.server.tables import cube_for, decide
 
 log = logging.getLogger("backgammon.server")
 
@@ -88,6 +88,7 @@ class ChouetteRuntime:
     fallback: Any = None  # the quick player, answering for a computer that takes too long or fails
     game_starts: list[int] = field(default_factory=lambda: [0])  # index in ``actions`` where each game began
     used: float = field(default_factory=time.monotonic)  # last asked for or watched (time.monotonic)
+    last_stamp: _dt.datetime | None = None  # when this process stored its last action
     room: Room = field(init=False)
 
     def __post_init__(self) -> None:
@@ -96,6 +97,11 @@ class ChouetteRuntime:
     @property
     def version(self) -> int:
         return len(self.actions)
+
+    def record(self, payload: dict[str, Any], stamp: _dt.datetime) -> None:
+        """Note an action just stored."""
+        self.actions.append(payload)
+        self.last_stamp = stamp
 
     @property
     def seats(self) -> list[dict[str, Any]]:
@@ -187,8 +193,16 @@ def _action_to(by: str, action: ChouetteAction) -> dict[str, Any]:
     return doc
 
 
-class ChouetteManager:
-    """Every chouette table: created, joined, acted on, stored and replayed."""
+class ChouetteManager(RoomManager[ChouetteRuntime, str]):
+    """Every chouette table: created, joined, acted on, stored and replayed. The rooms' machinery
+    (reading, ownership, forwarding, storing, publishing) is :class:`RoomManager`'s; this adapter
+    says how a chouette is built, what its people and computer players do and what they are sent."""
+
+    KIND = "chouette"
+    NOUN = "chouette table"
+    MODES = ("chouette",)
+    REFRESHED = ("config", "status", "chouette", "actions", "dice", "agents", "fallback", "game_starts")
+    STOPPED: ClassVar[Mapping[str, str]] = {"error": "the chouette stopped on an error (a game that did not end)"}
 
     def __init__(
         self,
@@ -199,21 +213,8 @@ class ChouetteManager:
         store: Store | None = None,
         network: Network | None = None,
     ) -> None:
-        self.sessions = sessions
-        self.store = store or Store(sessions)
-        self.net = network or Network()
-        self.closing = False  # set at shutdown: computer players start nothing more
-        self._unfollow: dict[str, Any] = {}
-        self._sweeper: asyncio.Task | None = None
-        self.net.on_reconnect(self._on_bus_reconnect)
-        self.net.watch(
-            lambda: [(t.id, t.room) for t in self.tables.values() if t.outboxes and t.status == "playing"],
-            lambda table_id, _room: self._take_over(self.tables[table_id]),
-        )
-        self.dice_seed = dice_seed
-        self.test_hooks = test_hooks
+        super().__init__(sessions, dice_seed, test_hooks, store=store, network=network)
         self.bot_delay = bot_delay
-        self.tables: dict[str, ChouetteRuntime] = {}
 
     # ----------------------------------------------------------- creation
     async def create(
@@ -228,7 +229,7 @@ class ChouetteManager:
         Raises:
             InvalidInputError: for a bad name, seat list, seat or start position.
         """
-        name = _check_name(name)
+        name = protocol.check_name(name)
         if not isinstance(seats_doc, list) or not MIN_SEATS <= len(seats_doc) <= MAX_SEATS:
             raise InvalidInputError(
                 f"invalid seats {shown(seats_doc)}: expected a list of {MIN_SEATS} to {MAX_SEATS} seats"
@@ -269,36 +270,14 @@ class ChouetteManager:
             Position.from_position_id(start)
             config["start"] = start
         status = "playing" if all(s["name"] for s in seats) else "waiting"
-
-        def insert() -> None:
-            with self.sessions() as db:
-                db.add(Table(id=table_id, config=config, listed=False, status=status, rated=False))
-                db.commit()
-
-        await self.store.run(insert)
-        table = self._keep(self._runtime(table_id, config, status, []))
-        await self.net.acquire(table_id)
-        if table.status == "playing":
-            await table.room.call(lambda: self._bots(table))
+        table = await self._open(Table(id=table_id, config=config, listed=False, status=status, rated=False))
         return table, token
 
-    async def join(self, table_id: str, name: object, user_id: int | None = None) -> tuple[ChouetteRuntime, str]:
-        """Take the first free human seat (as the account ``user_id`` when logged in).
-
-        Raises:
-            LookupError: no such table. InvalidInputError: bad or taken name.
-            IllegalActionError: no free seat.
-        """
-        table = await self.get(table_id)
-        name = _check_name(name)
-        token = new_token()
-        digest = token_hash(token)
-        request = {"kind": "join", "name": name, "digest": digest, "user_id": user_id}
-        await self._in_room(table, request, lambda: self._join(table, name, digest, user_id))
-        return table, token
-
-    async def _join(self, table: ChouetteRuntime, name: str, digest: str, user_id: int | None = None) -> None:
-        """Seat a person (the seat token's hash given; an account's seat records it). Runs in the owner's room."""
+    async def _join(
+        self, table: ChouetteRuntime, name: str, user_id: int | None, digest: str, rematch: bool = False
+    ) -> str:
+        """Seat a person (the seat token's hash given; an account's seat records it; a chouette
+        keeps no rematch): their seat name. Runs in the owner's room."""
         table_id = table.id
         free = [s for s in table.seats if s["name"] is None]
         if not free:
@@ -324,8 +303,15 @@ class ChouetteManager:
             self._start(table)
             await self._bots(table)
         self.publish(table)
+        return name
 
-    def _runtime(self, table_id: str, config: dict[str, Any], status: str, payloads: list) -> ChouetteRuntime:
+    def _runtime(self, row: Table) -> ChouetteRuntime:
+        return self._build(row.id, row.config, row.status, [])
+
+    def _replay(self, db, row: Table) -> ChouetteRuntime:
+        return self._build(row.id, row.config, row.status, [a.payload for a in self._records(db, row.id)])
+
+    def _build(self, table_id: str, config: dict[str, Any], status: str, payloads: list) -> ChouetteRuntime:
         table = ChouetteRuntime(id=table_id, config=config, status=status)
         if status != "waiting":
             self._start(table)
@@ -343,188 +329,50 @@ class ChouetteManager:
         table.game_starts = [0]
         table.dice = _game_dice(table)
 
-    async def get(self, table_id: str) -> ChouetteRuntime:
-        """A chouette table by id, replayed from the database if needed (off the event loop).
+    # ---------------------------------------------------- the room's part
+    def _message(self, table: ChouetteRuntime, seat: str | None, event: dict[str, Any] | None) -> str:
+        return json.dumps({"type": "state", "state": state_to_wire(table, seat)})
 
-        Raises:
-            LookupError: no such chouette table (404).
-        """
-        table = self.tables.get(table_id)
-        if table is not None:
-            table.used = time.monotonic()
-            await self.net.read_if_stale(table.id, table.room, functools.partial(self._refresh_and_show, table))
-            return table
-        if not isinstance(table_id, str) or len(table_id) > 32:
-            raise LookupError(f"no chouette table {shown(table_id)}")
+    def _seat_to_wire(self, seat: str) -> str:
+        return seat
 
-        table = await asyncio.to_thread(self._read, table_id)
-        if table is None:
-            raise LookupError(f"no chouette table {shown(table_id)}")
-        return self._keep(table)
+    def _forwarded_other(
+        self, table: ChouetteRuntime, kind: object, message: dict[str, Any]
+    ) -> Callable[[], Awaitable[dict[str, Any]]]:
+        if kind == chouette_seats.RESEAT:
+            return chouette_seats.forwarded(self, table, message)
+        return super()._forwarded_other(table, kind, message)
 
-    def _read(self, table_id: str) -> ChouetteRuntime | None:
-        with self.sessions() as db:
-            row = db.get(Table, table_id)
-            if row is None or row.config.get("mode") != "chouette":
-                return None
-            payloads = [
-                a.payload
-                for a in db.scalars(select(Action).where(Action.table_id == table_id).order_by(Action.seq)).all()
-            ]
-            return self._runtime(row.id, row.config, row.status, payloads)
+    def _seat_from_wire(self, value: object) -> str:
+        if not isinstance(value, str):
+            raise InvalidInputError("invalid forwarded request: no seat name")
+        return value
 
-    def _keep(self, table: ChouetteRuntime) -> ChouetteRuntime:
-        """Hold a chouette in memory and follow it between processes."""
-        kept = self.tables.setdefault(table.id, table)
-        if kept is table:
-
-            def on_event(_message: dict[str, Any]) -> None:
-                table.room.post(functools.partial(self._refresh_and_show, table))
-
-            self._unfollow[table.id] = self.net.follow(
-                "chouette",
-                table.id,
-                on_event,
-                functools.partial(self._answer, table),
-                watched=lambda: bool(table.outboxes),
-                on_audience=lambda: self.net.announce("chouette", table.id, {"v": table.version, "reload": True}),
-                on_wanted_elsewhere=lambda: table.room.post(functools.partial(self._hand_off, table)),
-                on_released=functools.partial(self._claim, table),
-            )
-            if self._sweeper is None:
-                self._sweeper = asyncio.get_running_loop().create_task(
-                    sweep_idle(self.sweep, "chouette"), name="idle-chouettes"
-                )
-        return kept
-
-    def sweep(self, unused_since: float) -> int:
-        """Drop from memory the chouettes nobody watches here, whose computers are not playing and
-        with no job under way, unused since ``unused_since`` (``time.monotonic``); they stay in the
-        database. How many."""
-
-        def due(table: ChouetteRuntime) -> bool:
-            return table.bots_running or (table.task is not None and not table.task.done())
-
-        return drop_idle(self.tables, unused_since, due, self._unfollow, self.net.release)
-
-    def _on_bus_reconnect(self) -> None:
-        """Announcements may have been lost while the bus was down: read every followed chouette again."""
-        for table in list(self.tables.values()):
-            table.room.post(functools.partial(self._refresh_and_show, table))
-
-    async def close(self) -> None:
-        """Stop the computer players and the rooms (at shutdown): no new computer action starts,
-        the background tasks are cancelled and awaited (a few seconds at most), then the rooms end."""
-        self.closing = True
-        if self._sweeper is not None:
-            self._sweeper.cancel()
-        tasks = [t.task for t in self.tables.values() if t.task is not None and not t.task.done()]
-        for task in tasks:
-            task.cancel()
-        if tasks:
-            await asyncio.wait(tasks, timeout=5)
-        for table in list(self.tables.values()):
-            await table.room.aclose()
-
-    # ------------------------------------------------- several processes
-    def _mine(self, table: ChouetteRuntime) -> bool:
-        """Whether this process runs the chouette (always, with one process)."""
-        return not self.net.shared or self.net.owns(table.id)
-
-    async def _in_room(self, table: ChouetteRuntime, request: dict[str, Any], job) -> None:
-        await self.net.run("chouette", table.id, table.room, request, job, lambda: self._take_over(table))
-
-    async def _answer(self, table: ChouetteRuntime, message: dict[str, Any]) -> dict[str, Any]:
-        """Another process's request for a chouette this process runs."""
-        if message.get("kind") == chouette_seats.RESEAT:
-            return await self.net.in_room(table.id, table.room, chouette_seats.forwarded(self, table, message))
-        name = message.get("name")
-        if not isinstance(name, str):
-            raise InvalidInputError("invalid forwarded request: no name")
-        if message.get("kind") == "act" and isinstance(message.get("message"), dict):
-            await self.net.in_room(table.id, table.room, lambda: self._act(table, name, message["message"]))
-        elif message.get("kind") == "join" and isinstance(message.get("digest"), str):
-            user_id = message.get("user_id")
-            if user_id is not None and (not isinstance(user_id, int) or isinstance(user_id, bool)):
-                raise InvalidInputError("invalid forwarded join")
-            join = functools.partial(self._join, table, name, message["digest"], user_id)
-            await self.net.in_room(table.id, table.room, join)
-        else:
-            raise InvalidInputError("invalid forwarded request")
-        return {}
-
-    async def _claim(self, table: ChouetteRuntime) -> None:
-        """Take the chouette over now if no live process runs it (people here watch it)."""
-        if not table.room.closed:
-            await self.net.own(table.id, table.room, lambda: self._take_over(table))
-
-    def _idle(self, table: ChouetteRuntime) -> bool:
-        """Nobody watches it here and its computers have nothing to do."""
+    def _needs_owner(self, table: ChouetteRuntime) -> bool:
+        """A computer player is to act."""
         c = table.chouette
-        return (
-            not table.outboxes
-            and not table.bots_running
-            and (table.task is None or table.task.done())
-            and (c is None or not any(n in table.agents for n in c.to_act()))
-        )
+        return table.status == "playing" and c is not None and any(n in table.agents for n in c.to_act())
 
-    async def _hand_off(self, table: ChouetteRuntime) -> None:
-        """Give the chouette to the process whose people watch it (after a request from there: the
-        network decides when), or let its lease go when nobody watches it (:meth:`_rest`). Runs in
-        the room."""
-        if table.outboxes or table.bots_running or not self.net.owns(table.id):
-            return
-        if table.task is not None and not table.task.done():
-            table.task.cancel()  # (its queued job checks that the chouette is still this process's)
-        await self.net.hand_off("chouette", table.id, {"v": table.version, "reload": True})
+    def _jobs(self, table: ChouetteRuntime) -> tuple[asyncio.Task | None, ...]:
+        return (table.task,)
 
-    async def _rest(self, table: ChouetteRuntime) -> None:
-        """The last person here left: with nothing due, let the lease go. Runs in the room."""
-        if self._idle(table):
-            await self._hand_off(table)
+    def _busy(self, table: ChouetteRuntime) -> bool:
+        return table.bots_running
 
-    async def _refresh(self, table: ChouetteRuntime) -> None:
-        """Read the chouette again from the database (another process changed it). Runs in the room."""
-        fresh = await asyncio.to_thread(self._read, table.id)
-        if fresh is None:
-            return
-        for name in ("config", "status", "chouette", "actions", "dice", "agents", "fallback", "game_starts"):
-            setattr(table, name, getattr(fresh, name))
-
-    async def _refresh_and_show(self, table: ChouetteRuntime) -> None:
-        if self._mine(table):
-            return
-        await self._refresh(table)
-        fan_out(table.outboxes, lambda you: json.dumps({"type": "state", "state": state_to_wire(table, you)}))
-
-    async def _take_over(self, table: ChouetteRuntime) -> None:
-        """This process has just taken the chouette: read it again, show it, let the computers go on."""
-        await self._refresh(table)
-        self.publish(table)
+    async def _wake(self, table: ChouetteRuntime) -> None:
         await self._bots(table)
 
+    def _joined(self, table: ChouetteRuntime, outbox: Outbox) -> None:
+        self.resume(table)
+
+    def resume(self, table: ChouetteRuntime) -> None:
+        """Let the computer players go on if they are to act (e.g. after a restart; never twice)."""
+        if self._needs_owner(table):
+            self._schedule(table)
+
     # ------------------------------------------------------------ actions
-    async def act(self, table: ChouetteRuntime, name: str | None, message: dict[str, Any]) -> None:
-        """Apply a person's action (serially), store it, then let the computer players act.
-
-        Raises:
-            NotYourTurnError: a spectator, or not this seat's turn.
-            InvalidInputError / IllegalActionError / IllegalPlayError: bad or illegal; nothing changes.
-        """
-        if name is None:
-            raise NotYourTurnError("a spectator cannot act: join the table to play")
-        request = {"kind": "act", "name": name, "message": message}
-        await self._in_room(table, request, lambda: self._act(table, name, message))
-
-    async def _act(self, table: ChouetteRuntime, name: str, message: dict[str, Any]) -> None:
-        """A person's action. Runs in the owner's room."""
-        if table.status == "error":
-            raise IllegalActionError("cannot act: the chouette stopped on an error (a game that did not end)")
-        if table.status != "playing" or table.chouette is None:
-            raise IllegalActionError(f"cannot act: the chouette is {table.status}")
-        version = message.get("version")
-        if version is not None and version != table.version:
-            raise IllegalActionError(f"stale action: the table is at version {table.version}, not {shown(version)}")
+    async def _perform(self, table: ChouetteRuntime, name: str, message: dict[str, Any]) -> None:
+        """A person's action, then the computer players'. Runs in the owner's room."""
         kind = message.get("action")
         if kind not in KINDS:
             raise InvalidInputError(f"invalid action {shown(kind)}: expected one of {', '.join(KINDS)}")
@@ -545,16 +393,8 @@ class ChouetteManager:
             raise IllegalActionError(f"{name} is the captain: the captain moves, the others suggest")
         if c.stage is not ChouetteStage.PLAYING or c.game.phase is not GamePhase.MOVE or c.game.turn is not TEAM:
             raise IllegalActionError("cannot suggest now: the captain is not about to move")
-        play = self._play(c.game, message)
+        play = protocol.play_of(c.game, message)
         return {"kind": "suggest", "by": name, "play": str(play) or "(no move)"}
-
-    @staticmethod
-    def _play(game, message: dict[str, Any]):
-        if "steps" in message:
-            return protocol.play_from_steps(game, protocol.check_steps(message["steps"]))
-        if isinstance(message.get("play"), str):
-            return game.play_from_text(message["play"])
-        raise InvalidInputError("invalid move: expected 'steps' or 'play'")
 
     def _client_action(self, table: ChouetteRuntime, name: str, kind: str, message: dict[str, Any]) -> ChouetteAction:
         c = table.chouette
@@ -570,7 +410,7 @@ class ChouetteManager:
         if kind == "move":
             if c.game.phase is not GamePhase.MOVE:
                 raise IllegalActionError(f"cannot move now: {c.game.describe()}")
-            return Move(side, self._play(c.game, message))
+            return Move(side, protocol.play_of(c.game, message))
         answers: dict[str, Callable[[Player], ChouetteAction]] = {
             "double": Double,
             "take": Take,
@@ -591,17 +431,6 @@ class ChouetteManager:
             table.dice = _game_dice(table)
         await self._apply_opening(table)
         self.publish(table)
-
-    async def _store(self, table: ChouetteRuntime, payload: dict[str, Any], status: str | None = None) -> None:
-        await self.store.append(Row(table.id, table.version + 1, payload, utcnow(), status))
-        table.actions.append(payload)
-
-    def publish(self, table: ChouetteRuntime) -> None:
-        """Offer every connection its seat's view of the table (never waits on a client), and tell
-        the other processes to read it again."""
-        fan_out(table.outboxes, lambda you: json.dumps({"type": "state", "state": state_to_wire(table, you)}))
-        if self.net.shared:
-            self.net.announce("chouette", table.id, {"v": table.version, "reload": True})
 
     async def _bots(self, table: ChouetteRuntime) -> None:
         """Let computer players act (caller holds the lock) until a person is to act or a game ends.
@@ -904,8 +733,8 @@ def router(state: dict[str, Any], config: Any, body, current_user) -> APIRouter:
         doc = await body(request)
         user = await current_user(request)
         name = user.username if user else await asyncio.to_thread(guest_name, state["sessions"], doc.get("name"))
-        table, token = await manager().join(table_id, name, user.id if user else None)
-        return {"id": table.id, "token": token, "name": table.name_for(token)}
+        table, seat, token = await manager().join(table_id, name, user.id if user else None)
+        return {"id": table.id, "token": token, "name": seat}
 
     @api.post("/api/chouette/{table_id}/seat")
     async def reseat(table_id: str, request: Request) -> dict[str, Any]:
@@ -923,9 +752,7 @@ def router(state: dict[str, Any], config: Any, body, current_user) -> APIRouter:
     @api.get("/api/chouette/{table_id}")
     async def get(table_id: str, request: Request) -> dict[str, Any]:
         table = await manager().get(table_id)
-        c = table.chouette
-        if c is not None and any(n in table.agents for n in c.to_act()):
-            manager()._schedule(table)  # e.g. after a restart: the computer players go on (never twice)
+        manager().resume(table)  # e.g. after a restart: the computer players go on (never twice)
         return state_to_wire(table, table.name_for(request.headers.get("x-seat-token")))
 
     @api.get("/api/chouette/{table_id}/games/{number}")
@@ -952,29 +779,14 @@ def router(state: dict[str, Any], config: Any, body, current_user) -> APIRouter:
             else:
                 reply(protocol.PONG)
 
-        def join(table: ChouetteRuntime, outbox: Outbox) -> None:
-            table.used = time.monotonic()
-            table.outboxes.add(outbox)
-            manager().net.want(table.id)  # (when another process runs it: announce its changes here)
-            c = table.chouette
-            if c is not None and any(n in table.agents for n in c.to_act()):
-                manager()._schedule(table)  # e.g. after a restart: the computer players go on (never twice)
-
-        def leave(table: ChouetteRuntime, outbox: Outbox) -> None:
-            outbox.stop()
-            table.used = time.monotonic()
-            table.outboxes.discard(outbox)
-            if manager().net.shared and not table.outboxes and not table.room.closed:
-                table.room.post(functools.partial(manager()._rest, table))
-
         await serve_connection(
             websocket,
             load=lambda: manager().get(table_id),
             seat_of=lambda table, token: table.name_for(token),
             state=view,
             handle=handle,
-            join=join,
-            leave=leave,
+            join=manager().connect,
+            leave=manager().disconnect,
             quotas=state["quotas"],
         )
 

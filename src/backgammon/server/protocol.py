@@ -50,8 +50,8 @@ from backgammon.game import (
 from backgammon.moves import Play, StepGraph, step_graph
 from backgammon.position import Position
 from backgammon.server import game_clock
-from backgammon.server.table_dice import dice_doc
 from backgammon.server.matchflow import last_result
+from backgammon.server.table_dice import dice_doc
 
 MAX_MESSAGE = 16_000
 """The longest socket message (characters)."""
@@ -498,6 +498,21 @@ def play_from_steps(game: Game, steps: tuple[tuple[int, int], ...]):
     after = _graph(game.position, *game.dice)[0].follow(steps)
     query: Position | tuple[tuple[int, int], ...] = steps if after is None else after
     return find_play(game.position, game.dice[0], game.dice[1], query, plays=game.legal_plays)  # raises if None
+
+
+def play_of(game: Game, message: Mapping[str, Any]) -> Play:
+    """The legal play a client's move names: its ``steps`` (:func:`play_from_steps`) or its
+    ``play`` in the standard notation.
+
+    Raises:
+        InvalidInputError: neither is given, or the steps are malformed.
+        IllegalActionError / IllegalPlayError: no move now, or not a legal play.
+    """
+    if "steps" in message:
+        return play_from_steps(game, check_steps(message["steps"]))
+    if isinstance(message.get("play"), str):
+        return game.play_from_text(message["play"])
+    raise InvalidInputError("invalid move: expected 'steps' or 'play'")
 
 
 def move_graph(game: Game) -> dict[str, Any] | None:

@@ -21,7 +21,7 @@ import secrets
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 from sqlalchemy import select, update
 from sqlalchemy.orm import sessionmaker
@@ -50,15 +50,16 @@ from backgammon.position import Position
 from backgammon.server import game_clock, protocol
 from backgammon.server.agents import LEVELS, Agent, GreedyAgent, decide_by, make_agent
 from backgammon.server.auth import new_token, token_hash
-from backgammon.server.db import Action, ChatMessage, Table, User, utcnow
-from backgammon.server.table_dice import DrawCount, draws_of, new_dice_config, resume_dice
+from backgammon.server.db import ChatMessage, Table, User, utcnow
 from backgammon.server.matchflow import StartPosition, new_match
 from backgammon.server.ownership import Network
 from backgammon.server.pools import run_engine
 from backgammon.server.protocol import shown
 from backgammon.server.rating import rating_change
 from backgammon.server.replay import END_SESSION, match_of, replay_match
-from backgammon.server.rooms import Outbox, Room, Row, Store, Throttle, drop_idle, drop_room, fan_out, sweep_idle
+from backgammon.server.room_manager import RoomManager
+from backgammon.server.rooms import Outbox, Room, Throttle
+from backgammon.server.table_dice import DrawCount, draws_of, new_dice_config, resume_dice
 
 log = logging.getLogger("backgammon.server")
 
@@ -75,7 +76,6 @@ PRESENCE_TTL = 30.0
 """Seconds another process's report of who is connected counts (it repeats it every third of that)."""
 UNFINISHED_LISTED = 50
 """The most unfinished tables listed for one player (``unfinished``)."""
-T = TypeVar("T")
 
 
 def _chat_line(seat: str, name: str, text: str, at: _dt.datetime) -> dict[str, Any]:
@@ -150,6 +150,16 @@ class TableRuntime:
         return len(self.actions)
 
     @property
+    def last_stamp(self) -> _dt.datetime | None:
+        return self.stamps[-1] if self.stamps else None
+
+    def record(self, payload: dict[str, Any], stamp: _dt.datetime) -> None:
+        """Note an action just stored, before the match moves on: who was to act, the action, when."""
+        self.turns.append(self.flow.game.turn)
+        self.actions.append(payload)
+        self.stamps.append(stamp)
+
+    @property
     def needs_owner(self) -> bool:
         """Whether something must happen here with nobody connected: the computer's turn, a running
         clock, or opening dice to roll."""
@@ -197,7 +207,7 @@ class TableRuntime:
         return None
 
 
-class TableManager:
+class TableManager(RoomManager[TableRuntime, Player]):
     """All tables of this server process: each a :class:`~backgammon.server.rooms.Room`.
 
     Every change to a table is a job of its room (``act``, ``join``, the computer's answers, the
@@ -205,8 +215,18 @@ class TableManager:
     the table's connections (their :class:`~backgammon.server.rooms.Outbox`). Tables are read from
     the database on first use and dropped from memory when they are over and nobody watches, or
     when nobody has watched or used them for :data:`~backgammon.server.rooms.IDLE_SECONDS` and
-    nothing is due.
+    nothing is due. That machinery (reading, ownership between processes, forwarding, storing,
+    publishing) is :class:`~backgammon.server.room_manager.RoomManager`'s; this adapter says how a
+    match or money session is built, what its players, computer and clock do, and what they are sent.
     """
+
+    KIND = "table"
+    NOUN = "table"
+    MODES = ("ai", "human")
+    REFRESHED = (
+        *("flow", "tokens", "names", "user_ids", "listed", "status", "actions", "stamps", "turns"),
+        *("timeout_loser", "ended_by", "dice"),
+    )
 
     def __init__(
         self,
@@ -217,36 +237,60 @@ class TableManager:
         bot_timeout: float = BOT_TIMEOUT,
         network: Network | None = None,
     ) -> None:
-        self.sessions = sessions
-        self.store = Store(sessions)
-        self.tables: dict[str, TableRuntime] = {}
-        self._loading: dict[str, asyncio.Future] = {}
-        self.dice_seed = dice_seed
-        self.test_hooks = test_hooks
+        super().__init__(sessions, dice_seed, test_hooks, network=network)
         self.bot_delay = 0.0
         self.bot_timeout = bot_timeout
         self.rematch_hold_seconds = REMATCH_HOLD_SECONDS
-        self.net = network or Network()
-        self._heartbeat: asyncio.Task | None = None
-        self._sweeper: asyncio.Task | None = None
-        self._unfollow: dict[str, Callable[[], Any]] = {}
         self._presence: dict[str, Throttle] = {}  # per table watched here: its presence messages
-        self.net.on_reconnect(self._on_bus_reconnect)
-        self.net.watch(
-            lambda: [(t.id, t.room) for t in self.tables.values() if t.outboxes and not t.is_over],
-            lambda table_id, _room: self._take_over(self.tables[table_id]),
-        )
-
-    @property
-    def process(self) -> str:
-        return self.net.process
 
     async def start(self) -> None:
         """Connect to the other processes (if any), then resume the unfinished tables."""
         await self.net.start()
         if self.net.shared:
-            self._heartbeat = asyncio.create_task(self._presence_heartbeat(), name="presence")
-        self._sweeper = asyncio.create_task(sweep_idle(self.sweep, "table"), name="idle-tables")
+            self._background.append(asyncio.create_task(self._presence_heartbeat(), name="presence"))
+        self._start_sweeper()
+
+    # ------------------------------------------------------ the room's part
+    def _message(self, table: TableRuntime, seat: Player | None, event: dict[str, Any] | None) -> str:
+        return json.dumps(protocol.event_message(table, seat, event))
+
+    def _seat_to_wire(self, seat: Player) -> str:
+        return seat.value
+
+    def _seat_from_wire(self, value: object) -> Player:
+        return protocol.player_from_wire(value)
+
+    def _active(self, table: TableRuntime) -> bool:
+        return not table.is_over
+
+    def _needs_owner(self, table: TableRuntime) -> bool:
+        return table.needs_owner
+
+    def _jobs(self, table: TableRuntime) -> tuple[asyncio.Task | None, ...]:
+        return (table.bot_task, table.clock_task)
+
+    async def _wake(self, table: TableRuntime) -> None:
+        await self._after_action(table)
+
+    def _also_follow(self, table: TableRuntime) -> list[Callable[[], None]]:
+        return [self.net.listen(f"presence:{table.id}", functools.partial(self._on_presence, table))]
+
+    def _joined(self, table: TableRuntime, outbox: Outbox) -> None:
+        self._presence_changed(table, outbox)
+
+    def _left(self, table: TableRuntime) -> None:
+        self._presence_changed(table)
+
+    async def _loaded(self, table: TableRuntime) -> TableRuntime:
+        """A finished table read for viewing is not kept in memory; one that needs an owner now
+        is taken and woken (with one process; with several: :meth:`claim`)."""
+        if table.status == "over":
+            return self.tables.get(table.id, table)
+        kept = self._keep(table)
+        if kept is table and not self.net.shared and table.needs_owner:
+            await self.net.acquire(table.id)
+            await table.room.call(functools.partial(self._after_action, table))
+        return kept
 
     # ---------------------------------------------------------------- setup
     def _dice_for(self, table_id: str) -> RandomDice:
@@ -272,14 +316,6 @@ class TableManager:
             table.agent = make_agent(config.get("level", "intermediate"))
         return table
 
-    def _read(self, table_id: str) -> TableRuntime | None:
-        """A table replayed from the database (on a worker thread), or None."""
-        with self.sessions() as db:
-            row = db.get(Table, table_id)
-            if row is None or row.config.get("mode") == "chouette":
-                return None
-            return self._replay(db, row)
-
     def _unfinished(self) -> list[TableRuntime]:
         """The unfinished tables that need an owner with nobody connected (:attr:`TableRuntime.needs_owner`).
         The others are read when first asked for: a site may keep thousands of idle sessions, and
@@ -301,41 +337,9 @@ class TableManager:
             await table.room.call(functools.partial(self._after_action, table))
         return len(self.tables)
 
-    def _keep(self, table: TableRuntime) -> TableRuntime:
-        """Hold a table in memory and follow it on the bus."""
-        kept = self.tables.setdefault(table.id, table)
-        if kept is table:
-
-            def on_event(message: dict[str, Any]) -> None:
-                table.room.post(functools.partial(self._follow, table, message))
-
-            def where_it_stands() -> None:
-                self.net.announce("table", table.id, {"v": table.version})
-
-            stops = [
-                self.net.follow(
-                    "table",
-                    table.id,
-                    on_event,
-                    functools.partial(self._answer, table),
-                    watched=lambda: bool(table.outboxes),
-                    on_audience=where_it_stands,
-                    on_wanted_elsewhere=lambda: table.room.post(functools.partial(self._hand_off, table)),
-                    on_released=functools.partial(self.claim, table),
-                ),
-                self.net.listen(f"presence:{table.id}", functools.partial(self._on_presence, table)),
-            ]
-
-            def stop_all() -> None:
-                for stop in stops:
-                    stop()
-
-            self._unfollow[table.id] = stop_all
-        return kept
-
     def _replay(self, db, row: Table) -> TableRuntime:
         table = self._runtime(row)
-        records = db.scalars(select(Action).where(Action.table_id == row.id).order_by(Action.seq)).all()
+        records = self._records(db, row.id)
         for record, (before, payload, after) in zip(
             records, replay_match(row.config, [r.payload for r in records]), strict=True
         ):
@@ -350,87 +354,6 @@ class TableManager:
         if table.config.get("dice"):  # verifiable dice: go on at the draw after the last stored one
             table.dice = resume_dice(row.id, table.config["dice"], len(draws_of(table.actions)))
         return table
-
-    async def get(self, table_id: str) -> TableRuntime:
-        """A table by id, read from the database on first use (off the event loop).
-
-        A finished table read for viewing is not kept in memory.
-
-        Raises:
-            LookupError: if there is no such table (mapped to 404).
-        """
-        table = self.tables.get(table_id)
-        if table is not None:
-            table.used = time.monotonic()
-            await self.net.read_if_stale(table.id, table.room, functools.partial(self._refresh, table))
-            return table
-        if not isinstance(table_id, str) or len(table_id) > 32:
-            raise LookupError(f"no table {shown(table_id)}")
-        loading = self._loading.get(table_id)
-        if loading is None:
-            loading = self._loading[table_id] = asyncio.ensure_future(asyncio.to_thread(self._read, table_id))
-            loading.add_done_callback(lambda _f: self._loading.pop(table_id, None))
-        table = await asyncio.shield(loading)
-        if table is None:
-            raise LookupError(f"no table {shown(table_id)}")
-        if table.status == "over":
-            return self.tables.get(table_id, table)
-        kept = self._keep(table)
-        if kept is table and not self.net.shared and table.needs_owner:  # (with several: ``claim``)
-            await self.net.acquire(table.id)
-            await table.room.call(functools.partial(self._after_action, table))
-        return kept
-
-    def forget(self, table: TableRuntime) -> None:
-        """Drop a finished table nobody watches from memory (it stays in the database)."""
-        if table.is_over and not table.outboxes:
-            drop_room(self.tables, table, self._unfollow, self.net.release)
-
-    def sweep(self, unused_since: float) -> int:
-        """Drop from memory the tables nobody watches here, with nothing due and no job under way,
-        unused since ``unused_since`` (``time.monotonic``); they stay in the database. How many."""
-
-        def due(table: TableRuntime) -> bool:
-            running = any(task is not None and not task.done() for task in (table.bot_task, table.clock_task))
-            return running or (table.needs_owner and self.net.owns(table.id))  # (else another process's to run)
-
-        return drop_idle(self.tables, unused_since, due, self._unfollow, self.net.release)
-
-    async def _refresh(self, table: TableRuntime) -> None:
-        """Bring a table up to the database's truth (another process changed it). Runs in the room."""
-        fresh = await asyncio.to_thread(self._read, table.id)
-        if fresh is None:
-            return
-        for name in ("flow", "tokens", "names", "user_ids", "listed", "status", "actions", "stamps", "turns"):
-            setattr(table, name, getattr(fresh, name))
-        table.timeout_loser, table.ended_by, table.dice = fresh.timeout_loser, fresh.ended_by, fresh.dice
-
-    async def claim(self, table: TableRuntime) -> None:
-        """With several processes: take the table over now if no live process owns it (its owner
-        died, or none has had it since a restart), so that what a client is shown is current."""
-        if self.net.shared and not table.is_over and not table.room.closed:
-            await self.net.own(table.id, table.room, lambda: self._take_over(table))
-
-    async def _take_over(self, table: TableRuntime) -> None:
-        """This process has just taken the table (its owner died, or none had it): read it again,
-        show it, and wake whatever must act. Runs in the room."""
-        before = table.version
-        await self._refresh(table)
-        if table.version != before:  # the announcements of the last owner's last changes were lost
-            self.publish(table, None, reload=True)
-        await self._after_action(table)
-
-    async def _hand_off(self, table: TableRuntime) -> None:
-        """Give the table to the process whose connections watch it, when none watches it here
-        (after a request from there: the network decides when), or let its lease go (:meth:`_rest`).
-        Its computer turn and clock stop here; the new owner starts them again. Runs in the room."""
-        if table.outboxes or table.is_over or not self.net.owns(table.id):
-            return
-        for task in (table.bot_task, table.clock_task):
-            if task is not None and not task.done():
-                task.cancel()
-        table.bot_task = table.clock_task = None
-        await self.net.hand_off("table", table.id, {"v": table.version})
 
     # ------------------------------------------------------------- creation
     async def create(
@@ -477,7 +400,9 @@ class TableManager:
         if clock is not None:
             config["clock"] = _check_clock(clock)
         token = new_token()
-        table = await self._open(config, player, name, user_id, token_hash(token), bool(listed) and mode == "human")
+        table = await self._new_table(
+            config, player, name, user_id, token_hash(token), bool(listed) and mode == "human"
+        )
         return table, player, token
 
     async def create_paired(
@@ -493,9 +418,9 @@ class TableManager:
         if clock is not None:
             config["clock"] = _check_clock(clock)
         name, user_id, digest = seats[Player.WHITE]
-        return await self._open(config, Player.WHITE, name, user_id, digest, True, opponent=seats[Player.BLACK])
+        return await self._new_table(config, Player.WHITE, name, user_id, digest, True, opponent=seats[Player.BLACK])
 
-    async def _open(
+    async def _new_table(
         self,
         config: dict[str, Any],
         player: Player,
@@ -529,16 +454,7 @@ class TableManager:
             # named as the table names the computer in play: "Computer (Intermediate)"
             setattr(row, f"{player.other.value}_name", f"Computer ({config['level'].replace('_', ' ').capitalize()})")
 
-        def insert_row() -> None:
-            with self.sessions() as db:
-                db.add(row)
-                db.commit()
-
-        await self.store.run(insert_row)
-        table = self._keep(self._runtime(row))
-        await self.net.acquire(table_id)
-        await table.room.call(lambda: self._after_action(table))
-        return table
+        return await self._open(row)
 
     async def rematch(self, table_id: str, token: str | None) -> tuple[TableRuntime, Player, str]:
         """A new match with the same settings, after a finished one: the first of the two players
@@ -584,7 +500,7 @@ class TableManager:
                 "user_id": other,
                 "until": time.time() + self.rematch_hold_seconds,
             }
-        new = await self._open(settings, seat, name, user_id, digest, listed=False)
+        new = await self._new_table(settings, seat, name, user_id, digest, listed=False)
         if table.config.get("mode") == "human":
             table.config = {**table.config, "rematch": new.id}
             config = table.config
@@ -680,20 +596,6 @@ class TableManager:
                 await self._in_room(table, request, functools.partial(self._reseat, table, seat, digest))
                 revoked += 1
         return revoked
-
-    async def join(self, table_id: str, name: str, user_id: int | None) -> tuple[TableRuntime, Player, str]:
-        """Take the free seat of a human table.
-
-        Raises:
-            LookupError: no such table. IllegalActionError: no free seat.
-        """
-        table = await self.get(table_id)
-        name = _check_name(name)
-        token = new_token()
-        digest = token_hash(token)
-        request = {"kind": "join", "name": name, "user_id": user_id, "digest": digest}
-        seat = await self._in_room(table, request, lambda: self._join(table, name, user_id, digest))
-        return table, seat, token
 
     async def _join(
         self, table: TableRuntime, name: str, user_id: int | None, digest: str, rematch: bool = False
@@ -830,28 +732,11 @@ class TableManager:
         return await asyncio.to_thread(query)
 
     # -------------------------------------------------------------- actions
-    async def act(self, table: TableRuntime, seat: Player | None, message: dict[str, Any]) -> None:
-        """Apply a client's action for ``seat`` in the table's room: validate, store, publish.
 
-        Raises:
-            NotYourTurnError: a spectator, or not this seat's turn.
-            InvalidInputError / IllegalActionError / IllegalPlayError: a bad or illegal action;
-                the game is unchanged.
-        """
-        if seat is None:
-            raise NotYourTurnError("a spectator cannot act: join the table to play")
-        request = {"kind": "act", "seat": seat.value, "message": message}
-        await self._in_room(table, request, lambda: self._act(table, seat, message))
-
-    async def _act(self, table: TableRuntime, seat: Player, message: dict[str, Any]) -> None:
-        """A client's action. Runs in the owner's room."""
-        if table.status != "playing":
-            raise IllegalActionError(f"cannot act: the table is {table.status}")
+    async def _perform(self, table: TableRuntime, seat: Player, message: dict[str, Any]) -> None:
+        """A client's action (the table is playing, the version checked). Runs in the owner's room."""
         if table.ai_seat is seat:
             raise NotYourTurnError("that seat is played by the computer")
-        version = message.get("version")
-        if version is not None and version != table.version:
-            raise IllegalActionError(f"stale action: the table is at version {table.version}, not {shown(version)}")
         if message.get("action") == END_SESSION:
             await self._end_session(table, seat)
             return
@@ -867,8 +752,6 @@ class TableManager:
             raise IllegalActionError("only a money session can be ended: a match ends when a side reaches its length")
         payload = {"kind": END_SESSION, "player": seat.value}
         await self._store(table, payload, "over")
-        table.turns.append(table.flow.game.turn)
-        table.actions.append(payload)
         table.ended_by = seat
         table.status = "over"
         for task in (table.bot_task, table.clock_task):
@@ -889,13 +772,7 @@ class TableManager:
                 raise IllegalActionError(f"cannot roll now: {game.describe()}")
             return Roll(seat, table.dice.roll())
         if kind == "move":
-            if "steps" in message:
-                play = protocol.play_from_steps(game, protocol.check_steps(message["steps"]))
-            elif isinstance(message.get("play"), str):
-                play = game.play_from_text(message["play"])
-            else:
-                raise InvalidInputError("invalid move: expected 'steps' or 'play'")
-            return Move(seat, play)
+            return Move(seat, protocol.play_of(game, message))
         if kind == "double" and protocol.dead_cube_match(game):
             raise IllegalActionError("no doubling in a 1-point match: the cube is dead")
         if kind == "resign":
@@ -911,29 +788,31 @@ class TableManager:
         """Apply (raises, leaving the table unchanged), store, then publish. Runs in the room."""
         flow = table.flow.apply(action)
         payload = protocol.action_to_wire(action)
-        await self._store(table, payload, "over" if flow.is_over else None, flow)
-        table.turns.append(table.flow.game.turn)
+        await self._store(table, payload, "over" if flow.is_over else None, after=flow)
         table.flow = flow
-        table.actions.append(payload)
         if flow.is_over:
             table.status = "over"
             await self._rate(table)
         self.publish(table, payload)
 
     async def _store(
-        self, table: TableRuntime, payload: dict[str, Any], status: str | None, after: Match | None = None
+        self,
+        table: TableRuntime,
+        payload: dict[str, Any],
+        status: str | None = None,
+        stamp: _dt.datetime | None = None,
+        after: Match | None = None,
     ) -> None:
         """Store an action (``after``: the match it leads to; None when it ends the table). A table
         with a clock stores the clock with it (:func:`game_clock.stored_entry`)."""
-        stamp, now = utcnow(), time.monotonic()
+        stamp, now = stamp or utcnow(), time.monotonic()
         if table.clock:
             runner = None
             if after is not None and status != "over" and not after.is_over and table.status == "playing":
                 runner = after.game.turn if after.game.turn is not table.ai_seat else None
             payload[game_clock.KEY] = game_clock.stored_entry(table, runner, stamp, now)
-        await self.store.append(Row(table.id, table.version + 1, payload, stamp, status))
-        table.stamps.append(stamp)
-        table.clock_anchor = (table.version + 1, now)  # the next turn starts now (the action follows)
+        await super()._store(table, payload, status, stamp)
+        table.clock_anchor = (table.version, now)  # the next turn starts now
 
     # ---------------------------------------------------------------- clock
     def _schedule_clock(self, table: TableRuntime) -> None:
@@ -957,8 +836,6 @@ class TableManager:
                 return
             payload = {"kind": "timeout", "player": player.value}
             await self._store(table, payload, "over")
-            table.turns.append(table.flow.game.turn)
-            table.actions.append(payload)
             table.timeout_loser = player
             table.status = "over"
             await self._rate(table)
@@ -1010,128 +887,68 @@ class TableManager:
 
         table.room.post(job)
 
-    # -------------------------------------------------------------- publish
-    def publish(self, table: TableRuntime, event: dict[str, Any] | None, *, reload: bool = False) -> None:
-        """Offer every connection here its own view of the new state (never waits on a client),
-        and tell the other processes (the owner only): the event, or ``reload`` for anything else."""
-        table.used = time.monotonic()
-        fan_out(table.outboxes, lambda seat: json.dumps(protocol.event_message(table, seat, event)))
-        if self.net.shared:
-            note: dict[str, Any] = {"v": table.version}
-            if reload or event is None:
-                note["reload"] = True
-            else:
-                note["event"] = event
-                note["at"] = table.stamps[-1].isoformat() if table.stamps else None
-            self.net.announce("table", table.id, note)
-
     # ------------------------------------------------- several processes
-    async def _in_room(self, table: TableRuntime, request: dict[str, Any], job: Callable[[], Awaitable[T]]) -> T:
-        """Run ``job`` in the table's room, here or (forwarded as ``request``) at its owner's."""
-        result = await self.net.run("table", table.id, table.room, request, job, lambda: self._take_over(table))
-        if isinstance(result, dict) and "req" in result:  # the owner's answer
-            if request["kind"] == "join":
-                return protocol.player_from_wire(result["seat"])  # type: ignore[return-value]
-            return result.get("table")  # type: ignore[return-value]
-        return result  # type: ignore[return-value]
-
-    async def _answer(self, table: TableRuntime, message: dict[str, Any]) -> dict[str, Any]:
-        """Another process's request for a table this process owns."""
-
-        def here(job: Callable[[], Awaitable[T]]) -> Awaitable[T]:
-            return self.net.in_room(table.id, table.room, job)
-
-        kind = message.get("kind")
-        if kind == "act":
-            seat = protocol.player_from_wire(message.get("seat"))
-            doc = message.get("message")
-            if not isinstance(doc, dict):
-                raise InvalidInputError("invalid forwarded action")
-            await here(lambda: self._act(table, seat, doc))
-            return {}
-        if kind == "join":
-            name, user_id, digest = message.get("name"), message.get("user_id"), message.get("digest")
-            if not isinstance(digest, str) or not isinstance(name, str):
-                raise InvalidInputError("invalid forwarded join")
-            rematch = message.get("rematch") is True
-            seat = await here(functools.partial(self._join, table, name, user_id, digest, rematch))
-            return {"seat": seat.value}
+    def _forwarded_other(
+        self, table: TableRuntime, kind: object, message: dict[str, Any]
+    ) -> Callable[[], Awaitable[dict[str, Any]]]:
+        """The job answering another process's chat, rematch or reseat request."""
         if kind == "chat":
             seat, text = protocol.player_from_wire(message.get("seat")), message.get("text")
             if not isinstance(text, str):
                 raise InvalidInputError("invalid forwarded chat")
-            await here(lambda: self._say(table, seat, text))
-            return {}
+
+            async def chat() -> dict[str, Any]:
+                await self._say(table, seat, text)
+                return {}
+
+            return chat
         if kind == "rematch":
             seat, digest = protocol.player_from_wire(message.get("seat")), message.get("digest")
             if not isinstance(digest, str):
                 raise InvalidInputError("invalid forwarded rematch")
-            return {"table": await here(lambda: self._rematch(table, seat, digest))}
+
+            async def rematch() -> dict[str, Any]:
+                return {"table": await self._rematch(table, seat, digest)}
+
+            return rematch
         if kind == "reseat":
             own_seat, fresh = protocol.player_from_wire(message.get("seat")), message.get("digest")
             if not isinstance(fresh, str):
                 raise InvalidInputError("invalid forwarded reseat")
-            await here(lambda: self._reseat(table, own_seat, fresh))
-            return {}
+
+            async def reseat() -> dict[str, Any]:
+                await self._reseat(table, own_seat, fresh)
+                return {}
+
+            return reseat
         raise InvalidInputError(f"invalid forwarded request {shown(kind)}")
 
-    async def _follow(self, table: TableRuntime, message: dict[str, Any]) -> None:
-        """Apply the owner's change to this copy (or read the table again), then publish it here."""
+    def _applied(self, table: TableRuntime, message: dict[str, Any]) -> bool:
+        """Apply the owner's change (the next action, or a line of chat) to this copy and show it;
+        False when the table must be read again (a reload, or an announcement missed)."""
         if isinstance(message.get("chat"), dict):
             self._show_chat(table, message["chat"])
-            return
+            return True
         version, event = message.get("v"), message.get("event")
         if version == table.version and not message.get("reload"):
-            return  # already seen (this process read it from the database)
-        if message.get("reload") or event is None or version != table.version + 1:
-            await self._refresh(table)
-        else:
-            table.turns.append(table.flow.game.turn)
-            if event.get("kind") == "timeout":
-                table.timeout_loser = protocol.player_from_wire(event["player"])
-            elif event.get("kind") == END_SESSION:
-                table.ended_by = protocol.player_from_wire(event["player"])
-            else:
-                table.flow = table.flow.apply(protocol.action_from_wire(event, table.flow.game))
-            table.actions.append(event)
-            at = message.get("at")
-            table.stamps.append(_dt.datetime.fromisoformat(at) if at else utcnow())
-            table.clock_anchor = (table.version, time.monotonic())  # the owner's turn began about now
-            if table.is_over:
-                table.status = "over"
-        fan_out(table.outboxes, lambda seat: json.dumps(protocol.event_message(table, seat, event)))
-
-    def _on_bus_reconnect(self) -> None:
-        """Announcements may have been lost while the bus was down: read every followed table again."""
-        for table in list(self.tables.values()):
-            if not self.net.owns(table.id):
-                table.room.post(functools.partial(self._refresh_and_show, table))
-
-    async def _refresh_and_show(self, table: TableRuntime) -> None:
-        await self._refresh(table)
-        fan_out(table.outboxes, lambda seat: json.dumps(protocol.event_message(table, seat, None)))
-
-    def connect(self, table: TableRuntime, outbox: Outbox) -> None:
-        table.used = time.monotonic()
-        table.outboxes.add(outbox)
-        self.net.want(table.id)  # (when another process runs it: announce its changes here)
-        self._presence_changed(table, outbox)
-
-    def disconnect(self, table: TableRuntime, outbox: Outbox) -> None:
-        outbox.stop()
-        table.used = time.monotonic()
-        table.outboxes.discard(outbox)
-        self._presence_changed(table)
-        if self.net.shared and not table.outboxes and not table.is_over and not table.room.closed:
-            table.room.post(functools.partial(self._rest, table))  # (a closed room: the server is stopping)
-        self.forget(table)
-
-    async def _rest(self, table: TableRuntime) -> None:
-        """Nobody watches the table here any more and nothing is due: let its lease go (another
-        process whose connections watch it takes it; else whichever process is next asked to act),
-        so that only live tables hold locks. Runs in the room."""
-        if not table.outboxes and not table.needs_owner:
-            await self._hand_off(table)
+            return True  # already seen (this process read it from the database)
+        if message.get("reload") or not isinstance(event, dict) or version != table.version + 1:
+            return False
+        flow, kind = table.flow, event.get("kind")
+        if kind not in ("timeout", END_SESSION):
+            flow = flow.apply(protocol.action_from_wire(event, flow.game))
+        at = message.get("at")
+        table.record(event, _dt.datetime.fromisoformat(at) if isinstance(at, str) else utcnow())
+        if kind == "timeout":
+            table.timeout_loser = protocol.player_from_wire(event["player"])
+        elif kind == END_SESSION:
+            table.ended_by = protocol.player_from_wire(event["player"])
+        table.flow = flow
+        table.clock_anchor = (table.version, time.monotonic())  # the owner's turn began about now
+        if table.is_over:
+            table.status = "over"
+        self._show(table, event)
+        return True
 
     # -------------------------------------------------------------- presence
     def _presence_changed(self, table: TableRuntime, newcomer: Outbox | None = None) -> None:
@@ -1231,19 +1048,8 @@ class TableManager:
                     self.net.tell(f"presence:{table.id}", {"counts": table.local_presence()})
 
     async def close(self) -> None:
-        for job in (self._heartbeat, self._sweeper):
-            if job is not None:
-                job.cancel()
-        tasks = []
-        for table in list(self.tables.values()):
-            for task in (table.bot_task, table.clock_task):
-                if task is not None and not task.done():
-                    task.cancel()
-                    tasks.append(task)
-        if tasks:
-            await asyncio.wait(tasks, timeout=5)
-        for table in list(self.tables.values()):
-            await table.room.aclose()
+        """Stop the rooms (:meth:`RoomManager.close`), then the bus and the store."""
+        await super().close()
         await self.net.close()
         await asyncio.to_thread(self.store.close)
 
