@@ -145,6 +145,7 @@ def test_oversize_and_hostile_files_get_a_message_in_the_players_language(browse
     # where the reader says more, its own words are shown beside (in English)
     assert "is never closed" in page.locator(".up-item.refused", has_text="nested.sgf").inner_text()
     # a pasted text that is no match: the same
+    page.click("#up-paste-box summary")  # the paste box opens
     page.fill("#up-paste", "this is not a match")
     page.click("#up-paste-send")
     wait_count(page, ".up-item.refused", 5)
@@ -152,4 +153,33 @@ def test_oversize_and_hostile_files_get_a_message_in_the_players_language(browse
     assert ("could not be read" if lang == "en" else "読めませんでした") in pasted
     no_sideways_scroll(page)
     shot(page, f"upload-refused-{lang}-{size}.png")
+    assert not page.errors, page.errors  # type: ignore[attr-defined]
+
+
+def test_a_logged_in_player_gets_puzzles_from_the_side_it_played(browser, server):
+    page = upload_page(browser, server, VIEWPORTS["desktop"])
+    status = page.evaluate(
+        """async () => (await fetch("/api/register", {method: "POST", headers: {"Content-Type": "application/json"},
+            body: JSON.stringify({username: "lasse", password: "a long passphrase"})})).status"""
+    )
+    assert status == 200
+    page.reload()
+    page.set_input_files("#up-files", str(GALAXY))
+    page.click("#up-send")
+    page.wait_for_selector(".up-item a.up-open", timeout=300_000)
+    side = page.locator(".up-item select.up-side")
+    assert side.input_value() == "Black"  # lasse's side, by the account's name
+    assert side.locator("option").all_inner_texts() == ["neither", "meisampourtaghi", "lasse"]
+    shot(page, "upload-side-desktop.png")
+    page.goto(server.url + "/puzzles")
+    page.wait_for_selector("#pz-list li a.pz-open")
+    first = page.locator("#pz-list li a.pz-open").first.get_attribute("href")
+    assert re.match(r"^/puzzles/up-[0-9a-f]{24}\.1\.\d+$", first), first  # a puzzle of the uploaded match
+    side.page.go_back()
+    page.wait_for_selector(".up-item select.up-side")
+    page.select_option(".up-item select.up-side", "")  # neither: no puzzles from it
+    time.sleep(0.5)
+    page.goto(server.url + "/puzzles")
+    page.wait_for_selector("#pz-message:not(:empty)")
+    assert page.locator("#pz-list li a.pz-open").count() == 0
     assert not page.errors, page.errors  # type: ignore[attr-defined]

@@ -262,3 +262,41 @@ def test_every_upload_code_is_worded_in_english_and_japanese():
     for code in codes:
         assert re.search(rf"^    err_{code}:", en, re.MULTILINE), code
         assert re.search(rf"^    err_{code}:", ja, re.MULTILINE), code
+
+
+def test_puzzles_come_from_the_accounts_side_of_its_uploaded_matches(client):
+    """An account's uploaded match gives puzzles from the mistakes of the side it played (its name,
+    or the side it chose), answered like a table's; nobody else sees them."""
+    assert client.post("/api/register", json={"username": "lasse", "password": "a long passphrase"}).status_code == 200
+    up = upload_file(client, "galaxy_match1032950.mat").json()
+    assert up["side"] == "Black" and up["account"] is True  # lasse sat on the right: Black in the review
+    assert follow(client, up["id"])[-1]["status"] == "done"
+    review = client.get(f"/api/uploads/{up['id']}/review").json()
+    mistakes = {
+        f"{up['id']}.{d['game']}.{d['index']}": d
+        for d in review["decisions"]
+        if d["player"] == "Black" and d["grade"] != "good" and not d["forced"]
+    }
+    assert mistakes  # lasse made some in this match (the review of the upload page shows them)
+    listed = client.get("/api/puzzles?limit=100").json()
+    assert {p["id"] for p in listed["puzzles"]} == set(mistakes)
+    # a play puzzle, answered with the review's best play: right at the first try
+    pid, d = next((pid, d) for pid, d in mistakes.items() if d["kind"] == "play")
+    puzzle = client.get(f"/api/puzzles/{pid}").json()
+    assert puzzle["player"] == "Black" and puzzle["dice"] == d["dice"]
+    answer = client.post(f"/api/puzzles/{pid}/answer", json={"play": d["best"]}).json()
+    assert answer["correct"] and answer["done"] and answer["status"] == "first_try"
+    # the other side chosen instead: White's mistakes, and the answered one is gone from the list
+    res = client.put(f"/api/uploads/{up['id']}", json={"side": "White"})
+    assert res.status_code == 200 and res.json()["side"] == "White"
+    whites = {p["id"] for p in client.get("/api/puzzles?limit=100").json()["puzzles"]}
+    assert whites and not whites & set(mistakes)
+    assert client.get(f"/api/puzzles/{pid}").status_code == 404
+    assert client.put(f"/api/uploads/{up['id']}", json={"side": "Red"}).status_code == 400
+    # another account (or a guest) neither sees the puzzles nor sets the side
+    client.post("/api/logout")
+    assert client.put(f"/api/uploads/{up['id']}", json={"side": "Black"}).status_code == 404
+    client.post("/api/register", json={"username": "someone", "password": "another long passphrase"})
+    assert client.get("/api/puzzles").json()["puzzles"] == []
+    assert client.put(f"/api/uploads/{up['id']}", json={"side": "Black"}).status_code == 404
+    assert client.get(f"/api/puzzles/{next(iter(whites))}").status_code == 404

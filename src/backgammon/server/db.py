@@ -272,7 +272,7 @@ class PuzzleAttempt(Base):
     __tablename__ = "puzzle_attempts"
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
     puzzle_id: Mapped[str] = mapped_column(String(64), primary_key=True)  # "<table id>.<game>.<action index>"
-    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), index=True)
+    table_id: Mapped[str] = mapped_column(String(32), index=True)  # a table's, or an upload's (migration 0007)
     tries: Mapped[int] = mapped_column(Integer, default=0)
     done: Mapped[bool] = mapped_column(Boolean, default=False)  # right, or two wrong tries: the answer was shown
     solved: Mapped[bool] = mapped_column(Boolean, default=False)

@@ -1,9 +1,10 @@
 """Puzzles from the player's own games: the biggest errors of their reviewed matches, to solve again.
 
 A puzzle is one decision of a stored review (:func:`backgammon.server.study.review_table`, the
-one review) that the logged-in player got wrong: a play, a cube decision (double or not) or a
-take decision, graded worse than "good" and not forced. Its id is
-``<table id>.<game number>.<action index>``. Guests have no history (tables are listed by
+one review; or an uploaded match's, :mod:`backgammon.server.uploads`, where the account played
+the side it chose or whose name is its own) that the logged-in player got wrong: a play, a cube
+decision (double or not) or a take decision, graded worse than "good" and not forced. Its id is
+``<table id or upload id>.<game number>.<action index>``. Guests have no history (tables are listed by
 account), so puzzles are for accounts only: a guest is told to log in (401).
 
 Listing the puzzles reviews the player's finished tables that have no review yet, a few per
@@ -133,6 +134,7 @@ def list_puzzles(sessions: Any, user_id: int, order: str, limit: int, offset: in
     from sqlalchemy import or_, select
 
     from backgammon.server.db import PuzzleAttempt, Review, Table
+    from backgammon.server.uploads import Upload
 
     with sessions() as db:
         rows = db.execute(
@@ -142,15 +144,24 @@ def list_puzzles(sessions: Any, user_id: int, order: str, limit: int, offset: in
             .order_by(Table.created_at.desc(), Table.id)
             .limit(MAX_TABLES)
         ).all()
+        # the account's uploaded matches whose side it played is known, once analysed
+        uploaded = db.scalars(
+            select(Upload)
+            .where(Upload.user_id == user_id, Upload.side.is_not(None), Upload.status == "done")
+            .order_by(Upload.created_at.desc(), Upload.id)
+            .limit(MAX_TABLES)
+        ).all()
         attempts = list(db.scalars(select(PuzzleAttempt).where(PuzzleAttempt.user_id == user_id)).all())
     by_id = {a.puzzle_id: a for a in attempts}
+    matches = [(table.id, table.created_at, _seats(table, user_id), review) for table, review in rows]
+    matches += [(up.id, up.created_at, {up.side}, up) for up in uploaded if up.report]
+    matches.sort(key=lambda m: m[1], reverse=True)  # newest first (stable: ties as queried)
     items = []
-    for table, review in rows:
-        seats = _seats(table, user_id)
+    for table_id, created, seats, review in matches[:MAX_TABLES]:
         decisions = [d for d in _report(review).get("decisions", []) if is_puzzle(d, seats)]
         # within a table, the latest decision first (the newest order); biggest sorts them all below
         for d in sorted(decisions, key=lambda d: (d["game"], d["index"]), reverse=True):
-            items.append(_summary(table.id, table.created_at, d, by_id.get(f"{table.id}.{d['game']}.{d['index']}")))
+            items.append(_summary(table_id, created, d, by_id.get(f"{table_id}.{d['game']}.{d['index']}")))
     if order == "biggest":
         items.sort(key=lambda p: -p["error"])  # stable: ties stay newest first
     return {
@@ -170,15 +181,21 @@ def load_puzzle(sessions: Any, user_id: int, puzzle_id: str) -> tuple[dict[str, 
         LookupError: no such puzzle for this user (another user's, not an error, no review...).
     """
     from backgammon.server.db import PuzzleAttempt, Review, Table
+    from backgammon.server.uploads import Upload, is_upload_id
 
     table_id, game, index = parse_puzzle_id(puzzle_id)
     with sessions() as db:
-        table = db.get(Table, table_id)
-        review = db.get(Review, table_id) if table is not None else None
+        if is_upload_id(table_id):  # an uploaded match: the account's own, its side known
+            upload = db.get(Upload, table_id)
+            mine = upload is not None and upload.user_id == user_id and upload.side and upload.report
+            review, seats = (upload, {upload.side}) if mine else (None, set())
+        else:
+            table = db.get(Table, table_id)
+            review = db.get(Review, table_id) if table is not None else None
+            seats = _seats(table, user_id) if table is not None else set()
         attempt = db.get(PuzzleAttempt, (user_id, puzzle_id)) if review is not None else None
-    if table is None or review is None:
+    if review is None:
         raise LookupError(f"no puzzle {shown(puzzle_id)}")
-    seats = _seats(table, user_id)
     for d in _report(review).get("decisions", []):
         if d.get("game") == game and d.get("index") == index and is_puzzle(d, seats):
             return d, attempt
@@ -405,8 +422,14 @@ def make_router(state: dict[str, Any], read_body: Any) -> APIRouter:
             return max(0, len(pending) - NEW_REVIEWS_PER_REQUEST)
 
     async def open_puzzle(user_id: int, puzzle_id: str) -> tuple[dict[str, Any], Any, Any]:
+        from backgammon.server.uploads import is_upload_id, upload_as_table
+
         d, attempt = await asyncio.to_thread(load_puzzle, state["sessions"], user_id, puzzle_id)
-        table = await state["manager"].get(parse_puzzle_id(puzzle_id)[0])
+        table_id = parse_puzzle_id(puzzle_id)[0]
+        if is_upload_id(table_id):  # the uploaded file, read again (on the engine pool)
+            table = await run_engine(upload_as_table, state["sessions"], table_id)
+        else:
+            table = await state["manager"].get(table_id)
         g = await asyncio.to_thread(game_before, table, d["game"], d["index"])
         return d, attempt, setup_for(g, d["player"])
 

@@ -375,6 +375,7 @@ def upload_to_wire(row: Upload, job: Job | None = None) -> dict[str, Any]:
         "warnings": summary.get("warnings", []),
         "errors": summary.get("errors", []),
         "side": row.side,
+        "account": row.user_id is not None,  # uploaded by a logged-in player (who may set its side)
         "status": status,
         "done": done,
         "total": row.total,
@@ -396,10 +397,36 @@ def _side_of(players: tuple[str, str], username: str | None) -> str | None:
     return sides[0] if len(sides) == 1 else None
 
 
+def is_upload_id(value: str) -> bool:
+    """Whether ``value`` is an upload's id (``up-`` and 24 hex digits), not a table's."""
+    return (
+        len(value) == len(ID_PREFIX) + 24
+        and value.startswith(ID_PREFIX)
+        and all(c in "0123456789abcdef" for c in value[len(ID_PREFIX) :])
+    )
+
+
 def _check_id(upload_id: str) -> str:
-    if not (upload_id.startswith(ID_PREFIX) and len(upload_id) == len(ID_PREFIX) + 24):
+    if not is_upload_id(upload_id):
         raise LookupError(f"no upload {shown(upload_id)}")
     return upload_id
+
+
+def upload_as_table(sessions: Any, upload_id: str) -> Any:
+    """An uploaded match read again, as much of a table as the puzzles use (``id``, ``flow``: the
+    match, ``config``: none), for :func:`backgammon.server.puzzles.game_before`.
+
+    Raises:
+        LookupError: no such upload.
+    """
+    from types import SimpleNamespace
+
+    with sessions() as db:
+        row = db.get(Upload, _check_id(upload_id))
+    if row is None:
+        raise LookupError(f"no upload {shown(upload_id)}")
+    read = read_upload(base64.b64decode(row.text), row.name)
+    return SimpleNamespace(id=row.id, flow=read.match, config={})
 
 
 # ====================================================================== routes
@@ -524,6 +551,28 @@ def make_router(state: dict[str, Any]) -> APIRouter:
     @router.get("/api/uploads/{upload_id}")
     async def get_upload(upload_id: str) -> dict[str, Any]:
         return await wire_of(upload_id)
+
+    @router.put("/api/uploads/{upload_id}")
+    async def set_side(upload_id: str, request: Request) -> dict[str, Any]:
+        """``{"side": "White"|"Black"|null}``: which player of the match the account was (its
+        puzzles come from that side's mistakes). Only the account that uploaded it (else 404)."""
+        doc = protocol.parse_json_object(await request.body(), "request body")
+        side = doc.get("side")
+        if side not in ("White", "Black", None):
+            raise InvalidInputError(f"invalid side {shown(side)}: expected 'White', 'Black' or null")
+        user = await user_of(request)
+
+        def write() -> Upload:
+            with state["sessions"]() as db:
+                row = db.get(Upload, _check_id(upload_id))
+                if row is None or user is None or row.user_id != user.id:
+                    raise LookupError(f"no upload {shown(upload_id)} of yours")
+                row.side = side
+                db.commit()
+                return row
+
+        row = await asyncio.to_thread(write)
+        return upload_to_wire(row, jobs().jobs.get(upload_id))
 
     @router.get("/api/uploads/{upload_id}/review")
     async def get_review(upload_id: str, decisions: bool = True) -> dict[str, Any]:

@@ -20,6 +20,7 @@ const STORE = "bg.uploads";
 const U = new Map();
 const order = [];  // keys, newest first
 const following = new Set();
+let loggedIn = false;
 
 function loadSettings() {
   let saved = {};
@@ -75,9 +76,24 @@ function itemOf(key) {
     parts.push(h("p", { class: "small up-notes-title" }, u.errors?.length ? t("up_has_errors") : t("up_warnings", { n: notes.length })),
       h("ul", { class: "up-warnings" }, notes.map((w) => h("li", {}, w))));
   }
+  if (u.account && loggedIn && u.id) parts.push(sideChooser(u));
   if (u.status === "done") parts.push(h("a", { class: "up-open", href: `/study/review/${encodeURIComponent(u.id)}` }, t("up_open")));
   const cls = `up-item ${u.error ? "refused" : u.status}`;
   return h("li", { class: cls, dataset: { key } }, parts);
+}
+// which player the account was (its puzzles come from that side's mistakes): set by its name, or here
+function sideChooser(u) {
+  const [white, black] = u.players || ["White", "Black"];
+  const select = h("select", { class: "up-side", "aria-label": t("up_side") },
+    h("option", { value: "" }, t("up_side_none")), h("option", { value: "White" }, white), h("option", { value: "Black" }, black));
+  select.value = u.side || "";
+  select.onchange = async () => {
+    try {
+      const fresh = await api("PUT", `/api/uploads/${encodeURIComponent(u.id)}`, { side: select.value || null });
+      U.set(u.id, { ...U.get(u.id), side: fresh.side });
+    } catch (e) { $("#up-message").textContent = errorText(e); select.value = U.get(u.id)?.side || ""; }
+  };
+  return h("label", { class: "up-side-row small" }, t("up_side"), " ", select);
 }
 function render(key) {
   const old = /** @type {HTMLElement | null} */ ($("#up-list").querySelector(`li[data-key="${CSS.escape(key)}"]`));
@@ -176,11 +192,13 @@ let counter = 0;
 function queue(name, body) {
   const key = `local-${++counter}`;
   put(key, { name, status: "waiting" });
+  showList();
   outbox.push({ key, name, body });
   pump();
 }
 function refuse(name, code, params) {
   put(`local-${++counter}`, { name, status: "refused", error: errorText({ status: 413, code, params, message: "" }) });
+  showList();
 }
 // a file's bytes in base64 (in slices: String.fromCharCode takes a bounded number of arguments)
 function base64(buffer) {
@@ -189,12 +207,11 @@ function base64(buffer) {
   for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
   return btoa(text);
 }
-// the list of uploads brought into view (on a phone it is below the forms)
+// the list of uploads brought into view once it has the new item (on a phone it is below the forms)
 function showList() { $("#up-list-card").scrollIntoView({ block: "start" }); }
 async function sendFiles(files) {
   $("#up-message").textContent = "";
   if (!files.length) { $("#up-message").textContent = t("up_pick"); return; }
-  showList();
   for (const file of files) {
     if (file.size > LIMIT_BYTES) { refuse(file.name, "upload_too_large", { name: file.name, limit_kb: LIMIT_BYTES / 1024 }); continue; }
     queue(file.name, { name: file.name, data: base64(await file.arrayBuffer()) });
@@ -205,7 +222,6 @@ function sendPasted() {
   const text = $("#up-paste").value;
   const name = t("up_pasted");
   if (!text.trim()) { $("#up-message").textContent = t("up_paste_empty"); return; }
-  showList();
   if (new TextEncoder().encode(text).length > LIMIT_BYTES) { refuse(name, "upload_too_large", { name, limit_kb: LIMIT_BYTES / 1024 }); return; }
   queue(name, { name, text });
   $("#up-paste").value = "";
@@ -213,6 +229,7 @@ function sendPasted() {
 
 // ------------------------------------------------------------------ start
 async function loadList() {
+  try { loggedIn = !!(await api("GET", "/api/me")); } catch { loggedIn = false; }
   const ids = storedIds();
   let mine = [];
   try { mine = await api("GET", "/api/uploads?limit=30"); } catch { mine = []; }
