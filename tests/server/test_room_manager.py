@@ -109,3 +109,29 @@ def test_a_room_is_read_once_and_an_idle_one_is_dropped_and_read_again(tmp_path)
         await tables.close()
 
     asyncio.run(scenario())
+
+
+def test_rest_bodies_and_socket_messages_are_one_model(tmp_path):
+    """Both reach ``act`` and are checked against protocol.ActionBody: an unknown or malformed field is
+    refused, naming it, before anything runs; a socket message's ``type`` is no field of the action."""
+
+    async def scenario() -> list[str]:
+        tables, chouettes = _managers(tmp_path)
+        table, seat, _token = await tables.create(mode="ai", rules_doc={"match_length": 3}, level="greedy")
+        errors = []
+        for message in ({"action": "roll", "seat": "white"}, {"action": "move", "steps": [[24]]}, {"version": 0}):
+            with pytest.raises(InvalidInputError) as caught:
+                await tables.act(table, seat, message)
+            errors.append(str(caught.value))
+        with pytest.raises(InvalidInputError) as caught:  # past the model: the table's own rules answer
+            await tables.act(table, seat, {"type": "action", "action": "fly", "version": table.version})
+        errors.append(str(caught.value))
+        await chouettes.close()
+        await tables.close()
+        return errors
+
+    errors = asyncio.run(scenario())
+    assert errors[0].startswith("invalid action seat")
+    assert errors[1].startswith("invalid action steps.0")
+    assert errors[2].startswith("invalid action action")
+    assert errors[3].startswith("invalid action 'fly': expected one of")

@@ -245,10 +245,10 @@ class HelloMessage(_Message):
     token: str | None = Field(default=None, max_length=128)
 
 
-class ActionMessage(_Message):
-    """An action of the connection's seat. ``version``: the state it answers (stale ones are refused)."""
+class ActionBody(_Message):
+    """A client's action, the same from a REST body (``POST .../actions``) and a socket message
+    (:class:`ActionMessage`). ``version``: the state it answers (stale ones are refused)."""
 
-    type: Literal["action"]
     action: str = Field(max_length=32)
     version: int | None = Field(default=None, ge=0, le=10**9)
     steps: list[Annotated[list[Annotated[int, Field(ge=0, le=25)]], Field(min_length=2, max_length=2)]] | None = Field(
@@ -256,6 +256,12 @@ class ActionMessage(_Message):
     )
     play: str | None = Field(default=None, max_length=200)
     level: str | None = Field(default=None, max_length=16)
+
+
+class ActionMessage(ActionBody):
+    """An action of the connection's seat on its socket (:class:`ActionBody`)."""
+
+    type: Literal["action"]
 
 
 class RequestMessage(_Message):
@@ -315,6 +321,18 @@ def parse_client_message(text: str | bytes, messages: Mapping[str, type[_Message
         )
     message = validated(model, doc, "message")
     return {k: v for k, v in message.model_dump().items() if k in doc}
+
+
+def action_body(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """A client's action (a REST body, or a socket message without its ``type``) checked against
+    :class:`ActionBody`, the one model of both; the fields it leaves out are left out.
+
+    Raises:
+        InvalidInputError: an unknown or malformed field.
+    """
+    fields = {k: v for k, v in doc.items() if k != "type"}
+    action = validated(ActionBody, fields, "action")
+    return {k: v for k, v in action.model_dump().items() if k in fields}
 
 
 # -------------------------------------------------------------- the move graph

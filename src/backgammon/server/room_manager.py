@@ -44,7 +44,7 @@ from backgammon.errors import IllegalActionError, InvalidInputError, NotYourTurn
 from backgammon.server.auth import new_token, token_hash
 from backgammon.server.db import Action, Table, utcnow
 from backgammon.server.ownership import Network
-from backgammon.server.protocol import check_name, shown
+from backgammon.server.protocol import action_body, check_name, shown
 from backgammon.server.rooms import Outbox, Room, Row, Store, drop_idle, drop_room, fan_out, sweep_idle
 
 T = TypeVar("T")
@@ -401,6 +401,7 @@ class RoomManager(Generic[R, S]):
         """
         if seat is None:
             raise NotYourTurnError("a spectator cannot act: join the table to play")
+        message = action_body(message)  # (a REST body or a socket message: one model)
         request = {"kind": "act", "seat": self._seat_to_wire(seat), "message": message}
         await self._in_room(table, request, lambda: self._act(table, seat, message))
 
