@@ -13,6 +13,7 @@ import inspect
 import pytest
 
 from backgammon.errors import InvalidInputError
+from backgammon.position import Position
 from backgammon.server.chouette_tables import ChouetteManager
 from backgammon.server.db import database_url_for, open_database
 from backgammon.server.room_manager import RoomManager
@@ -135,3 +136,42 @@ def test_rest_bodies_and_socket_messages_are_one_model(tmp_path):
     assert errors[1].startswith("invalid action steps.0")
     assert errors[2].startswith("invalid action action")
     assert errors[3].startswith("invalid action 'fly': expected one of")
+
+
+def test_one_check_of_a_starting_position_for_both_kinds(tmp_path):
+    """Tables and chouettes take a start (tests only) through RoomManager._check_start: a Position ID
+    or ``{"position_id", "on_roll"}``; a chouette's box is always on roll."""
+    late = Position.from_points({1: 2}, {6: 10}).position_id()
+
+    async def scenario() -> list[str]:
+        tables, chouettes = _managers(tmp_path)
+        tables.test_hooks = chouettes.test_hooks = True
+        table, _seat, _token = await tables.create(mode="human", rules_doc={}, start=late)
+        assert table.config["start"] == {"position_id": late, "on_roll": "white"}
+        chouette, _token = await chouettes.create("Ann", [{"bot": None}] * 3, start={"position_id": late})
+        assert chouette.config["start"] == late
+        errors = []
+        for manager, start in (
+            (tables, {"position_id": late, "on_roll": "red"}),
+            (tables, {"position_id": late, "seat": "white"}),
+            (tables, ["not", "a", "start"]),
+            (chouettes, {"position_id": late, "on_roll": "black"}),
+            (chouettes, 42),
+        ):
+            with pytest.raises(InvalidInputError) as caught:
+                if manager is tables:
+                    await tables.create(mode="human", rules_doc={}, start=start)
+                else:
+                    await chouettes.create("Ann", [{"bot": None}] * 3, start=start)
+            errors.append(str(caught.value))
+        tables.test_hooks = False
+        with pytest.raises(InvalidInputError, match="test-hooks"):
+            await tables.create(mode="human", rules_doc={}, start=late)
+        await chouettes.close()
+        await tables.close()
+        return errors
+
+    errors = asyncio.run(scenario())
+    assert errors[0].startswith("invalid seat 'red'")
+    assert all(e.startswith("invalid start") for e in errors[1:3]) and "Position ID or" in errors[1]
+    assert errors[3].endswith("the box is on roll at a chouette") and errors[4].startswith("invalid start 42")

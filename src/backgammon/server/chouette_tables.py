@@ -43,7 +43,6 @@ from backgammon.chouette import Chouette, ChouetteAction, ChouetteStage, Consent
 from backgammon.errors import IllegalActionError, InvalidInputError, NotYourTurnError
 from backgammon.fairdice import CommittedDice
 from backgammon.game import Double, GamePhase, Move, OpeningRoll, Pass, Player, Roll, Take
-from backgammon.position import Position
 from backgammon.server import chouette_seats, protocol
 from backgammon.server.agents import LEVELS, decide_by, make_agent
 from backgammon.server.auth import guest_name, new_token, token_hash
@@ -263,12 +262,10 @@ class ChouetteManager(RoomManager[ChouetteRuntime, str]):
         table_id = secrets.token_urlsafe(8)
         config: dict[str, Any] = {"mode": "chouette", "seats": seats, "dice": new_dice_config(table_id, self.dice_seed)}
         if start is not None:
-            if not self.test_hooks:
-                raise InvalidInputError("invalid option 'start': starting positions need the server's --test-hooks")
-            if not isinstance(start, str):
-                raise InvalidInputError(f"invalid start {shown(start)}: expected a Position ID")
-            Position.from_position_id(start)
-            config["start"] = start
+            checked = self._check_start(start)
+            if checked["on_roll"] != BOX.value:
+                raise InvalidInputError(f"invalid start {shown(start)}: the box is on roll at a chouette")
+            config["start"] = checked["position_id"]  # (the box on roll)
         status = "playing" if all(s["name"] for s in seats) else "waiting"
         table = await self._open(Table(id=table_id, config=config, listed=False, status=status, rated=False))
         return table, token

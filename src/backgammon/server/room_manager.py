@@ -41,13 +41,17 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from backgammon.errors import IllegalActionError, InvalidInputError, NotYourTurnError
+from backgammon.game import Rules
+from backgammon.position import Position
 from backgammon.server.auth import new_token, token_hash
 from backgammon.server.db import Action, Table, utcnow
+from backgammon.server.matchflow import StartPosition, new_match
 from backgammon.server.ownership import Network
-from backgammon.server.protocol import action_body, check_name, shown
+from backgammon.server.protocol import action_body, check_name, player_from_wire, shown
 from backgammon.server.rooms import Outbox, Room, Row, Store, drop_idle, drop_room, fan_out, sweep_idle
 
 T = TypeVar("T")
+START_KEYS = {"position_id", "on_roll"}
 ROOM_ID_MAX = 32
 """The longest room id looked up (a longer one is no room: 404 without a database read)."""
 
@@ -448,6 +452,28 @@ class RoomManager(Generic[R, S]):
         self.forget(table)
 
     # -------------------------------------------------- storing, publishing
+    def _check_start(self, start: object, rules: Rules | None = None) -> dict[str, str]:
+        """A starting position asked for at creation (tests only: the server's ``--test-hooks``):
+        ``{"position_id", "on_roll"}`` (``on_roll``: white unless said) or a bare Position ID, as the
+        table stores it; with ``rules``, checked to be a position a match can start from.
+
+        Raises:
+            InvalidInputError: without ``--test-hooks``, or for anything else.
+        """
+        if not self.test_hooks:
+            raise InvalidInputError("invalid option 'start': starting positions need the server's --test-hooks")
+        doc = {"position_id": start} if isinstance(start, str) else start
+        if not isinstance(doc, dict) or not isinstance(doc.get("position_id"), str) or set(doc) - START_KEYS:
+            raise InvalidInputError(
+                f"invalid start {shown(start)}: expected a Position ID or {{'position_id': ..., 'on_roll': ...}}"
+            )
+        on_roll = doc.get("on_roll", "white")
+        player_from_wire(on_roll)
+        position = Position.from_position_id(doc["position_id"])
+        if rules is not None:
+            new_match(rules, StartPosition(position))
+        return {"position_id": doc["position_id"], "on_roll": on_roll}
+
     async def _open(self, row: Table) -> R:
         """Store a new room's row and start the room (this process owns it)."""
 

@@ -46,12 +46,10 @@ from backgammon.game import (
 )
 from backgammon.game import Action as GameAction
 from backgammon.match import Match
-from backgammon.position import Position
 from backgammon.server import game_clock, protocol
 from backgammon.server.agents import LEVELS, Agent, GreedyAgent, decide_by, make_agent
 from backgammon.server.auth import new_token, token_hash
 from backgammon.server.db import ChatMessage, Table, User, utcnow
-from backgammon.server.matchflow import StartPosition, new_match
 from backgammon.server.ownership import Network
 from backgammon.server.pools import run_engine
 from backgammon.server.protocol import shown
@@ -388,15 +386,7 @@ class TableManager(RoomManager[TableRuntime, Player]):
             config["ai_seat"] = player.other.value
             config["level"] = level
         if start is not None:
-            if not self.test_hooks:
-                raise InvalidInputError("invalid option 'start': starting positions need the server's --test-hooks")
-            if not isinstance(start, dict) or not isinstance(start.get("position_id"), str):
-                raise InvalidInputError(
-                    f"invalid start {shown(start)}: expected {{'position_id': ..., 'on_roll': ...}}"
-                )
-            protocol.player_from_wire(start.get("on_roll", "white"))
-            new_match(rules, StartPosition(Position.from_position_id(start["position_id"])))
-            config["start"] = {"position_id": start["position_id"], "on_roll": start.get("on_roll", "white")}
+            config["start"] = self._check_start(start, rules)
         if clock is not None:
             config["clock"] = _check_clock(clock)
         token = new_token()
