@@ -425,7 +425,7 @@ def ubgi(
     level: str = typer.Option(None, "--level", help="engine level (default: the strongest)"),
     plies: int = typer.Option(None, "--plies", help="search depth 0, 1 or 2 (replaces the level's)"),
 ) -> None:
-    """UBGI (Universal Backgammon Interface, draft 0.01) on stdin/stdout."""
+    """UBGI (Universal Backgammon Interface) 0.2, as the bgci match runner speaks it, on stdin/stdout."""
     from backgammon.protocols.jsonlines import request_lines
     from backgammon.protocols.ubgi import MAX_LINE, make_player, run
 
