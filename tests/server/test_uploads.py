@@ -300,3 +300,26 @@ def test_puzzles_come_from_the_accounts_side_of_its_uploaded_matches(client):
     assert client.get("/api/puzzles").json()["puzzles"] == []
     assert client.put(f"/api/uploads/{up['id']}", json={"side": "Black"}).status_code == 404
     assert client.get(f"/api/puzzles/{next(iter(whites))}").status_code == 404
+
+
+def test_a_guests_old_uploads_go_an_accounts_stay(client, tmp_path):
+    import datetime
+
+    from sqlalchemy import create_engine, text
+
+    from backgammon.server.uploads import GUEST_DAYS
+
+    guest = upload_file(client, SMALL).json()
+    client.post("/api/register", json={"username": "keeper", "password": "a long passphrase"})
+    kept = upload_file(client, SMALL).json()
+    follow(client, guest["id"])
+    follow(client, kept["id"])
+    long_ago = datetime.datetime.now() - datetime.timedelta(days=GUEST_DAYS + 1)
+    engine = create_engine(f"sqlite:///{tmp_path / 'backgammon.sqlite3'}")  # the client's data folder
+    with engine.begin() as db:
+        db.execute(text("UPDATE uploads SET created_at = :t"), {"t": long_ago})
+    engine.dispose()
+    fresh = upload_file(client, SMALL).json()  # the next upload clears a guest's old ones
+    assert client.get(f"/api/uploads/{guest['id']}").status_code == 404
+    assert client.get(f"/api/uploads/{kept['id']}").status_code == 200
+    assert client.get(f"/api/uploads/{fresh['id']}").status_code == 200

@@ -42,7 +42,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import Response
-from sqlalchemy import JSON, DateTime, ForeignKey, Integer, String, Text, select
+from sqlalchemy import JSON, DateTime, ForeignKey, Integer, String, Text, delete, select
 from sqlalchemy.orm import Mapped, mapped_column
 
 from backgammon.errors import BackgammonError, InvalidInputError
@@ -75,6 +75,8 @@ KEEPALIVE = 20.0
 STALE_SECONDS = 900.0
 """An analysis that no process has moved for this long is shown as failed (its process stopped)."""
 PLIES = 0
+GUEST_DAYS = 30
+"""Days a guest's upload is kept (an account's stay with the account); older ones go at the next upload."""
 """The depth of an upload's review (the depth of a table's review)."""
 STATUSES = ("queued", "analysing", "done", "failed")
 
@@ -475,7 +477,10 @@ def make_router(state: dict[str, Any]) -> APIRouter:
     async def upload(request: Request) -> dict[str, Any]:
         """Take one match file: read it (off the event loop), keep it and start its analysis."""
         # (the body limit of this path is BODY_LIMIT: BODY_LIMITS, given to the app's body limit)
-        name, raw = decode_upload(protocol.parse_json_object(await request.body(), "upload", limit=BODY_LIMIT))
+        body = await request.body()
+        name, raw = await asyncio.to_thread(
+            lambda: decode_upload(protocol.parse_json_object(body, "upload", limit=BODY_LIMIT))
+        )
         user = await user_of(request)
         address, user_id = address_of(request), (user.id if user is not None else None)
         ticket = state["quotas"].start("uploads", address, user_id)  # given back when its analysis ends
@@ -515,6 +520,9 @@ def make_router(state: dict[str, Any]) -> APIRouter:
             def store() -> None:
                 with state["sessions"]() as db:
                     db.add(row)
+                    # a guest's uploads are kept GUEST_DAYS (nobody lists them; their links stop working)
+                    cutoff = utcnow() - _dt.timedelta(days=GUEST_DAYS)
+                    db.execute(delete(Upload).where(Upload.user_id.is_(None), Upload.created_at < cutoff))
                     db.commit()
 
             await asyncio.to_thread(store)
