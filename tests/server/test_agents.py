@@ -22,7 +22,7 @@ from backgammon.game import (
 )
 from backgammon.position import Position
 from backgammon.server.agents import EngineAgent, GreedyAgent, heuristic, make_agent
-from backgammon.server.tables import cube_for, decide
+from backgammon.server.computer import cube_for, decide
 
 # races, side on roll 60 pips: vs 66 a double and a take, vs 80 a double and a pass (engine's verdicts;
 # gnubg 2-ply gives the doubler 75.7% and 93.3% cubeless)

@@ -641,7 +641,7 @@ def hints_for(table, seat) -> dict[str, Any]:
     """
     from backgammon.game import GamePhase
     from backgammon.server.agents import EngineAgent, heuristic
-    from backgammon.server.tables import cube_for
+    from backgammon.server.computer import cube_for
 
     game = table.flow.game
     if seat is None or game.turn is not seat or game.phase is not GamePhase.MOVE:

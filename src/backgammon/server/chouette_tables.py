@@ -44,12 +44,12 @@ from backgammon.errors import IllegalActionError, InvalidInputError, NotYourTurn
 from backgammon.fairdice import CommittedDice
 from backgammon.game import Double, GamePhase, Move, OpeningRoll, Pass, Player, Roll, Take
 from backgammon.server import chouette_seats, protocol
-from backgammon.server.agents import LEVELS, decide_by, make_agent
+from backgammon.server.agents import LEVELS, make_agent
 from backgammon.server.auth import guest_name, new_token, token_hash
+from backgammon.server.computer import decide_chouette, in_time
 from backgammon.server.db import Table
 from backgammon.server.http_errors import HTTPError
 from backgammon.server.ownership import Network
-from backgammon.server.pools import run_engine
 from backgammon.server.protocol import shown
 from backgammon.server.quotas import address_of
 from backgammon.server.replay import CHOUETTE_BOX, chouette_moves, chouette_of, replay_chouette
@@ -57,7 +57,6 @@ from backgammon.server.room_manager import RoomManager
 from backgammon.server.rooms import Outbox, Room, Store
 from backgammon.server.sockets import serve_connection
 from backgammon.server.table_dice import dice_doc, draws_of, game_dice_config, game_seed, new_dice_config
-from backgammon.server.tables import cube_for, decide
 
 log = logging.getLogger("backgammon.server")
 
@@ -472,32 +471,20 @@ class ChouetteManager(RoomManager[ChouetteRuntime, str]):
             self._schedule(table)
 
     async def _bot_action(self, table: ChouetteRuntime, c: Chouette, name: str) -> ChouetteAction:
-        """What computer player ``name`` does now, with a Roll's dice drawn.
-
-        The decision is made off the event loop within :data:`BOT_ACTION_TIMEOUT` seconds; the
-        quick player answers instead when it takes longer, fails, or decides on something the
-        rules refuse.
-        """
+        """What computer player ``name`` does now, with a Roll's dice drawn: decided off the event
+        loop within :data:`BOT_ACTION_TIMEOUT` seconds (:func:`computer.in_time`: the quick player
+        answers instead when it takes longer, fails, or decides on something the rules refuse)."""
         agent = table.agents[name]
-        try:  # on the engine pool; the engine's search stops at the deadline (agents.decide_by)
-            deadline = time.monotonic() + BOT_ACTION_TIMEOUT
-            decision = run_engine(decide_by, deadline, self._bot_decision, agent, c, name)
-            action = await asyncio.wait_for(decision, timeout=BOT_ACTION_TIMEOUT)
-            c.apply(name, _with_dice(action, (1, 2)))  # raises if the rules refuse it
-        except TimeoutError:  # (decide_by's deadline, or the wait's)
-            log.warning(
-                "computer player %s (%s) took over %s s on chouette %s: the quick player answers",
-                name,
-                agent.name,
-                BOT_ACTION_TIMEOUT,
-                table.id,
-            )
-            action = await asyncio.to_thread(self._bot_decision, table.fallback, c, name)
-        except Exception:
-            log.exception(
-                "computer player %s (%s) failed on chouette %s: the quick player answers", name, agent.name, table.id
-            )
-            action = await asyncio.to_thread(self._bot_decision, table.fallback, c, name)
+        action = await in_time(
+            self._bot_decision,
+            agent,
+            c,
+            name,
+            timeout=BOT_ACTION_TIMEOUT,
+            who=f"computer player {name} ({agent.name}) on chouette {table.id}",
+            check=lambda answer: c.apply(name, _with_dice(answer, (1, 2))),
+            fallback=table.fallback,
+        )
         return _with_dice(action, table.dice.roll()) if isinstance(action, Roll) else action
 
     async def _stop(self, table: ChouetteRuntime, why: str) -> None:
@@ -555,23 +542,8 @@ class ChouetteManager(RoomManager[ChouetteRuntime, str]):
             await self._store(table, _action_to(box, action))
             table.chouette = c
 
-    @staticmethod
-    def _bot_decision(agent: Any, c: Chouette, name: str) -> ChouetteAction:
-        """What ``agent`` does for ``name`` (run off the event loop; a Roll comes without dice)."""
-        side = c.side_of(name)
-        game = c.game
-        if c.stage is ChouetteStage.TEAM_CONSENT:
-            wants = game.may_double(TEAM) and agent.wants_to_double(
-                game.board_for(TEAM), cube_for(game, TEAM, post_crawford=False)
-            )
-            return Consent() if wants else Refuse()
-        if c.stage is ChouetteStage.BOX_DOUBLED:
-            takes = agent.takes(game.board_for(BOX), cube_for(game, BOX, post_crawford=False))
-            return Take(TEAM) if takes else Pass(TEAM)
-        action = decide(agent, game, side)
-        if isinstance(action, Double) and not c.may_double(name):  # e.g. the team refused it this turn
-            return Roll(side, None)
-        return action
+    _bot_decision = staticmethod(decide_chouette)
+    """What a computer seat does (:func:`computer.decide_chouette`, run off the event loop)."""
 
 
 def _with_dice(action: ChouetteAction, dice: tuple[int, int]) -> ChouetteAction:

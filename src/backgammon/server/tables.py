@@ -28,30 +28,22 @@ from sqlalchemy.orm import sessionmaker
 
 from backgammon.dice import RandomDice
 from backgammon.errors import IllegalActionError, InvalidInputError, NotYourTurnError
+from backgammon.game import Action as GameAction
 from backgammon.game import (
-    AcceptDraw,
-    AcceptResignation,
-    Double,
     GamePhase,
     Move,
     OpeningRoll,
-    Pass,
     Player,
-    RejectDraw,
-    RejectResignation,
     Resign,
     Roll,
-    Take,
-    cube_owner_seen_by,
 )
-from backgammon.game import Action as GameAction
 from backgammon.match import Match
 from backgammon.server import game_clock, protocol
-from backgammon.server.agents import LEVELS, Agent, GreedyAgent, decide_by, make_agent
+from backgammon.server.agents import LEVELS, Agent, make_agent
 from backgammon.server.auth import new_token, token_hash
+from backgammon.server.computer import think
 from backgammon.server.db import ChatMessage, Table, User, utcnow
 from backgammon.server.ownership import Network
-from backgammon.server.pools import run_engine
 from backgammon.server.protocol import shown
 from backgammon.server.rating import rating_change
 from backgammon.server.replay import END_SESSION, match_of, replay_match
@@ -1069,68 +1061,6 @@ class TableManager(RoomManager[TableRuntime, Player]):
                 db.commit()
 
         await self.store.run(write)
-
-
-async def think(agent: Agent, game, seat: Player, post_crawford: bool, timeout: float, where: str = "") -> GameAction:
-    """The computer's decision, made on the engine pool within ``timeout`` seconds (time queued
-    for a thread included). The table moves on at that deadline, and so does the thread: the engine's
-    search stops there (:func:`agents.decide_by`), so the thread is free again within one candidate's
-    search of it instead of thinking on for nobody.
-
-    If the engine fails or is too slow, the quick (greedy) player decides instead, so a computer
-    turn always ends in a legal action and a table never hangs on it.
-    """
-    deadline = time.monotonic() + timeout
-    try:
-        return await asyncio.wait_for(
-            run_engine(decide_by, deadline, decide, agent, game, seat, post_crawford), timeout
-        )
-    except Exception as exc:  # noqa: BLE001 - TimeoutError or the engine's failure: the quick player answers
-        log.warning("computer player on table %s fell back to the quick player: %r", where, exc)
-        return decide(GreedyAgent(), game, seat, post_crawford)
-
-
-def cube_for(game, side: Player, *, post_crawford: bool) -> dict[str, Any]:
-    """The cube and score seen from ``side`` (the :class:`Agent` ``cube`` dict)."""
-    owner = cube_owner_seen_by(game.cube_owner, side)  # "centred", "me" or "opponent"
-    rules = game.rules
-    away = None
-    if rules.match_length:
-        white, black = game.score
-        mine, theirs = (white, black) if side is Player.WHITE else (black, white)
-        away = (max(1, rules.match_length - mine), max(1, rules.match_length - theirs))
-    return {
-        "value": game.cube_value,
-        "owner": owner,
-        "away": away,
-        "crawford": game.crawford_game,
-        "post_crawford": post_crawford and not game.crawford_game,
-        "jacoby": rules.jacoby_applies,
-    }
-
-
-def decide(agent: Agent, game, seat: Player, post_crawford: bool = False) -> GameAction:
-    """What the computer player does now (a Roll's dice are filled in by the caller)."""
-    phase = game.phase
-    me = game.board_for(seat)
-    if phase is GamePhase.ROLL:
-        if game.may_double(seat) and agent.wants_to_double(me, cube_for(game, seat, post_crawford=post_crawford)):
-            return Double(seat)
-        return Roll(seat, None)
-    if phase is GamePhase.MOVE:
-        return Move(seat, agent.choose_play(me, game.dice, cube_for(game, seat, post_crawford=post_crawford)))
-    if phase is GamePhase.DOUBLED:
-        doubler = seat.other
-        cube = cube_for(game, doubler, post_crawford=post_crawford)
-        return Take(seat) if agent.takes(game.board_for(doubler), cube) else Pass(seat)
-    if phase is GamePhase.RESIGNATION:
-        level = game.resignation.value if game.resignation else 1
-        points = game.multiplier(game.resignation) if game.resignation else level
-        accept = agent.accepts_resignation(game.board_for(seat.other), points)
-        return AcceptResignation(seat) if accept else RejectResignation(seat)
-    if phase is GamePhase.DRAW_OFFERED:
-        return AcceptDraw(seat) if agent.accepts_draw(me) else RejectDraw(seat)
-    raise IllegalActionError(f"the computer has nothing to do: {game.describe()}")
 
 
 def _check_name(name: object) -> str:
