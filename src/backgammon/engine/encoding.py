@@ -427,70 +427,83 @@ def _plan_features(own: np.ndarray, opp: np.ndarray, out: np.ndarray, reach: np.
 @njit(cache=True, nogil=True)
 def encode_sparse(board: np.ndarray, idx: np.ndarray, val: np.ndarray) -> int:
     """Write the non-zero inputs of ``board`` into ``idx``/``val``; return how many."""
-    k = 0
-    for s in range(2):
-        base = s * PER_SIDE
-        side = board[s]
-        pips = 0
-        total = 0
-        for i in range(24):
-            n = side[i]
-            total += n
-            pips += n * (i + 1)
-            if n >= 1:
-                idx[k] = base + 4 * i
-                val[k] = 1.0
-                k += 1
-                if n >= 2:
-                    idx[k] = base + 4 * i + 1
-                    val[k] = 1.0
-                    k += 1
-                    if n >= 3:
-                        idx[k] = base + 4 * i + 2
-                        val[k] = 1.0
-                        k += 1
-                        if n > 3:
-                            idx[k] = base + 4 * i + 3
-                            val[k] = (n - 3) / 2.0
-                            k += 1
-        nb = side[24]
-        total += nb
-        pips += 25 * nb
-        if nb >= 1:
-            idx[k] = base + 96
+    k = encode_side(board[0], 0, idx, val, 0)
+    k = encode_side(board[1], PER_SIDE, idx, val, k)
+    return encode_features(board, idx, val, k)
+
+
+@njit(cache=True, nogil=True)
+def encode_side(side: np.ndarray, base: int, idx: np.ndarray, val: np.ndarray, k: int) -> int:
+    """Append the non-zero inputs of one side's block (points, bar, off, hand; inputs ``base`` to
+    ``base + PER_SIDE - 1``), which depend on that side's checkers alone, after the first ``k``; return the
+    new count."""
+    pips = 0
+    total = 0
+    for i in range(24):
+        n = side[i]
+        total += n
+        pips += n * (i + 1)
+        if n >= 1:
+            idx[k] = base + 4 * i
             val[k] = 1.0
             k += 1
-            idx[k] = base + 97
-            val[k] = nb / 2.0
-            k += 1
-        off = 15 - total
-        if off > 0:
-            idx[k] = base + 98
-            val[k] = off / 15.0
-            k += 1
-        if pips > 0:
-            idx[k] = base + 99
-            val[k] = pips / 167.0
-            k += 1
-        run = 0
-        longest = 0
-        home = 0
-        for i in range(24):
-            if side[i] >= 2:
-                run += 1
-                longest = max(longest, run)
-                if i < 6:
-                    home += 1
-            else:
-                run = 0
-        if longest > 0:
-            idx[k] = base + 100
-            val[k] = longest / 6.0
-            k += 1
-        if home > 0:
-            idx[k] = base + 101
-            val[k] = home / 6.0
-            k += 1
+            if n >= 2:
+                idx[k] = base + 4 * i + 1
+                val[k] = 1.0
+                k += 1
+                if n >= 3:
+                    idx[k] = base + 4 * i + 2
+                    val[k] = 1.0
+                    k += 1
+                    if n > 3:
+                        idx[k] = base + 4 * i + 3
+                        val[k] = (n - 3) / 2.0
+                        k += 1
+    nb = side[24]
+    total += nb
+    pips += 25 * nb
+    if nb >= 1:
+        idx[k] = base + 96
+        val[k] = 1.0
+        k += 1
+        idx[k] = base + 97
+        val[k] = nb / 2.0
+        k += 1
+    off = 15 - total
+    if off > 0:
+        idx[k] = base + 98
+        val[k] = off / 15.0
+        k += 1
+    if pips > 0:
+        idx[k] = base + 99
+        val[k] = pips / 167.0
+        k += 1
+    run = 0
+    longest = 0
+    home = 0
+    for i in range(24):
+        if side[i] >= 2:
+            run += 1
+            longest = max(longest, run)
+            if i < 6:
+                home += 1
+        else:
+            run = 0
+    if longest > 0:
+        idx[k] = base + 100
+        val[k] = longest / 6.0
+        k += 1
+    if home > 0:
+        idx[k] = base + 101
+        val[k] = home / 6.0
+        k += 1
+    return k
+
+
+@njit(cache=True, nogil=True)
+def encode_features(board: np.ndarray, idx: np.ndarray, val: np.ndarray, k: int) -> int:
+    """Append the non-zero tactical and game-plan inputs of both sides (:data:`EXTRA` and :data:`PLAN` per
+    side) after the first ``k``; return the new count."""
     feats = np.empty(EXTRA)
     reach = np.zeros((2, 21), dtype=np.int64)  # per side: its blots the other side hits with each roll
     for s in range(2):
@@ -563,7 +576,12 @@ def race_features(side: np.ndarray, out: np.ndarray) -> None:
 @njit(cache=True, nogil=True)
 def encode_race_sparse(board: np.ndarray, idx: np.ndarray, val: np.ndarray) -> int:
     """:func:`encode_sparse`, then the :data:`RACE` race inputs of each side (the race net's encoding)."""
-    k = encode_sparse(board, idx, val)
+    return encode_race_features(board, idx, val, encode_sparse(board, idx, val))
+
+
+@njit(cache=True, nogil=True)
+def encode_race_features(board: np.ndarray, idx: np.ndarray, val: np.ndarray, k: int) -> int:
+    """Append the non-zero :data:`RACE` race inputs of each side after the first ``k``; return the new count."""
     feats = np.empty(RACE)
     for s in range(2):
         race_features(board[s], feats)

@@ -22,7 +22,14 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from backgammon.engine.encoding import MAX_NONZERO, encode_for
+from backgammon.engine.encoding import (
+    MAX_NONZERO,
+    PER_SIDE,
+    encode_features,
+    encode_for,
+    encode_race_features,
+    encode_side,
+)
 from backgammon.engine.evaluator import bearoff_probs, sanitize, terminal_probs
 from backgammon.engine.movegen import BEAROFF, CONTACT, OVER, phase
 
@@ -57,15 +64,21 @@ def fast_nets(evaluator: Any) -> FastNets:
 
 
 @njit(cache=True, nogil=True)
-def new_scratch(nets: FastNets) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Work arrays for :func:`fast_evaluate_one`: input indices and values, hidden layer, two sigmoid buffers."""
-    nh = max(nets[1].shape[0], nets[5].shape[0])
+def new_scratch(nets: FastNets) -> tuple[np.ndarray, ...]:
+    """Work arrays for :func:`fast_evaluate_one`: input indices and values, then for the contact net and for
+    the race net a hidden layer and two sigmoid buffers of its size (whole arrays, not slices of one, so that
+    the compiler knows them contiguous and vectorises)."""
+    nc = nets[1].shape[0]
+    nr = nets[5].shape[0]
     return (
         np.empty(MAX_NONZERO, dtype=np.int64),
         np.empty(MAX_NONZERO, dtype=np.float64),
-        np.empty(nh, dtype=np.float32),
-        np.empty(nh, dtype=np.float32),
-        np.empty(nh, dtype=np.int32),
+        np.empty(nc, dtype=np.float32),
+        np.empty(nc, dtype=np.float32),
+        np.empty(nc, dtype=np.int32),
+        np.empty(nr, dtype=np.float32),
+        np.empty(nr, dtype=np.float32),
+        np.empty(nr, dtype=np.int32),
     )
 
 
@@ -97,11 +110,9 @@ def sigmoid32(x: np.ndarray, n: int, frac: np.ndarray, bits: np.ndarray) -> None
 
 
 @njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
-def forward32(idx, val, k, w1, b1, w2t, b2, hid, frac, bits, out) -> None:
-    """The forward pass of one net from ``k`` sparse inputs (``idx``, ``val``) into ``out`` (five float64)."""
-    nh = b1.shape[0]
-    for h in range(nh):
-        hid[h] = b1[h]
+def add_rows(idx, val, k, w1, hid) -> None:
+    """``hid += sum of w1[idx[j]] * val[j]`` over the first ``k`` sparse inputs."""
+    nh = hid.shape[0]
     j = 0
     while j + 4 <= k:  # four input rows a pass: a quarter of the hidden layer's loads and stores
         a0 = w1[idx[j]]
@@ -121,12 +132,27 @@ def forward32(idx, val, k, w1, b1, w2t, b2, hid, frac, bits, out) -> None:
         for h in range(nh):
             hid[h] += a0[h] * v0
         j += 1
+
+
+@njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
+def finish32(hid, w2t, b2, frac, bits, out) -> None:
+    """The rest of the forward pass from the hidden layer's sums ``hid``: sigmoid, outputs into ``out``."""
+    nh = hid.shape[0]
     sigmoid32(hid, nh, frac, bits)
     for o in range(5):
         z = np.float32(0.0)
         for h in range(nh):
             z += w2t[o, h] * hid[h]
         out[o] = 1.0 / (1.0 + np.exp(-(np.float64(z) + b2[o])))
+
+
+@njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
+def forward32(idx, val, k, w1, b1, w2t, b2, hid, frac, bits, out) -> None:
+    """The forward pass of one net from ``k`` sparse inputs (``idx``, ``val``) into ``out`` (five float64);
+    ``hid``, ``frac`` and ``bits`` are scratch of the net's hidden size."""
+    hid[:] = b1
+    add_rows(idx, val, k, w1, hid)
+    finish32(hid, w2t, b2, frac, bits, out)
 
 
 @njit(cache=True, nogil=True)
@@ -139,13 +165,87 @@ def fast_evaluate_one(b, nets, scratch, o) -> None:
     elif ph == BEAROFF and nets[11]:
         bearoff_probs(b, nets[8], nets[9], nets[10], o)
     else:
-        idx, val, hid, frac, bits = scratch
+        idx, val, hc, fc, bc, hr, fr, br = scratch
         k = encode_for(b, ph, idx, val)
         if ph == CONTACT:
-            forward32(idx, val, k, nets[0], nets[1], nets[2], nets[3], hid, frac, bits, o)
+            forward32(idx, val, k, nets[0], nets[1], nets[2], nets[3], hc, fc, bc, o)
         else:
-            forward32(idx, val, k, nets[4], nets[5], nets[6], nets[7], hid, frac, bits, o)
+            forward32(idx, val, k, nets[4], nets[5], nets[6], nets[7], hr, fr, br, o)
         sanitize(o)
+
+
+@njit(cache=True, nogil=True)
+def new_base(nets):
+    """A shared first layer for boards whose side on roll is the same (:func:`set_base`): that side's
+    checkers, each net's hidden sums of the biases and that side's own inputs (:func:`encode_side`), and
+    whether each is computed yet."""
+    return (
+        np.zeros(25, dtype=np.int8),
+        np.empty(nets[1].shape[0], dtype=np.float32),
+        np.empty(nets[5].shape[0], dtype=np.float32),
+        np.zeros(2, dtype=np.int64),
+    )
+
+
+@njit(cache=True, nogil=True)
+def set_base(base, side) -> None:
+    """Make ``base`` the shared first layer of boards whose side on roll has the checkers ``side`` (computed
+    for each net when first needed)."""
+    base[0][:] = side
+    base[3][:] = 0
+
+
+@njit(cache=True, nogil=True)
+def fast_evaluate_based(b, nets, scratch, o, base) -> None:
+    """:func:`fast_evaluate_one`, starting from ``base``'s hidden sums when the side on roll of ``b`` has its
+    checkers: only the other side's inputs and the features of both (which depend on both) are added (the
+    boards after every play of a roll share the opponent's side, unless a play hits)."""
+    ph = phase(b)
+    if ph == OVER or (ph == BEAROFF and nets[11]):
+        fast_evaluate_one(b, nets, scratch, o)
+        return
+    side = base[0]
+    for i in range(25):
+        if b[0, i] != side[i]:
+            fast_evaluate_one(b, nets, scratch, o)
+            return
+    idx, val, hc, fc, bc, hr, fr, br = scratch
+    if ph == CONTACT:
+        _based(b, side, idx, val, nets[0], nets[1], nets[2], nets[3], base[1], base[3], 0, False, hc, fc, bc, o)
+    else:
+        _based(b, side, idx, val, nets[4], nets[5], nets[6], nets[7], base[2], base[3], 1, True, hr, fr, br, o)
+    sanitize(o)
+
+
+@njit(cache=True, nogil=True)
+def _based(b, side, idx, val, w1, b1, w2t, b2, shared, ready, c, race, hid, frac, bits, o) -> None:
+    """:func:`fast_evaluate_based` for one net (``shared``: its kept sums, computed when ``ready[c]`` is 0)."""
+    if ready[c] == 0:
+        shared[:] = b1
+        add_rows(idx, val, encode_side(side, 0, idx, val, 0), w1, shared)
+        ready[c] = 1
+    k = encode_side(b[1], PER_SIDE, idx, val, 0)
+    k = encode_features(b, idx, val, k)
+    if race:
+        k = encode_race_features(b, idx, val, k)
+    hid[:] = shared
+    add_rows(idx, val, k, w1, hid)
+    finish32(hid, w2t, b2, frac, bits, o)
+
+
+@njit(cache=True, nogil=True)
+def fast_choose_based(cand, n, nets, scratch, o, best, base) -> int:
+    """:func:`fast_choose` with :func:`fast_evaluate_based` (``base`` set to the side that is not moving)."""
+    chosen = 0
+    best_eq = np.inf
+    for c in range(n):
+        fast_evaluate_based(cand[c], nets, scratch, o, base)
+        eq = 2.0 * o[0] - 1.0 + o[1] - o[3] + o[2] - o[4]
+        if eq < best_eq:
+            best_eq = eq
+            chosen = c
+            best[:] = o
+    return chosen
 
 
 @njit(cache=True, nogil=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from backgammon.engine._kernels.fastnet import fast_choose, fast_evaluate_one, new_scratch
+from backgammon.engine._kernels.fastnet import fast_choose_based, fast_evaluate_one, new_base, new_scratch, set_base
 from backgammon.engine.encoding import MAX_NONZERO
 from backgammon.engine.evaluator import net_choose, net_evaluate_one, terminal_probs
 from backgammon.engine.movegen import OVER, phase, successors_ws
@@ -31,9 +31,9 @@ def _evaluate(board, fast, net64, nets32, s64, s32, o) -> None:
 
 
 @njit(cache=True, nogil=True)
-def _choose(cand, n, fast, net64, nets32, s64, s32, o, best) -> int:
-    if fast:
-        return fast_choose(cand, n, nets32, s32, o, best)
+def _choose(cand, n, fast, net64, nets32, s64, s32, o, best, base) -> int:
+    if fast:  # the plays' results share the side not moving: its inputs' part of the first layer is kept in base
+        return fast_choose_based(cand, n, nets32, s32, o, best, base)
     idx, val, hid = s64
     cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, first, ways, use_bearoff = net64
     return net_choose(
@@ -60,6 +60,7 @@ def play_trial(board, state, dice, truncate, fast, net64, nets32, cand, work, ta
         np.empty(max(net64[1].shape[0], net64[5].shape[0])),
     )
     s32 = new_scratch(nets32)
+    base = new_base(nets32)
     o = np.empty(5)
     best = np.empty(5)
     mine = np.empty(5)
@@ -77,9 +78,11 @@ def play_trial(board, state, dice, truncate, fast, net64, nets32, cand, work, ta
         d1 = dice[ply, 0]
         d2 = dice[ply, 1]
         n = successors_ws(board, d1, d2, cand, work, table)
+        if fast:
+            set_base(base, board[1])  # the side not moving: the side on roll of every result of this ply's rolls
         c = 0
         if n > 1 or vr:
-            c = _choose(cand, n, fast, net64, nets32, s64, s32, o, best)
+            c = _choose(cand, n, fast, net64, nets32, s64, s32, o, best, base)
         if vr:
             chosen[:, :] = cand[c]
             flip_outputs(best, mine)  # the mover's view
@@ -92,7 +95,7 @@ def play_trial(board, state, dice, truncate, fast, net64, nets32, cand, work, ta
                         acc[k] += rolls[r, 2] * mine[k]
                     continue
                 m = successors_ws(board, rolls[r, 0], rolls[r, 1], cand, work, table)
-                _choose(cand, m, fast, net64, nets32, s64, s32, o, best)
+                _choose(cand, m, fast, net64, nets32, s64, s32, o, best, base)
                 flip_outputs(best, mover)
                 for k in range(5):
                     acc[k] += rolls[r, 2] * mover[k]
