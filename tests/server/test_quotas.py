@@ -13,7 +13,7 @@ import pytest
 from starlette.websockets import WebSocketDisconnect
 
 from backgammon.position import Position
-from backgammon.server import pools, rooms, study
+from backgammon.server import pools, rollouts, rooms
 from backgammon.server.http_errors import HTTPError
 from backgammon.server.quotas import Quotas, parse_budgets
 
@@ -160,8 +160,8 @@ def _fake_rollouts(monkeypatch) -> threading.Event:
 
     import backgammon.engine.rollout as engine_rollout
 
-    monkeypatch.setattr(study, "ranked_plays", rank)
-    monkeypatch.setattr(study, "evaluator", lambda: None)
+    monkeypatch.setattr(rollouts, "ranked_plays", rank)
+    monkeypatch.setattr(rollouts, "evaluator", lambda: None)
     monkeypatch.setattr(engine_rollout, "rollout_plays", rollout_plays)
     return release
 

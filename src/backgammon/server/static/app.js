@@ -639,11 +639,12 @@ function eventText(e, prev) {
 }
 // After a match: a rematch with the same settings. The first player to ask makes the new table;
 // the other is offered its free seat (the state names it); whoever already sits there goes to it.
-function rematchButton(st) {
+// `id`: the controls' button is act-rematch, the result box's btn-result-rematch (ids are unique on a page)
+function rematchButton(st, id = "act-rematch") {
   const offered = st.table.rematch;
   const mine = offered && localStorage.getItem(`bg.seat.${offered}`);
   const label = mine ? t("rematch_open") : offered ? t("rematch_accept") : t("rematch");
-  return button("act-rematch", label, async () => {
+  return button(id, label, async () => {
     if (mine) { go(`/t/${encodeURIComponent(offered)}`); return; }
     try {
       const doc = await api("POST", `/api/tables/${encodeURIComponent(S.id)}/rematch`, undefined, { "x-seat-token": S.token });
@@ -676,7 +677,7 @@ function showResult(st) {
   parts.push(h("br"), h("button", { class: "primary", id: "btn-result-ok", onclick: ok }, st.match.over ? t("close") : t("next_game")));
   if (st.match.over) {
     parts.push(" ", h("button", { id: "btn-result-home", onclick: () => { box.hidden = true; go("/"); } }, t("home")));
-    if (st.you) parts.push(" ", rematchButton(st));
+    if (st.you) parts.push(" ", rematchButton(st, "btn-result-rematch"));
     parts.push(" ", h("a", { id: "result-review", href: `/study/review/${encodeURIComponent(S.id)}` }, t(st.match.ended_by ? "review_session" : "review_game")));
   }
   box.replaceChildren(...parts);
