@@ -7,10 +7,13 @@ from __future__ import annotations
 import json
 import re
 
+import httpx
 import pytest
 
 pytest.importorskip("playwright.sync_api")  # before importing test_browser, which needs it
 
+from ._servers import Server as Process
+from ._wire import moves_of
 from .test_browser import SHOTS, Server, browser, new_page, shot
 from .test_browser_ux import axe_js, axe_violations, page_at
 
@@ -172,3 +175,64 @@ def test_an_account_resumes_a_game_started_in_another_browser(browser, server):
     assert server.api("GET", f"/api/tables/{made['id']}", token=held["token"])["you"] == made["seat"]
     assert not page.errors, page.errors  # type: ignore[attr-defined]
     page.context.close()
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_two_pages_on_two_processes_quick_pair_and_play(browser, tmp_path, fresh_database, viewport):
+    """Ann's page is served by one process and Bob's by another (one PostgreSQL database): both press
+    quick-pair, land at the same table, and a move made on one page shows on the other."""
+    from types import SimpleNamespace
+
+    one = Process(tmp_path, "one", database_url=fresh_database, engine=False)
+    try:
+        two = Process(tmp_path, "two", database_url=fresh_database, engine=False)
+    except BaseException:
+        one.kill()
+        raise
+    try:
+        sites = [SimpleNamespace(url=one.http), SimpleNamespace(url=two.http)]
+        ann, bob = (home(browser, site, viewport) for site in sites)
+        for page, who in ((ann, "Ann"), (bob, "Bob")):
+            page.select_option("#form-pair select[name=length]", "5")
+            page.fill("#form-pair input[name=name]", who)
+        ann.click("#btn-pair")
+        ann.wait_for_selector("#pair-wait:not([hidden])")
+        bob.click("#btn-pair")
+        for page in (bob, ann):
+            page.wait_for_url(re.compile(r"/t/[A-Za-z0-9_-]+$"), timeout=30_000)
+            page.wait_for_selector("#board .checker")
+        table = ann.url.rsplit("/", 1)[1]
+        assert bob.url.rsplit("/", 1)[1] == table and ann.url.startswith(one.http) and bob.url.startswith(two.http)
+        seats = {seat_of(ann, table)["seat"]: ann, seat_of(bob, table)["seat"]: bob}
+        assert set(seats) == {"white", "black"}
+        # whoever is on roll moves, on the page its own process serves; the other page sees the move
+        state = httpx_get(one.http, table, seat_of(ann, table)["token"])
+        mover = seats[state["game"]["turn"]]
+        other = bob if mover is ann else ann
+        token = seat_of(mover, table)["token"]
+        if state["game"]["dice"] is None:
+            mover.click("#act-roll")
+        mover.wait_for_selector("#act-confirm")
+        state = httpx_get(one.http, table, token)
+        before = other.evaluate(MOVE_LIST)
+        text = " ".join(f"{'bar' if a == 25 else a}/{'off' if b == 0 else b}" for a, b in moves_of(state)[0])
+        mover.fill("#move-text", text)
+        mover.press("#move-text", "Enter")  # a typed move is played at once
+        other.wait_for_function(f"b => ({MOVE_LIST})() !== b", arg=before, timeout=30_000)
+        other.wait_for_selector('#board [data-last-move="to"]')
+        shot(other, f"pair-two-processes-{viewport[0]}.png")
+        for page in (ann, bob):
+            assert not page.errors, page.errors  # type: ignore[attr-defined]
+            page.context.close()
+    finally:
+        one.kill()
+        two.kill()
+
+
+MOVE_LIST = "() => document.querySelector('#movelist').textContent"
+
+
+def httpx_get(base: str, table: str, token: str) -> dict:
+    r = httpx.get(f"{base}/api/tables/{table}", headers={"x-seat-token": token}, timeout=30)
+    assert r.status_code == 200, r.text
+    return r.json()

@@ -98,6 +98,9 @@ def open_page(page, server, name: str, tables: dict) -> None:
     elif name == "dicestats":
         page.goto(server.url + "/static/dicestats.html")
         page.wait_for_load_state("networkidle")
+    elif name == "puzzles":
+        page.goto(server.url + "/puzzles")
+        page.wait_for_load_state("networkidle")
     else:  # pragma: no cover
         raise AssertionError(name)
 
@@ -364,7 +367,12 @@ def test_a_lesson_gives_a_second_try_before_the_answer(browser, server):
 
 
 # ------------------------------------------------------------------ 5. axe-core
-AXE_PAGES = ["lobby", "table", "invite", "finished", "settings", "study", "lessons", "lesson", "review", "game-review"]
+AXE_PAGES = [*PAGES, "puzzles"]
+THEMES = ["classic", "dark", "high-contrast"]  # static/theme.js
+SET_THEME = """t => {
+  const saved = JSON.parse(localStorage.getItem('bg.settings') || '{}');
+  localStorage.setItem('bg.settings', JSON.stringify({ ...saved, theme: t }));
+}"""
 
 
 def axe_violations(page, axe_js: Path) -> list[str]:
@@ -377,12 +385,18 @@ def axe_violations(page, axe_js: Path) -> list[str]:
     ]
 
 
-@pytest.mark.parametrize("viewport", [DESKTOP, PHONE])
 @pytest.mark.parametrize("name", AXE_PAGES)
-def test_axe_finds_no_serious_violation(browser, server, tables, axe_js, name, viewport):
-    page = page_at(browser, server, viewport, bypass_csp=True)
-    open_page(page, server, name, tables)
-    assert axe_violations(page, axe_js) == []
+def test_axe_finds_no_serious_violation_in_any_theme(browser, server, tables, axe_js, name):
+    """Every page in each of the three themes (desktop), and on a phone in the default theme."""
+    found = {}
+    for theme, viewport in [*((t, DESKTOP) for t in THEMES), ("classic", PHONE)]:
+        page = page_at(browser, server, viewport, bypass_csp=True)
+        page.evaluate(SET_THEME, theme)
+        open_page(page, server, name, tables)
+        assert page.evaluate("t => document.body.classList.contains('theme-' + t)", theme), (name, theme)
+        found[f"{theme} {viewport[0]}"] = axe_violations(page, axe_js)
+        page.context.close()
+    assert all(v == [] for v in found.values()), found
 
 
 def test_presence_notice_and_rematch_in_the_browser(browser, server):
