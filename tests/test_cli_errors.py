@@ -26,6 +26,11 @@ BAD: dict[str, list[list[str]]] = {
     "moves": [["zz", "31"], [POS, "71"], [POS], ["4HPwATDgc/ABM", "31"]],
     "show": [["not-an-id!!"], [f"{POS}:zzzz"], ["XGID=nonsense"], []],
     "mat-check": [["{missing}"], ["{tmp}"]],
+    "sgf-write": [
+        ["{missing}", "{tmp}/out.sgf"],
+        ["{tmp}", "{tmp}/out.sgf"],
+        ["{file}", "{tmp}/out.sgf", "--plies", "-1"],
+    ],
     "hint": [
         ["zz", "31"],
         [POS, "77"],
