@@ -239,18 +239,11 @@ def side_features(own: np.ndarray, opp: np.ndarray, out: np.ndarray) -> None:
 @njit(cache=True, nogil=True)
 def _side_features(own: np.ndarray, opp: np.ndarray, out: np.ndarray, reach: np.ndarray) -> None:
     """:func:`side_features`; also adds to ``reach[r]`` the number of own's blots opp can hit with roll ``r``."""
-    _side_features_ws(own, opp, out, reach, np.empty(21, dtype=np.int64), np.empty(21, dtype=np.int64))
-
-
-@njit(cache=True, nogil=True)
-def _side_features_ws(
-    own: np.ndarray, opp: np.ndarray, out: np.ndarray, reach: np.ndarray, best: np.ndarray, masks: np.ndarray
-) -> None:
-    """:func:`_side_features` with scratch arrays ``best`` and ``masks`` (21 int64 each)."""
     # exposure and pip loss: opp hits own's blots; own's blot at index b sits at opp index 23 - b
     hits = 0
     loss = 0
-    best[:] = -1  # per roll: pips lost by the costliest blot it hits
+    best = np.full(21, -1, dtype=np.int64)  # per roll: pips lost by the costliest blot it hits
+    masks = np.empty(21, dtype=np.int64)
     have_masks = False
     any_hit = False
     for b in range(24):
@@ -364,13 +357,8 @@ def plan_features(own: np.ndarray, opp: np.ndarray, out: np.ndarray) -> None:
 @njit(cache=True, nogil=True)
 def _plan_features(own: np.ndarray, opp: np.ndarray, out: np.ndarray, reach: np.ndarray) -> None:
     """:func:`plan_features` given ``reach[r]``: how many of own's blots opp can hit with roll ``r``."""
-    _plan_features_ws(own, opp, out, reach, np.empty(25, dtype=np.int64))
-
-
-@njit(cache=True, nogil=True)
-def _plan_features_ws(own: np.ndarray, opp: np.ndarray, out: np.ndarray, reach: np.ndarray, esc: np.ndarray) -> None:
-    """:func:`_plan_features` with a scratch array ``esc`` (25 int64)."""
     # escapes from every point (the bar too), by the mask of opp's made points in the 12 in front
+    esc = np.empty(25, dtype=np.int64)
     mask = 0
     for i in range(25):
         if i > 0:
@@ -516,32 +504,14 @@ def encode_side(side: np.ndarray, base: int, idx: np.ndarray, val: np.ndarray, k
 def encode_features(board: np.ndarray, idx: np.ndarray, val: np.ndarray, k: int) -> int:
     """Append the non-zero tactical and game-plan inputs of both sides (:data:`EXTRA` and :data:`PLAN` per
     side) after the first ``k``; return the new count."""
-    return encode_features_ws(board, idx, val, k, feature_workspace())
-
-
-@njit(cache=True, nogil=True)
-def feature_workspace() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Scratch arrays for :func:`encode_features_ws` (kept by a caller that encodes many boards)."""
-    return (
-        np.empty(EXTRA),
-        np.empty(PLAN),
-        np.empty((2, 21), dtype=np.int64),
-        np.empty(21, dtype=np.int64),
-        np.empty(21, dtype=np.int64),
-        np.empty(25, dtype=np.int64),
-    )
-
-
-@njit(cache=True, nogil=True)
-def encode_features_ws(board: np.ndarray, idx: np.ndarray, val: np.ndarray, k: int, ws: tuple) -> int:
-    """:func:`encode_features` with the scratch arrays ``ws`` of :func:`feature_workspace`."""
-    feats, plan, reach, best, masks, esc = ws
-    reach[:, :] = 0  # per side: its blots the other side hits with each roll
+    feats = np.empty(EXTRA)
+    reach = np.zeros((2, 21), dtype=np.int64)  # per side: its blots the other side hits with each roll
     for s in range(2):
-        _side_features_ws(board[s], board[1 - s], feats, reach[s], best, masks)
+        _side_features(board[s], board[1 - s], feats, reach[s])
         k = _append_nonzero(feats, V1_INPUTS + s * EXTRA, idx, val, k)
+    plan = np.empty(PLAN)
     for s in range(2):
-        _plan_features_ws(board[s], board[1 - s], plan, reach[s], esc)
+        _plan_features(board[s], board[1 - s], plan, reach[s])
         k = _append_nonzero(plan, V2_INPUTS + s * PLAN, idx, val, k)
     return k
 

@@ -25,11 +25,10 @@ from numba import njit
 from backgammon.engine.encoding import (
     MAX_NONZERO,
     PER_SIDE,
-    encode_features_ws,
+    encode_features,
     encode_for,
     encode_race_features,
     encode_side,
-    feature_workspace,
 )
 from backgammon.engine.evaluator import bearoff_probs, sanitize, terminal_probs
 from backgammon.engine.movegen import BEAROFF, CONTACT, OVER, phase
@@ -65,10 +64,10 @@ def fast_nets(evaluator: Any) -> FastNets:
 
 
 @njit(cache=True, nogil=True)
-def new_scratch(nets: FastNets) -> tuple[Any, ...]:
+def new_scratch(nets: FastNets) -> tuple[np.ndarray, ...]:
     """Work arrays for :func:`fast_evaluate_one`: input indices and values, then for the contact net and for
     the race net a hidden layer and two sigmoid buffers of its size (whole arrays, not slices of one, so that
-    the compiler knows them contiguous and vectorises), and the features' scratch."""
+    the compiler knows them contiguous and vectorises)."""
     nc = nets[1].shape[0]
     nr = nets[5].shape[0]
     return (
@@ -80,7 +79,6 @@ def new_scratch(nets: FastNets) -> tuple[Any, ...]:
         np.empty(nr, dtype=np.float32),
         np.empty(nr, dtype=np.float32),
         np.empty(nr, dtype=np.int32),
-        feature_workspace(),
     )
 
 
@@ -167,7 +165,7 @@ def fast_evaluate_one(b, nets, scratch, o) -> None:
     elif ph == BEAROFF and nets[11]:
         bearoff_probs(b, nets[8], nets[9], nets[10], o)
     else:
-        idx, val, hc, fc, bc, hr, fr, br, _ = scratch
+        idx, val, hc, fc, bc, hr, fr, br = scratch
         k = encode_for(b, ph, idx, val)
         if ph == CONTACT:
             forward32(idx, val, k, nets[0], nets[1], nets[2], nets[3], hc, fc, bc, o)
@@ -211,23 +209,23 @@ def fast_evaluate_based(b, nets, scratch, o, base) -> None:
         if b[0, i] != side[i]:
             fast_evaluate_one(b, nets, scratch, o)
             return
-    idx, val, hc, fc, bc, hr, fr, br, ws = scratch
+    idx, val, hc, fc, bc, hr, fr, br = scratch
     if ph == CONTACT:
-        _based(b, side, idx, val, ws, nets[0], nets[1], nets[2], nets[3], base[1], base[3], 0, False, hc, fc, bc, o)
+        _based(b, side, idx, val, nets[0], nets[1], nets[2], nets[3], base[1], base[3], 0, False, hc, fc, bc, o)
     else:
-        _based(b, side, idx, val, ws, nets[4], nets[5], nets[6], nets[7], base[2], base[3], 1, True, hr, fr, br, o)
+        _based(b, side, idx, val, nets[4], nets[5], nets[6], nets[7], base[2], base[3], 1, True, hr, fr, br, o)
     sanitize(o)
 
 
 @njit(cache=True, nogil=True)
-def _based(b, side, idx, val, ws, w1, b1, w2t, b2, shared, ready, c, race, hid, frac, bits, o) -> None:
+def _based(b, side, idx, val, w1, b1, w2t, b2, shared, ready, c, race, hid, frac, bits, o) -> None:
     """:func:`fast_evaluate_based` for one net (``shared``: its kept sums, computed when ``ready[c]`` is 0)."""
     if ready[c] == 0:
         shared[:] = b1
         add_rows(idx, val, encode_side(side, 0, idx, val, 0), w1, shared)
         ready[c] = 1
     k = encode_side(b[1], PER_SIDE, idx, val, 0)
-    k = encode_features_ws(b, idx, val, k, ws)
+    k = encode_features(b, idx, val, k)
     if race:
         k = encode_race_features(b, idx, val, k)
     hid[:] = shared
