@@ -45,6 +45,18 @@ def test_chouette_setup_page(browser, server):
     assert not page.errors
 
 
+def test_the_default_name_is_in_the_pages_language(browser, server):
+    page = open_page(browser, server, "/static/chouette.html", lang="ja")
+    page.wait_for_selector("#ch-seats li")
+    assert page.input_value("#ch-form input[name=name]") == "ゲスト"
+    page.select_option("#ch-lang", "en")
+    assert page.input_value("#ch-form input[name=name]") == "Guest"  # follows the language
+    page.fill("#ch-form input[name=name]", "Hana")
+    page.select_option("#ch-lang", "ja")
+    assert page.input_value("#ch-form input[name=name]") == "Hana"  # a name of one's own stays
+    assert not page.errors
+
+
 def test_chouette_box_double_one_member_passes(browser, server):
     doc = server.api(
         "POST",

@@ -304,11 +304,20 @@ function boardClick(ev) {
 }
 
 // ------------------------------------------------------------------ start
+// The name boxes start with "Guest" in the page's language (and follow a change of language
+// until the player types a name of their own).
+function defaultNames() {
+  const defaults = new Set(Object.values(MESSAGES).map((m) => m.guest));
+  for (const box of /** @type {NodeListOf<HTMLInputElement>} */ (document.querySelectorAll("input[name=name]"))) {
+    if (!box.value || defaults.has(box.value)) box.value = t("guest");
+  }
+}
 function start() {
   setLanguage(lang);
   $("#ch-lang").value = lang;
-  $("#ch-lang").onchange = (ev) => { lang = ev.target.value; localStorage.setItem("bg.chouette.lang", lang); setLanguage(lang); if (S.state) render(); else { applyTranslations(); if (!S.id) showSetup(); } };
+  $("#ch-lang").onchange = (ev) => { lang = ev.target.value; localStorage.setItem("bg.chouette.lang", lang); setLanguage(lang); defaultNames(); if (S.state) render(); else { applyTranslations(); if (!S.id) showSetup(); } };
   applyTranslations();
+  defaultNames();
   $("#board").onclick = boardClick;
   const token = S.id ? localStorage.getItem(`bg.chouette.${S.id}`) : null;
   if (S.id && token) enter(S.id, token);
