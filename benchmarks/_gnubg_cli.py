@@ -138,20 +138,35 @@ def money_cube_hints(
     return out
 
 
-def rollout_seconds(position: Position, trials: int, variance_reduction: bool = False, path: str = GNUBG) -> float:
-    """Seconds gnubg takes to roll out ``position`` (cubeless money, 0-ply plays, full games, one thread).
+def rollout_seconds(
+    position: Position,
+    trials: int,
+    variance_reduction: bool = False,
+    path: str = GNUBG,
+    threads: int = 1,
+    cpu: bool = False,
+) -> float:
+    """Seconds gnubg takes to roll out ``position`` (cubeless money, 0-ply plays, full games, ``threads`` threads).
 
-    Timed as one gnubg run with the rollout minus one without it (start-up).
+    Timed as one gnubg run with the rollout minus one without it (start-up): wall-clock seconds, or with
+    ``cpu`` the CPU seconds gnubg used (all its threads; less disturbed by other work on a busy machine).
 
     Raises:
         RuntimeError: if gnubg does not report the rollout done.
     """
+    import resource
     import time
+
+    def clock() -> float:
+        if cpu:
+            usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+            return usage.ru_utime + usage.ru_stime
+        return time.perf_counter()
 
     base = [
         "set player 0 human",
         "set player 1 human",
-        "set threads 1",
+        f"set threads {threads}",
         f"set rollout trials {trials}",
         f"set rollout varredn {'on' if variance_reduction else 'off'}",
         "set rollout chequerplay plies 0",
@@ -162,7 +177,7 @@ def rollout_seconds(position: Position, trials: int, variance_reduction: bool = 
     ]
     times = []
     for commands in (base, [*base, "rollout"]):
-        t = time.perf_counter()
+        t = clock()
         run = subprocess.run(
             [path, "-t", "-q"],
             input="\n".join([*commands, "quit", "y", ""]),
@@ -171,7 +186,7 @@ def rollout_seconds(position: Position, trials: int, variance_reduction: bool = 
             timeout=3600,
             check=False,
         )
-        times.append(time.perf_counter() - t)
+        times.append(clock() - t)
     if "Rollout done" not in run.stdout:
         raise RuntimeError(f"gnubg did not finish the rollout: {run.stdout[-300:]!r} {run.stderr[-300:]!r}")
     return times[1] - times[0]

@@ -167,10 +167,12 @@ def main() -> None:
 
 def rollout_rows(trials: int, rounds: int) -> list[tuple[str, float, float, float]]:
     """Rollout games per second of the initial position beside Debian gnubg's own ``rollout`` command (cubeless,
-    0-ply plays, games to the end, with and without variance reduction), wall clock, in ``rounds`` rounds that
-    time every variant in turn (gnubg, then ours: the float64 kernel on one thread, the float32 kernels on one
-    thread, the float32 kernels on every CPU beside gnubg on as many threads). Prints each round's ratios and
-    returns the median rates. Variance-reduced rollouts time ``trials // 10`` games (at least 36)."""
+    0-ply plays, games to the end, with and without variance reduction), in ``rounds`` rounds that time every
+    variant in turn (gnubg, then ours: the float64 kernel on one thread, the float32 kernels on one thread, the
+    float32 kernels on every CPU beside gnubg on as many threads). One thread: games per CPU second of each
+    program (on a shared machine CPU time is less disturbed than the wall clock); every CPU: games per
+    wall-clock second. Prints each round's ratios and returns the median rates. Variance-reduced rollouts time
+    ``trials // 10`` games (at least 36)."""
     import os
     import statistics
 
@@ -189,20 +191,22 @@ def rollout_rows(trials: int, rounds: int) -> list[tuple[str, float, float, floa
         rollout_position(start, ev, RolloutSettings(trials=2, truncate=2, float32=f32, threads=1))
     few = max(36, trials // 10)
     variants = [  # (name, float32, threads)
-        ("float64 kernel, 1 thread", False, 1),
-        ("float32 kernels, 1 thread", True, 1),
-        (f"float32 kernels, {cores} threads (gnubg: {cores} threads)", True, cores),
+        ("float64 kernel, 1 thread, per CPU second", False, 1),
+        ("float32 kernels, 1 thread, per CPU second", True, 1),
+        (f"float32 kernels, {cores} threads (gnubg: {cores} threads), per wall second", True, cores),
     ]
     rates: dict[tuple[bool, str], list[tuple[float, float]]] = {}
     for r in range(rounds):
         for vr, n in ((False, trials), (True, few)):
             line = []
             for name, f32, threads in variants:
-                theirs = n / rollout_seconds(start, n, variance_reduction=vr, threads=threads)
+                cpu = threads == 1
+                theirs = n / rollout_seconds(start, n, variance_reduction=vr, threads=threads, cpu=cpu)
                 settings = RolloutSettings(trials=n, seed=1 + r, variance_reduction=vr, float32=f32, threads=threads)
-                t = time.perf_counter()
+                clock = time.process_time if cpu else time.perf_counter
+                t = clock()
                 rollout_position(start, ev, settings)
-                ours = n / (time.perf_counter() - t)
+                ours = n / (clock() - t)
                 rates.setdefault((vr, name), []).append((ours, theirs))
                 line.append(f"{name}: {ours:.3g}/{theirs:.3g} = {ours / theirs:.3f}")
             kind = "variance-reduced" if vr else "plain"
