@@ -89,6 +89,7 @@ total)`` callback is called in the calling process as chunks of trials finish.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import multiprocessing
 import os
@@ -590,7 +591,8 @@ def _run_chunk_compiled(
 ) -> np.ndarray:
     """:func:`_run_chunk` for cubeless 0-ply trials with the network evaluator: the same trials, compiled
     (:func:`backgammon.engine._kernels.rollout_trials.play_trial`), in float32 if ``settings.float32``;
-    the trials are dealt round-robin to ``threads`` threads (the kernel releases the GIL)."""
+    ``threads`` threads take the trials one at a time, the next one free (the kernel releases the GIL; each
+    trial's result depends on its index alone)."""
     net64 = evaluator.kernel_args()
     nets32 = fast_nets(evaluator)
     fast = settings.float32
@@ -598,13 +600,15 @@ def _run_chunk_compiled(
     rolls = ROLLS21 if settings.variance_reduction else _NO_ROLLS
     out = np.zeros((len(roots), stop - start, _COLS))
 
-    def run(trials: range) -> None:
+    following = itertools.count(start)  # next() on it is atomic: each trial goes to one thread
+
+    def run() -> None:
         cand = np.empty((MAX_PLAYS, 2, 25), dtype=np.int8)
         work, table = new_workspace()
         res = np.empty(5)
         luck = np.zeros(5)
         state = np.zeros(2, dtype=np.int64)
-        for t in trials:
+        while (t := next(following)) < stop:
             dice, rng = _dice_of_trial(settings.seed, t, settings.stratify, 256)
             for r, root in enumerate(roots):
                 board = np.array(root, dtype=np.int8)
@@ -622,10 +626,10 @@ def _run_chunk_compiled(
 
     k = max(1, min(threads, stop - start))
     if k == 1:
-        run(range(start, stop))
+        run()
     else:
         with ThreadPoolExecutor(k, thread_name_prefix="rollout-trials") as pool:
-            for done in [pool.submit(run, range(start + i, stop, k)) for i in range(k)]:
+            for done in [pool.submit(run) for _ in range(k)]:
                 done.result()
     return out
 
