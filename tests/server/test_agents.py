@@ -201,7 +201,7 @@ def test_hints_use_the_one_ranking_with_depth_and_kind(engine_agent):
     from backgammon.engine.evaluator import NetEvaluator
     from backgammon.engine.search import EvalContext, rank_plays
     from backgammon.errors import IllegalActionError
-    from backgammon.server.app import hints_for
+    from backgammon.server.api.tables import hints_for
 
     # a 5-point match at 2-1 (white needs 3, black 4): cubeful match equities
     game = Game.from_position(Position.initial(), on_roll=Player.WHITE, rules=Rules(match_length=5), score=(2, 1))
@@ -227,7 +227,7 @@ def test_hints_use_the_one_ranking_with_depth_and_kind(engine_agent):
 
 
 def test_hints_fall_back_to_the_heuristic():
-    from backgammon.server.app import hints_for
+    from backgammon.server.api.tables import hints_for
 
     game = Game.from_position(Position.initial(), on_roll=Player.WHITE, rules=Rules()).apply(Roll(Player.WHITE, (3, 1)))
     hint = hints_for(_hint_table(GreedyAgent(seed=0), game), Player.WHITE)

@@ -305,16 +305,16 @@ def test_a_socket_that_floods_is_closed(tmp_path: Path):
 
 # ---------------------------------------------------------------- pools
 def test_session_lookup_answers_while_the_engine_pool_is_blocked(tmp_path: Path, monkeypatch):
-    from backgammon.server import app as app_module
+    from backgammon.server.api import common
 
     threads: list[str] = []
-    real = app_module.session_user
+    real = common.session_user
 
     def lookup(sessions, token):
         threads.append(threading.current_thread().name)
         return real(sessions, token)
 
-    monkeypatch.setattr(app_module, "session_user", lookup)
+    monkeypatch.setattr(common, "session_user", lookup)
     release = threading.Event()
     with make_client(tmp_path, engine_threads=2) as client:
         blocked = [pools.engine_pool().submit(release.wait, 30) for _ in range(pools.engine_threads())]
@@ -330,7 +330,7 @@ def test_session_lookup_answers_while_the_engine_pool_is_blocked(tmp_path: Path,
 
 
 def test_engine_work_runs_on_the_engine_pool(tmp_path: Path, monkeypatch):
-    from backgammon.server import app as app_module
+    from backgammon.server.api import tables as api_tables
 
     seen: list[bool] = []
 
@@ -338,7 +338,7 @@ def test_engine_work_runs_on_the_engine_pool(tmp_path: Path, monkeypatch):
         seen.append(pools.on_engine_thread())
         return {"type": "hints", "plays": []}
 
-    monkeypatch.setattr(app_module, "hints_for", hints)
+    monkeypatch.setattr(api_tables, "hints_for", hints)
     with make_client(tmp_path, test_hooks=True, budgets={"hints": [100, 1]}) as client:
         doc = client.post("/api/tables", json={"mode": "ai", "level": "greedy", "seat": "white"}).json()
         r = client.post(f"/api/tables/{doc['id']}/hint", headers={"x-seat-token": doc["token"]})

@@ -435,10 +435,6 @@ def upload_as_table(sessions: Any, upload_id: str) -> Any:
 def make_router(state: dict[str, Any]) -> APIRouter:
     """The upload page, its API and its progress socket. ``state``: the app's state (sessions,
     quotas). The jobs are kept in ``state["uploads"]``."""
-    from backgammon.server.auth import session_user
-    from backgammon.server.pools import run_engine
-    from backgammon.server.quotas import address_of, client_key
-    from backgammon.server.security import origin_allowed
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Any) -> Any:
@@ -449,26 +445,6 @@ def make_router(state: dict[str, Any]) -> APIRouter:
 
     router = APIRouter(lifespan=lifespan)
 
-    def jobs() -> UploadJobs:
-        if "uploads" not in state:
-            state["uploads"] = UploadJobs(state["sessions"])
-        return state["uploads"]
-
-    async def user_of(request: Request | WebSocket) -> Any:
-        cookie = request.cookies.get("bg_session")
-        return await asyncio.to_thread(session_user, state["sessions"], cookie) if cookie else None
-
-    def load(upload_id: str) -> Upload:
-        with state["sessions"]() as db:
-            row = db.get(Upload, _check_id(upload_id))
-        if row is None:
-            raise LookupError(f"no upload {shown(upload_id)}")
-        return row
-
-    async def wire_of(upload_id: str) -> dict[str, Any]:
-        row = await asyncio.to_thread(load, upload_id)
-        return upload_to_wire(row, jobs().jobs.get(upload_id))
-
     @router.get("/upload", include_in_schema=False)
     async def upload_page(request: Request) -> Response:
         return ASSETS.response("upload.html", request, page=True)
@@ -476,69 +452,14 @@ def make_router(state: dict[str, Any]) -> APIRouter:
     @router.post("/api/uploads")
     async def upload(request: Request) -> dict[str, Any]:
         """Take one match file: read it (off the event loop), keep it and start its analysis."""
-        # (the body limit of this path is BODY_LIMIT: BODY_LIMITS, given to the app's body limit)
-        body = await request.body()
-        name, raw = await asyncio.to_thread(
-            lambda: decode_upload(protocol.parse_json_object(body, "upload", limit=BODY_LIMIT))
-        )
-        user = await user_of(request)
-        address, user_id = address_of(request), (user.id if user is not None else None)
-        ticket = state["quotas"].start("uploads", address, user_id)  # given back when its analysis ends
-        try:
-            read = await run_engine(read_upload, raw, name)
-            upload_id = ID_PREFIX + secrets.token_hex(12)
-            total = sum(len(g.log) for g in _games(read.match))
-            if total > MAX_ACTIONS:
-                raise HTTPError(
-                    400,
-                    f"{shown(name)} is too long to analyse here: {total} actions, at most {MAX_ACTIONS}",
-                    "upload_too_long",
-                    {"name": name, "actions": total, "limit": MAX_ACTIONS},
-                )
-            summary = {
-                "players": list(read.players),
-                "match_length": read.match_length,
-                "games": read.games,
-                "warnings": list(read.warnings),
-                "errors": list(read.errors),
-            }
-            row = Upload(
-                id=upload_id,
-                user_id=user_id,
-                created_at=utcnow(),
-                updated_at=utcnow(),
-                name=name[:120],
-                format=read.format[:8],
-                text=base64.b64encode(raw).decode("ascii"),
-                summary=summary,
-                side=_side_of(read.players, user.username if user is not None else None),
-                status="queued",
-                done=0,
-                total=total,
-            )
-
-            def store() -> None:
-                with state["sessions"]() as db:
-                    db.add(row)
-                    # a guest's uploads are kept GUEST_DAYS (nobody lists them; their links stop working)
-                    cutoff = utcnow() - _dt.timedelta(days=GUEST_DAYS)
-                    db.execute(delete(Upload).where(Upload.user_id.is_(None), Upload.created_at < cutoff))
-                    db.commit()
-
-            await asyncio.to_thread(store)
-        except BaseException:
-            ticket.release()
-            raise
-        job = Job(upload_id, client_key(address, user_id), read.match, total)
-        jobs().start(job, ticket)
-        return upload_to_wire(row, job)
+        return await _accept(state, request)
 
     @router.get("/api/uploads")
     async def my_uploads(
         request: Request, limit: protocol.PageLimit = 20, offset: protocol.PageOffset = 0
     ) -> list[dict[str, Any]]:
         """The logged-in player's uploads, newest first (a guest has none listed: its browser keeps its ids)."""
-        user = await user_of(request)
+        user = await _user_of(state, request)
         if user is None:
             return []
 
@@ -554,11 +475,11 @@ def make_router(state: dict[str, Any]) -> APIRouter:
                     ).all()
                 )
 
-        return [upload_to_wire(row, jobs().jobs.get(row.id)) for row in await asyncio.to_thread(query)]
+        return [upload_to_wire(row, _jobs(state).jobs.get(row.id)) for row in await asyncio.to_thread(query)]
 
     @router.get("/api/uploads/{upload_id}")
     async def get_upload(upload_id: str) -> dict[str, Any]:
-        return await wire_of(upload_id)
+        return await _wire_of(state, upload_id)
 
     @router.put("/api/uploads/{upload_id}")
     async def set_side(upload_id: str, request: Request) -> dict[str, Any]:
@@ -568,7 +489,7 @@ def make_router(state: dict[str, Any]) -> APIRouter:
         side = doc.get("side")
         if side not in ("White", "Black", None):
             raise InvalidInputError(f"invalid side {shown(side)}: expected 'White', 'Black' or null")
-        user = await user_of(request)
+        user = await _user_of(state, request)
 
         def write() -> Upload:
             with state["sessions"]() as db:
@@ -580,13 +501,13 @@ def make_router(state: dict[str, Any]) -> APIRouter:
                 return row
 
         row = await asyncio.to_thread(write)
-        return upload_to_wire(row, jobs().jobs.get(upload_id))
+        return upload_to_wire(row, _jobs(state).jobs.get(upload_id))
 
     @router.get("/api/uploads/{upload_id}/review")
     async def get_review(upload_id: str, decisions: bool = True) -> dict[str, Any]:
         """The finished review (the shape of a table's); 409 ``upload_not_ready`` before."""
-        row = await asyncio.to_thread(load, upload_id)
-        wire = upload_to_wire(row, jobs().jobs.get(upload_id))
+        row = await asyncio.to_thread(_load, state, upload_id)
+        wire = upload_to_wire(row, _jobs(state).jobs.get(upload_id))
         if wire["status"] != "done" or row.report is None:
             raise HTTPError(
                 409,
@@ -602,65 +523,162 @@ def make_router(state: dict[str, Any]) -> APIRouter:
 
     @router.websocket("/ws/uploads/{upload_id}")
     async def follow(websocket: WebSocket, upload_id: str) -> None:
-        await stream_upload(websocket, upload_id)
-
-    async def stream_upload(websocket: WebSocket, upload_id: str) -> None:
-        """Push ``{"type": "upload", "upload": ...}`` at once, when the analysis moves (at most every
-        :data:`PUSH_INTERVAL`) and when it ends; then close. Another process's upload is read from
-        the database (once a second). The socket counts against its address's cap."""
-        if not origin_allowed(websocket.headers):
-            await websocket.close(code=1008)
-            return
-        await websocket.accept()
-        quotas = state["quotas"]
-        with contextlib.ExitStack() as held:
-            try:
-                held.enter_context(quotas.open_socket(address_of(websocket)))
-                row = await asyncio.to_thread(load, upload_id)
-                wire = upload_to_wire(row, jobs().jobs.get(upload_id))
-            except (HTTPError, LookupError) as exc:
-                status, text, code, params = error_info(exc)
-                with contextlib.suppress(WebSocketDisconnect, RuntimeError):
-                    await websocket.send_json(protocol.error_message(status, text, code, params))
-                    await websocket.close(code=1013 if isinstance(exc, HTTPError) else 1000)
-                return
-            loop = asyncio.get_running_loop()
-            changed = asyncio.Event()
-
-            def wake() -> None:
-                with contextlib.suppress(RuntimeError):  # the loop closed
-                    loop.call_soon_threadsafe(changed.set)
-
-            job = jobs().jobs.get(upload_id)
-            if job is not None:
-                job.watchers.append(wake)
-            listener = asyncio.create_task(_drain(websocket, quotas))
-            try:
-                while True:
-                    changed.clear()
-                    await websocket.send_json({"type": "upload", "upload": wire})
-                    if wire["status"] in ("done", "failed"):
-                        break
-                    waiter = asyncio.create_task(changed.wait())
-                    # another process's upload: its row, read once a second
-                    timeout = KEEPALIVE if job is not None else 1.0
-                    finished, _ = await asyncio.wait({waiter, listener}, timeout=timeout, return_when="FIRST_COMPLETED")
-                    waiter.cancel()
-                    if listener in finished:
-                        return
-                    await asyncio.sleep(PUSH_INTERVAL)  # moves meanwhile go out as one push
-                    running = jobs().jobs.get(upload_id)
-                    wire = upload_to_wire(row, running) if running is not None else await wire_of(upload_id)
-                await websocket.close()
-            except (WebSocketDisconnect, RuntimeError):
-                return
-            finally:
-                listener.cancel()
-                if job is not None:
-                    with contextlib.suppress(ValueError):
-                        job.watchers.remove(wake)
+        await _stream_upload(state, websocket, upload_id)
 
     return router
+
+
+def _jobs(state: dict[str, Any]) -> UploadJobs:
+    """The app's analyses (``state["uploads"]``, made at the first use)."""
+    if "uploads" not in state:
+        state["uploads"] = UploadJobs(state["sessions"])
+    return state["uploads"]
+
+
+async def _user_of(state: dict[str, Any], request: Request | WebSocket) -> Any:
+    """The logged-in user of the request (its session cookie's), or None."""
+    from backgammon.server.auth import session_user
+
+    cookie = request.cookies.get("bg_session")
+    return await asyncio.to_thread(session_user, state["sessions"], cookie) if cookie else None
+
+
+def _load(state: dict[str, Any], upload_id: str) -> Upload:
+    """The stored upload (a LookupError when there is none)."""
+    with state["sessions"]() as db:
+        row = db.get(Upload, _check_id(upload_id))
+    if row is None:
+        raise LookupError(f"no upload {shown(upload_id)}")
+    return row
+
+
+async def _wire_of(state: dict[str, Any], upload_id: str) -> dict[str, Any]:
+    """The upload's wire form (its job's progress when it is analysed here)."""
+    row = await asyncio.to_thread(_load, state, upload_id)
+    return upload_to_wire(row, _jobs(state).jobs.get(upload_id))
+
+
+async def _accept(state: dict[str, Any], request: Request) -> dict[str, Any]:
+    """``POST /api/uploads``: read the match file (off the event loop), keep it and start its analysis."""
+    from backgammon.server.pools import run_engine
+    from backgammon.server.quotas import address_of, client_key
+
+    # (the body limit of this path is BODY_LIMIT: BODY_LIMITS, given to the app's body limit)
+    body = await request.body()
+    name, raw = await asyncio.to_thread(
+        lambda: decode_upload(protocol.parse_json_object(body, "upload", limit=BODY_LIMIT))
+    )
+    user = await _user_of(state, request)
+    address, user_id = address_of(request), (user.id if user is not None else None)
+    ticket = state["quotas"].start("uploads", address, user_id)  # given back when its analysis ends
+    try:
+        read = await run_engine(read_upload, raw, name)
+        upload_id = ID_PREFIX + secrets.token_hex(12)
+        total = sum(len(g.log) for g in _games(read.match))
+        if total > MAX_ACTIONS:
+            raise HTTPError(
+                400,
+                f"{shown(name)} is too long to analyse here: {total} actions, at most {MAX_ACTIONS}",
+                "upload_too_long",
+                {"name": name, "actions": total, "limit": MAX_ACTIONS},
+            )
+        summary = {
+            "players": list(read.players),
+            "match_length": read.match_length,
+            "games": read.games,
+            "warnings": list(read.warnings),
+            "errors": list(read.errors),
+        }
+        row = Upload(
+            id=upload_id,
+            user_id=user_id,
+            created_at=utcnow(),
+            updated_at=utcnow(),
+            name=name[:120],
+            format=read.format[:8],
+            text=base64.b64encode(raw).decode("ascii"),
+            summary=summary,
+            side=_side_of(read.players, user.username if user is not None else None),
+            status="queued",
+            done=0,
+            total=total,
+        )
+
+        def store() -> None:
+            with state["sessions"]() as db:
+                db.add(row)
+                # a guest's uploads are kept GUEST_DAYS (nobody lists them; their links stop working)
+                cutoff = utcnow() - _dt.timedelta(days=GUEST_DAYS)
+                db.execute(delete(Upload).where(Upload.user_id.is_(None), Upload.created_at < cutoff))
+                db.commit()
+
+        await asyncio.to_thread(store)
+    except BaseException:
+        ticket.release()
+        raise
+    job = Job(upload_id, client_key(address, user_id), read.match, total)
+    _jobs(state).start(job, ticket)
+    return upload_to_wire(row, job)
+
+
+async def _stream_upload(state: dict[str, Any], websocket: WebSocket, upload_id: str) -> None:
+    """Push ``{"type": "upload", "upload": ...}`` at once, when the analysis moves (at most every
+    :data:`PUSH_INTERVAL`) and when it ends; then close. Another process's upload is read from
+    the database (once a second). The socket counts against its address's cap."""
+    from backgammon.server.quotas import address_of
+    from backgammon.server.security import origin_allowed
+
+    if not origin_allowed(websocket.headers):
+        await websocket.close(code=1008)
+        return
+    await websocket.accept()
+    quotas = state["quotas"]
+    with contextlib.ExitStack() as held:
+        try:
+            held.enter_context(quotas.open_socket(address_of(websocket)))
+            row = await asyncio.to_thread(_load, state, upload_id)
+            wire = upload_to_wire(row, _jobs(state).jobs.get(upload_id))
+        except (HTTPError, LookupError) as exc:
+            status, text, code, params = error_info(exc)
+            with contextlib.suppress(WebSocketDisconnect, RuntimeError):
+                await websocket.send_json(protocol.error_message(status, text, code, params))
+                await websocket.close(code=1013 if isinstance(exc, HTTPError) else 1000)
+            return
+        loop = asyncio.get_running_loop()
+        changed = asyncio.Event()
+
+        def wake() -> None:
+            with contextlib.suppress(RuntimeError):  # the loop closed
+                loop.call_soon_threadsafe(changed.set)
+
+        job = _jobs(state).jobs.get(upload_id)
+        if job is not None:
+            job.watchers.append(wake)
+        listener = asyncio.create_task(_drain(websocket, quotas))
+        try:
+            while True:
+                changed.clear()
+                await websocket.send_json({"type": "upload", "upload": wire})
+                if wire["status"] in ("done", "failed"):
+                    break
+                waiter = asyncio.create_task(changed.wait())
+                # another process's upload: its row, read once a second
+                timeout = KEEPALIVE if job is not None else 1.0
+                finished, _ = await asyncio.wait({waiter, listener}, timeout=timeout, return_when="FIRST_COMPLETED")
+                waiter.cancel()
+                if listener in finished:
+                    return
+                await asyncio.sleep(PUSH_INTERVAL)  # moves meanwhile go out as one push
+                running = _jobs(state).jobs.get(upload_id)
+                wire = upload_to_wire(row, running) if running is not None else await _wire_of(state, upload_id)
+            await websocket.close()
+        except (WebSocketDisconnect, RuntimeError):
+            return
+        finally:
+            listener.cancel()
+            if job is not None:
+                with contextlib.suppress(ValueError):
+                    job.watchers.remove(wake)
 
 
 def _games(match: Any) -> list[Any]:
