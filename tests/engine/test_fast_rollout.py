@@ -14,7 +14,13 @@ from backgammon import Position
 from backgammon.engine._kernels.fastnet import fast_evaluate_batch, fast_nets
 from backgammon.engine.evaluator import NetEvaluator
 from backgammon.engine.movegen import BEAROFF, CONTACT, OVER, RACE, phase
-from backgammon.engine.rollout import RolloutSettings, position_to_board, rollout_position, rollout_trials
+from backgammon.engine.rollout import (
+    RolloutSettings,
+    position_to_board,
+    rollout_plays,
+    rollout_position,
+    rollout_trials,
+)
 from backgammon.errors import InvalidInputError
 
 from ._helpers import random_positions
@@ -88,6 +94,17 @@ def test_results_do_not_depend_on_threads(net, float32) -> None:
     assert rollout_position(MIDGAME, net, replace(settings, threads=0)) == one
     assert rollout_position(MIDGAME, net, replace(settings, threads=2, variance_reduction=False)) == rollout_position(
         MIDGAME, net, replace(settings, variance_reduction=False)
+    )
+
+
+def test_candidates_do_not_depend_on_threads(net) -> None:
+    """Several roots (the candidates of a roll): threads take games of any trial and root, same results."""
+    settings = RolloutSettings(trials=9, seed=6, truncate=8, chunk=4, threads=1, float32=True)
+    one = rollout_plays(MIDGAME, (3, 1), net, settings)
+    assert len(one) > 3
+    assert rollout_plays(MIDGAME, (3, 1), net, replace(settings, threads=2)) == one
+    assert rollout_plays(MIDGAME, (3, 1), net, replace(settings, threads=5, float32=False)) == rollout_plays(
+        MIDGAME, (3, 1), net, replace(settings, float32=False)
     )
 
 

@@ -591,8 +591,8 @@ def _run_chunk_compiled(
 ) -> np.ndarray:
     """:func:`_run_chunk` for cubeless 0-ply trials with the network evaluator: the same trials, compiled
     (:func:`backgammon.engine._kernels.rollout_trials.play_trial`), in float32 if ``settings.float32``;
-    ``threads`` threads take the trials one at a time, the next one free (the kernel releases the GIL; each
-    trial's result depends on its index alone)."""
+    ``threads`` threads take the games (a trial of one root) one at a time, the next one free (the kernel
+    releases the GIL; each game depends on its trial's index and its root alone)."""
     net64 = evaluator.kernel_args()
     nets32 = fast_nets(evaluator)
     fast = settings.float32
@@ -600,7 +600,8 @@ def _run_chunk_compiled(
     rolls = ROLLS21 if settings.variance_reduction else _NO_ROLLS
     out = np.zeros((len(roots), stop - start, _COLS))
 
-    following = itertools.count(start)  # next() on it is atomic: each trial goes to one thread
+    games = (stop - start) * len(roots)
+    following = itertools.count()  # game g: trial start + g // len(roots), root g % len(roots); next() is atomic
 
     def run() -> None:
         cand = np.empty((MAX_PLAYS, 2, 25), dtype=np.int8)
@@ -608,23 +609,27 @@ def _run_chunk_compiled(
         res = np.empty(5)
         luck = np.zeros(5)
         state = np.zeros(2, dtype=np.int64)
-        while (t := next(following)) < stop:
-            dice, rng = _dice_of_trial(settings.seed, t, settings.stratify, 256)
-            for r, root in enumerate(roots):
-                board = np.array(root, dtype=np.int8)
-                state[:] = 0
-                luck[:] = 0.0
-                while not play_trial(
-                    board, state, dice, truncate, fast, net64, nets32, cand, work, table, rolls, luck, res
-                ):
-                    dice = _more_dice(dice, rng)
-                out[r, t - start, :5] = res
-                out[r, t - start, 5] = outputs_equity(res)
-                out[r, t - start, 6] = np.nan
-                out[r, t - start, _LUCK] = luck
-                out[r, t - start, _CUBEFUL_LUCK] = np.nan
+        trial = -1
+        while (g := next(following)) < games:
+            t, r = divmod(g, len(roots))
+            t += start
+            if t != trial:  # the trial's dice, the same for every root
+                trial = t
+                dice, rng = _dice_of_trial(settings.seed, t, settings.stratify, 256)
+            board = np.array(roots[r], dtype=np.int8)
+            state[:] = 0
+            luck[:] = 0.0
+            while not play_trial(
+                board, state, dice, truncate, fast, net64, nets32, cand, work, table, rolls, luck, res
+            ):
+                dice = _more_dice(dice, rng)
+            out[r, t - start, :5] = res
+            out[r, t - start, 5] = outputs_equity(res)
+            out[r, t - start, 6] = np.nan
+            out[r, t - start, _LUCK] = luck
+            out[r, t - start, _CUBEFUL_LUCK] = np.nan
 
-    k = max(1, min(threads, stop - start))
+    k = max(1, min(threads, games))
     if k == 1:
         run()
     else:
