@@ -17,7 +17,6 @@ import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -28,17 +27,14 @@ from starlette.middleware.gzip import GZipMiddleware
 
 from backgammon.errors import BackgammonError
 from backgammon.server import protocol, uploads
-from backgammon.server.api import accounts, pages, tables
-from backgammon.server.api.common import body, current_user, name_for
+from backgammon.server.api import accounts, chouette, pages, pairing, stats, tables
+from backgammon.server.api.common import body
 from backgammon.server.auth import AuthLimits
 from backgammon.server.bus import bus_for, leases_for
-from backgammon.server.chouette_tables import router as chouette_router
 from backgammon.server.db import database_url_for, open_database
 from backgammon.server.http_errors import HTTPError, error_info, error_status
 from backgammon.server.ownership import Network
 from backgammon.server.pairing import PairingManager
-from backgammon.server.pairing import make_router as pairing_router
-from backgammon.server.player_dice import router as dice_stats_router
 from backgammon.server.pools import DB_THREADS, ENGINE_THREADS, configure, install_db_pool
 from backgammon.server.quotas import (
     ADDRESS_FACTOR,
@@ -47,7 +43,6 @@ from backgammon.server.quotas import (
     SOCKETS_PER_ADDRESS,
     SPECTATORS_PER_TABLE,
     Quotas,
-    address_of,
 )
 from backgammon.server.security import install_body_limit, install_csrf, install_security
 from backgammon.server.tables import TableManager
@@ -180,10 +175,10 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app.include_router(uploads.make_router(state))  # analyse my matches
     app.include_router(pages.router(state))
     app.include_router(accounts.router(state, auth_limits))
-    app.include_router(chouette_router(state, config, body, partial(current_user, state)))
-    app.include_router(dice_stats_router(state))
+    app.include_router(chouette.router(state, config))
+    app.include_router(stats.router(state))
     app.include_router(tables.router(state))
-    app.include_router(pairing_router(state, body, partial(name_for, state), address_of))
+    app.include_router(pairing.router(state))
     return app
 
 

@@ -37,25 +37,20 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from fastapi import APIRouter, Request, WebSocket
-
 from backgammon.chouette import Chouette, ChouetteAction, ChouetteStage, Consent, Refuse
 from backgammon.errors import IllegalActionError, InvalidInputError, NotYourTurnError
 from backgammon.fairdice import CommittedDice
 from backgammon.game import Double, GamePhase, Move, OpeningRoll, Pass, Player, Roll, Take
 from backgammon.server import chouette_seats, protocol
 from backgammon.server.agents import LEVELS, make_agent
-from backgammon.server.auth import guest_name, new_token, token_hash
+from backgammon.server.auth import new_token, token_hash
 from backgammon.server.computer import decide_chouette, in_time
 from backgammon.server.db import Table
-from backgammon.server.http_errors import HTTPError
 from backgammon.server.ownership import Network
 from backgammon.server.protocol import shown
-from backgammon.server.quotas import address_of
 from backgammon.server.replay import CHOUETTE_BOX, chouette_moves, chouette_of, replay_chouette
 from backgammon.server.room_manager import RoomManager
 from backgammon.server.rooms import Outbox, Room, Store
-from backgammon.server.sockets import serve_connection
 from backgammon.server.table_dice import dice_doc, draws_of, game_dice_config, game_seed, new_dice_config
 
 log = logging.getLogger("backgammon.server")
@@ -666,105 +661,3 @@ def _allowed(c: Chouette, you: str | None) -> list[str]:
     elif side is TEAM and you in c.active_members and game.phase is GamePhase.MOVE and game.turn is TEAM:
         out.append("suggest")
     return out
-
-
-# ---------------------------------------------------------------- routes
-def router(state: dict[str, Any], config: Any, body, current_user) -> APIRouter:
-    """The chouette API; ``state`` is the app's (``sessions``), ``body`` its JSON reader."""
-    api = APIRouter()
-
-    def manager() -> ChouetteManager:
-        if "chouettes" not in state:
-            state["chouettes"] = ChouetteManager(
-                state["sessions"],
-                config.dice_seed,
-                config.test_hooks,
-                config.bot_delay,
-                state["manager"].store,
-                state["manager"].net,
-            )
-        return state["chouettes"]
-
-    @api.post("/api/chouette")
-    async def create(request: Request) -> dict[str, Any]:
-        doc = await body(request)
-        user = await current_user(request)
-        state["quotas"].charge("tables", address_of(request), user.id if user else None)
-        name = user.username if user else await asyncio.to_thread(guest_name, state["sessions"], doc.get("name"))
-        table, token = await manager().create(
-            name, doc.get("seats"), doc.get("seat", 0), doc.get("start"), user.id if user else None
-        )
-        me = table.name_for(token)
-        return {"id": table.id, "token": token, "name": me, "state": state_to_wire(table, me)}
-
-    @api.post("/api/chouette/{table_id}/join")
-    async def join(table_id: str, request: Request) -> dict[str, Any]:
-        doc = await body(request)
-        user = await current_user(request)
-        name = user.username if user else await asyncio.to_thread(guest_name, state["sessions"], doc.get("name"))
-        table, seat, token = await manager().join(table_id, name, user.id if user else None)
-        return {"id": table.id, "token": token, "name": seat}
-
-    @api.post("/api/chouette/{table_id}/seat")
-    async def reseat(table_id: str, request: Request) -> dict[str, Any]:
-        """A logged-in player's own seat (after logout-all, or from a browser that holds no token):
-        a new token; the old one stops opening it (:func:`chouette_seats.reseat`)."""
-        user = await current_user(request)
-        if user is None:
-            raise HTTPError(401, "not logged in", "not_logged_in")
-        table, name, token = await chouette_seats.reseat(manager(), table_id, user.id)
-        return {"id": table.id, "token": token, "name": name, "state": state_to_wire(table, name)}
-
-    # logout-all revokes the account's chouette seats too (app.py)
-    state["revoke_chouette_seats"] = lambda user_id: chouette_seats.revoke_seats(manager(), user_id)
-
-    @api.get("/api/chouette/{table_id}")
-    async def get(table_id: str, request: Request) -> dict[str, Any]:
-        table = await manager().get(table_id)
-        manager().resume(table)  # e.g. after a restart: the computer players go on (never twice)
-        return state_to_wire(table, table.name_for(request.headers.get("x-seat-token")))
-
-    @api.get("/api/chouette/{table_id}/games/{number}")
-    async def get_game(table_id: str, number: int) -> dict[str, Any]:
-        """One game's move list (finished games stay readable after the state moves on to the next)."""
-        table = await manager().get(table_id)
-        return {"number": number, "log": game_log(table, number)}
-
-    @api.websocket("/ws/chouette/{table_id}")
-    async def socket(websocket: WebSocket, table_id: str) -> None:
-        """A chouette's connection: as a match table's (:func:`backgammon.server.sockets.serve_connection`),
-        each seat (by name) sent its own view after every change."""
-
-        def view(table: ChouetteRuntime, you: str | None) -> dict[str, Any]:
-            return {"type": "state", "state": state_to_wire(table, you)}
-
-        async def handle(table: ChouetteRuntime, you: str | None, doc: dict[str, Any], reply) -> None:
-            if doc["type"] == "action":
-                await manager().act(table, you, doc)
-            elif doc["type"] == "resync":
-                reply(view(table, you))
-            elif doc["type"] == "hint":
-                raise IllegalActionError("no hints at a chouette table")
-            else:
-                reply(protocol.PONG)
-
-        await serve_connection(
-            websocket,
-            load=lambda: manager().get(table_id),
-            seat_of=lambda table, token: table.name_for(token),
-            state=view,
-            handle=handle,
-            join=manager().connect,
-            leave=manager().disconnect,
-            quotas=state["quotas"],
-        )
-
-    @api.post("/api/chouette/{table_id}/actions")
-    async def post_action(table_id: str, request: Request) -> dict[str, Any]:
-        doc = await body(request)
-        table = await manager().get(table_id)
-        name = table.name_for(request.headers.get("x-seat-token"))
-        await manager().act(table, name, doc)
-        return state_to_wire(table, name)
-
-    return api

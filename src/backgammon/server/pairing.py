@@ -24,8 +24,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from fastapi import APIRouter, Request
-
 from backgammon.errors import IllegalActionError, InvalidInputError
 from backgammon.game import Player
 from backgammon.server import protocol
@@ -249,33 +247,3 @@ class PairingManager:
             one.table, one.seat, one.seen = table.id, "white" if one is white else "black", now
         self.waiting[seeker.id] = seeker  # (remembered too: an answer lost on its way can be asked again)
         return seeker.to_wire()
-
-
-def make_router(
-    state: dict[str, Any],
-    body: Callable[[Request], Awaitable[dict[str, Any]]],
-    name_for: Callable[[Request, dict[str, Any]], Awaitable[tuple[str, int | None]]],
-    client_address: Callable[[Request], str],
-) -> APIRouter:
-    """The quick-pairing routes (``state["pairing"]``: the :class:`PairingManager`)."""
-    router = APIRouter()
-
-    @router.post("/api/pair")
-    async def pair(request: Request) -> dict[str, Any]:
-        """Ask to play: ``{"length", "clock", "name"}``; paired at once or waiting (poll it)."""
-        choice = protocol.pair_request_from_wire(await body(request))
-        name, user_id = await name_for(request, {"name": choice.name})
-        client = f"user:{user_id}" if user_id is not None else f"address:{client_address(request)}"
-        return await state["pairing"].seek(choice, name, user_id, client)
-
-    @router.get("/api/pair/{request_id}")
-    async def pair_status(request_id: str, request: Request) -> dict[str, Any]:
-        """Where the request stands (``x-seat-token``: the token its answer gave); keeps it waiting."""
-        return await state["pairing"].poll(request_id, request.headers.get("x-seat-token"))
-
-    @router.delete("/api/pair/{request_id}")
-    async def pair_cancel(request_id: str, request: Request) -> dict[str, Any]:
-        """Stop waiting (``x-seat-token`` as for the status)."""
-        return await state["pairing"].cancel(request_id, request.headers.get("x-seat-token"))
-
-    return router

@@ -1,4 +1,5 @@
-"""Per-player dice statistics from the stored games (``GET /api/dice-stats?name=...``).
+"""Per-player dice statistics from the stored games (``GET /api/dice-stats?name=...``, routed by
+:mod:`backgammon.server.api.stats`).
 
 Every stored ``roll`` action of a player (by seat name, on ordinary and chouette tables) is
 counted; opening rolls are left out (each side rolls one die of them). A roll made with a
@@ -14,12 +15,8 @@ name whose report is being made wait for that one.
 
 from __future__ import annotations
 
-import asyncio
-import time
-from collections import OrderedDict
 from typing import Any
 
-from fastapi import APIRouter, Request
 from sqlalchemy import func, select
 
 from backgammon.dicestats import dice_report
@@ -41,7 +38,12 @@ CACHE_NAMES = 256
 """Reports kept (the least recently asked for go first)."""
 
 
-def _name(name: object) -> str:
+def player_name(name: object) -> str:
+    """The player's name asked for, stripped.
+
+    Raises:
+        InvalidInputError: when it is not 1 to 24 characters.
+    """
     if not isinstance(name, str) or not 1 <= len(name.strip()) <= 24:
         raise InvalidInputError(f"invalid name {name!r}: expected 1 to 24 characters")
     return name.strip()
@@ -78,7 +80,7 @@ def player_report(sessions, name: str | None) -> dict[str, Any]:
     Raises:
         InvalidInputError: for a bad or missing name. LookupError: no stored rolls for that name.
     """
-    name = _name(name)
+    name = player_name(name)
     rolls: list = []
     entries: list = []
     tables = replayed = 0
@@ -111,45 +113,3 @@ def stored_version(sessions) -> int:
     """A number that changes whenever an action is stored (the newest action's id)."""
     with sessions() as db:
         return db.scalar(select(func.max(Action.id))) or 0
-
-
-def router(state: dict[str, Any]) -> APIRouter:
-    """``GET /api/dice-stats?name=...``."""
-    from backgammon.server.pools import run_engine
-    from backgammon.server.quotas import address_of
-
-    api = APIRouter()
-    cache: OrderedDict[str, tuple[int, float, dict[str, Any] | LookupError]] = OrderedDict()
-    making: dict[str, asyncio.Future] = {}
-
-    async def report(name: str, version: int, request: Request) -> dict[str, Any]:
-        with state["quotas"].start("dice_stats", address_of(request)):
-            try:
-                return await run_engine(player_report, state["sessions"], name)
-            except LookupError as exc:
-                cache[name] = (version, time.monotonic(), exc)
-                raise
-
-    @api.get("/api/dice-stats")
-    async def dice_stats(request: Request) -> dict[str, Any]:
-        name = _name(request.query_params.get("name"))
-        version = await asyncio.to_thread(stored_version, state["sessions"])
-        kept = cache.get(name)
-        if kept is not None and (kept[0] == version or time.monotonic() - kept[1] < CACHE_SECONDS):
-            cache.move_to_end(name)
-            if isinstance(kept[2], LookupError):
-                raise LookupError(*kept[2].args)
-            return kept[2]
-        if name in making:  # being made for another request: the same answer
-            return await asyncio.shield(making[name])
-        making[name] = future = asyncio.ensure_future(report(name, version, request))
-        try:
-            result = await asyncio.shield(future)
-        finally:
-            making.pop(name, None)
-        cache[name] = (version, time.monotonic(), result)
-        while len(cache) > CACHE_NAMES:
-            cache.popitem(last=False)
-        return result
-
-    return api
