@@ -98,6 +98,10 @@ def open_page(page, server, name: str, tables: dict) -> None:
     elif name == "dicestats":
         page.goto(server.url + "/static/dicestats.html")
         page.wait_for_load_state("networkidle")
+    elif name == "upload":
+        page.goto(server.url + "/upload")
+        page.wait_for_selector("#up-form")
+        page.wait_for_load_state("networkidle")
     elif name == "puzzles":
         page.goto(server.url + "/puzzles")
         page.wait_for_load_state("networkidle")
@@ -118,6 +122,7 @@ PAGES = [
     "game-review",
     "chouette",
     "dicestats",
+    "upload",
 ]
 
 

@@ -98,8 +98,8 @@ def test_an_illegal_clicked_step_is_refused_with_a_message(browser, server):
     page.wait_for_function("() => document.querySelector('#id-pos').textContent === '4HPwATDgc/ABMA'")
     for point in (6, 3):  # 6/3: there is no 3 in 5-2
         click_point(page, "#board", point)
-    page.wait_for_function("() => document.querySelector('#analysis-error').textContent.includes('illegal move')")
-    assert "6/3" in page.text_content("#analysis-error")
+    page.wait_for_function("() => document.querySelector('#analysis-error').textContent.includes('not possible')")
+    assert page.text_content("#analysis-error") == "6/3 is not possible with 5-2."  # the page's words for its code
     assert page.input_value("#play-text") == ""  # the step is undone: the board shows the setup again
     for point in (13, 11, 13, 8):  # then a legal play goes through, and the message goes away
         click_point(page, "#board", point)

@@ -94,7 +94,8 @@ def test_partial_results_while_running_then_the_engines_result(client, paced):
     # the final figures are the engine's own rollout of the same plays with the same seed
     position = Position.initial()
     plays = [study.find_play(position, 5, 2, text) for text in final["candidates"]]
-    engine = paced(position, (5, 2), NetEvaluator.default(), RolloutSettings(trials=trials, seed=1, ply=0), plays)
+    settings = RolloutSettings(trials=trials, seed=1, ply=0, float32=True)  # as the site rolls out
+    engine = paced(position, (5, 2), NetEvaluator.default(), settings, plays)
     labels = dict(zip(final["candidates"], final["rank_labels"], strict=True))
     assert final["results"] == [rollouts.rollout_row(r, labels[str(r.play)]) for r in engine]
 

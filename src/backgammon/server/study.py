@@ -366,7 +366,11 @@ def _clicked(setup: Setup, steps: object) -> Any:
     if partial or not clicked:
         return None
     text = " ".join(f"{'bar' if a == 25 else a}/{'off' if b == 0 else b}" for a, b in clicked)
-    raise IllegalPlayError(f"illegal move {text!r} for {d1}-{d2}: no legal play starts with it")
+    raise IllegalPlayError(
+        f"illegal move {text!r} for {d1}-{d2}: no legal play starts with it",
+        code="illegal_play_for_roll",  # worded by the page as "6/3 is not possible with 5-2."
+        params={"play": text[:40], "dice": f"{d1}-{d2}"},
+    )
 
 
 def clicked_move(setup: Setup, steps: object) -> dict[str, Any]:
