@@ -27,7 +27,7 @@ from starlette.middleware.gzip import GZipMiddleware
 
 from backgammon.errors import BackgammonError
 from backgammon.server import protocol, uploads
-from backgammon.server.api import accounts, chouette, pages, pairing, stats, tables
+from backgammon.server.api import accounts, chouette, pages, pairing, puzzles, stats, tables
 from backgammon.server.api.common import body
 from backgammon.server.auth import AuthLimits
 from backgammon.server.bus import bus_for, leases_for
@@ -167,11 +167,10 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         status, message = error_status(exc)
         return JSONResponse(protocol.error_body(message, "invalid_input"), status_code=status)
 
-    from backgammon.server.puzzles import make_router as puzzles_router
     from backgammon.server.study import make_router as study_router
 
     app.include_router(study_router(state, body))
-    app.include_router(puzzles_router(state, body))
+    app.include_router(puzzles.router(state))
     app.include_router(uploads.make_router(state))  # analyse my matches
     app.include_router(pages.router(state))
     app.include_router(accounts.router(state, auth_limits))
