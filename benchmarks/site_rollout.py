@@ -75,10 +75,10 @@ async def follow(base: str, top: int, trials: int) -> dict[str, float]:
             doc = json.loads(text)
             now = time.monotonic() - started
             pushes.append(now)
-            if first is None and doc["job"]["done"] > 0:
+            if first is None and doc["rollout"]["done"] > 0:
                 first = now
-            if doc["job"]["status"] != "running":
-                assert doc["job"]["status"] == "done", doc["job"]
+            if doc["rollout"]["status"] != "running":
+                assert doc["rollout"]["status"] == "done", doc["rollout"]
                 break
     gaps = [b - a for a, b in itertools.pairwise(pushes)] or [0.0]
     return {"first": first or pushes[-1], "gap": max(gaps), "total": pushes[-1], "pushes": len(pushes)}

@@ -171,7 +171,7 @@ def follow(client, job_id, seconds=240.0):
             while True:
                 doc = receive_within(ws, seconds)
                 assert doc["type"] == "rollout", doc
-                pushed.append(doc["job"])
+                pushed.append(doc["rollout"])
         except WebSocketDisconnect:
             pass
     return pushed
@@ -212,8 +212,8 @@ def test_the_socket_cancels_for_its_owner_only(client, paced):
         last = None
         for _ in range(200):
             doc = receive_within(ws, 60)
-            if doc["type"] == "rollout" and doc["job"]["status"] != "running":
-                last = doc["job"]
+            if doc["type"] == "rollout" and doc["rollout"]["status"] != "running":
+                last = doc["rollout"]
                 break
     assert last is not None and last["status"] == "cancelled" and last["done"] < 1296, last
 

@@ -4,15 +4,13 @@ A rollout of a study board or of a review's decision runs as a :class:`RolloutJo
 server's :class:`RolloutJobs` pool (threads; or on a Ray cluster), never on the event loop. The
 page follows a job over its own WebSocket, ``/ws/study/rollouts/{id}`` (:func:`stream_rollout`):
 the server pushes the job, with each candidate's running equity and interval, after every small
-block of trials (at most :data:`STREAM_INTERVAL` apart), and the last push is the result; no
+block of trials (at most 4 a second: :func:`backgammon.server.sockets.follow_job`), and the last push is the result; no
 polling. ``GET /api/study/rollouts/{id}`` still answers for scripts. Only the client that started
 a job (its token) may cancel it, by REST or on the socket. docs/web-protocol.md has the wire.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import math
 import queue
 import secrets
@@ -22,12 +20,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from fastapi import APIRouter, Request, WebSocket, WebSocketDisconnect
+from fastapi import APIRouter, Request, WebSocket
 
 from backgammon.errors import IllegalActionError
 from backgammon.moves import find_play
 from backgammon.server import protocol
-from backgammon.server.http_errors import HTTPError, error_info
+from backgammon.server.http_errors import HTTPError
 from backgammon.server.protocol import shown
 from backgammon.server.study import (
     MAX_CANDIDATES,
@@ -49,10 +47,6 @@ STREAM_CHUNK = 6
 """Trials per block on the site (played in float32 on threads over every core): the page's
 figures move after every block (the engine's own default is 36; a small block keeps the first
 figures within a second or two)."""
-STREAM_INTERVAL = 0.25
-"""Seconds at least between two pushes of one job on its socket (blocks finishing faster are merged)."""
-KEEPALIVE = 20.0
-"""Seconds at most between two pushes while a job runs (a queued job, or a slow block)."""
 
 
 class _Cancelled(Exception):
@@ -256,7 +250,6 @@ class RolloutJobs:
         Raises:
             LookupError: for an unknown id. HTTPError: 403 (``not_your_rollout``) for another client.
         """
-        from backgammon.server.http_errors import HTTPError
 
         job = self.get(job_id)
         if not job.owned_by(token):
@@ -327,83 +320,27 @@ class RolloutJobs:
 
 # ------------------------------------------------------------------ streaming
 async def stream_rollout(websocket: WebSocket, jobs: RolloutJobs, quotas: Any, job_id: str) -> None:
-    """Follow one rollout on its WebSocket: ``{"type": "rollout", "job": ...}`` at once, after every
-    block of trials (merged to one push per :data:`STREAM_INTERVAL`) and when it ends; then close.
+    """Follow one rollout on its WebSocket (:func:`~backgammon.server.sockets.follow_job`):
+    ``{"type": "rollout", "rollout": ...}`` at once, after every block of trials and when it ends.
 
     The client may send ``{"type": "cancel", "token": ...}`` (the token its start answered with);
-    other messages are refused with an error, and a flood closes the socket (1008), as on a table's.
-    The socket counts against its address's cap (``quotas.open_socket``).
+    other messages are refused with an error.
     """
-    from backgammon.server.quotas import address_of
-    from backgammon.server.security import origin_allowed
+    from backgammon.server.sockets import Followed, follow_job
 
-    if not origin_allowed(websocket.headers):  # a page of another site may not follow our rollouts
-        await websocket.close(code=1008)
-        return
-    await websocket.accept()
-    with contextlib.ExitStack() as held:
-        try:
-            held.enter_context(quotas.open_socket(address_of(websocket)))
-            job = jobs.get(job_id)
-        except (HTTPError, LookupError) as exc:
-            await _send_error(websocket, exc, close=1013 if isinstance(exc, HTTPError) else 1000)
-            return
-        loop = asyncio.get_running_loop()
-        changed = asyncio.Event()
+    async def load() -> Followed:
+        job = jobs.get(job_id)
 
-        def wake() -> None:
-            with contextlib.suppress(RuntimeError):  # the loop closed: nobody is listening any more
-                loop.call_soon_threadsafe(changed.set)
+        async def wire() -> dict[str, Any]:
+            return job.to_wire()
 
-        job.watchers.append(wake)
-        listener = asyncio.create_task(_listen(websocket, jobs, job, quotas))
-        try:
-            while True:
-                changed.clear()
-                wire = job.to_wire()
-                await websocket.send_json({"type": "rollout", "job": wire})
-                if wire["status"] != "running":
-                    break
-                waiter = asyncio.create_task(changed.wait())
-                finished, _ = await asyncio.wait({waiter, listener}, timeout=KEEPALIVE, return_when="FIRST_COMPLETED")
-                waiter.cancel()
-                if listener in finished:
-                    return  # the client went away (or flooded)
-                await asyncio.sleep(STREAM_INTERVAL)  # blocks finishing meanwhile go out as one push
-            await websocket.close()
-        except (WebSocketDisconnect, RuntimeError):
-            return
-        finally:
-            listener.cancel()
-            with contextlib.suppress(ValueError):
-                job.watchers.remove(wake)
-
-
-async def _listen(websocket: WebSocket, jobs: RolloutJobs, job: RolloutJob, quotas: Any) -> None:
-    """Read the client's messages until it leaves: a ``cancel`` with the job's token stops the job."""
-    meter = quotas.socket_meter()
-    while True:
-        message = await websocket.receive()
-        if message["type"] == "websocket.disconnect":
-            return
-        if not meter.allow():
-            from backgammon.server.quotas import too_many
-
-            await _send_error(websocket, too_many("too many messages on this connection", 1), close=1008)
-            return
-        try:
-            doc = protocol.parse_client_message(message.get("text") or "", protocol.ROLLOUT_MESSAGES)
+        async def cancel(text: str) -> None:
+            doc = protocol.parse_client_message(text, protocol.ROLLOUT_MESSAGES)
             jobs.cancel(job.id, doc.get("token"))  # (the only message there is)
-        except Exception as exc:  # noqa: BLE001 - every refusal is told to the client, worded by its code
-            await _send_error(websocket, exc)
 
+        return Followed("rollout", wire, lambda w: w["status"] != "running", job.watchers, handle=cancel)
 
-async def _send_error(websocket: WebSocket, exc: Exception, close: int | None = None) -> None:
-    status, text, code, params = error_info(exc)
-    with contextlib.suppress(WebSocketDisconnect, RuntimeError):
-        await websocket.send_json(protocol.error_message(status, text, code, params))
-        if close is not None:
-            await websocket.close(code=close)
+    await follow_job(websocket, quotas, load)
 
 
 # ------------------------------------------------------------------ routes

@@ -12,6 +12,9 @@ cap (refused past it: an error with code ``too_many_requests``, then closed with
 against the table's cap, each line of chat against its client's budget across every table, and
 each message against the connection's budget per second (a connection that floods is told so and
 closed with 1008).
+
+``follow_job`` is the other kind of socket: one that follows a background job (a rollout, an
+uploaded match's analysis) and pushes its progress until it ends.
 """
 
 from __future__ import annotations
@@ -19,7 +22,8 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Awaitable, Callable, Mapping
-from contextlib import ExitStack
+from contextlib import ExitStack, suppress
+from dataclasses import dataclass
 from typing import Any
 
 from fastapi import WebSocket, WebSocketDisconnect
@@ -149,3 +153,101 @@ def _parse(message: Mapping[str, Any]) -> dict[str, Any]:
     if text is None:
         raise InvalidInputError("invalid message: a binary frame; send JSON text")
     return protocol.parse_client_message(text)
+
+
+# ------------------------------------------------------------------ a job followed on its socket
+FOLLOW_INTERVAL = 0.25
+"""Seconds at least between two pushes of a followed job (changes meanwhile go out as one push)."""
+FOLLOW_KEEPALIVE = 20.0
+"""Seconds at most between two pushes while a followed job runs (queued, or a slow step)."""
+
+
+@dataclass
+class Followed:
+    """What :func:`follow_job` streams: ``wire()`` is the job on the wire now (sent as
+    ``{"type": kind, kind: wire}``) and ``done(wire)`` says whether it has ended; ``watchers``, the
+    job's list of callbacks told of every change (from any thread), or None to read it every ``poll``
+    seconds (a job another process runs); ``handle(text)``, if given, answers each client message
+    (else messages are read and dropped)."""
+
+    kind: str
+    wire: Callable[[], Awaitable[dict[str, Any]]]
+    done: Callable[[dict[str, Any]], bool]
+    watchers: list[Callable[[], None]] | None = None
+    poll: float = FOLLOW_KEEPALIVE
+    handle: Callable[[str], Awaitable[None]] | None = None
+
+
+async def follow_job(websocket: WebSocket, quotas: Quotas, load: Callable[[], Awaitable[Followed]]) -> None:
+    """Stream a background job (a rollout, an upload's analysis) on its own WebSocket: check the
+    Origin, accept, take a place among the address's sockets (refused past the cap: error, 1013),
+    ``load()`` it (a LookupError: an error with status 404, then close), push it at once, after every
+    change (at most every :data:`FOLLOW_INTERVAL`) and when it has ended; then close. A client that
+    floods the socket is told so and closed with 1008; one that leaves ends the stream.
+    """
+    if not origin_allowed(websocket.headers):  # a page of another site may not follow our jobs
+        await websocket.close(code=1008)
+        return
+    await websocket.accept()
+    with ExitStack() as held:
+        try:
+            held.enter_context(quotas.open_socket(address_of(websocket)))
+            job = await load()
+        except (HTTPError, LookupError) as exc:
+            await _refuse(websocket, exc, 1013 if isinstance(exc, HTTPError) else 1000)
+            return
+        loop = asyncio.get_running_loop()
+        changed = asyncio.Event()
+
+        def wake() -> None:
+            with suppress(RuntimeError):  # the loop has closed: nobody is listening any more
+                loop.call_soon_threadsafe(changed.set)
+
+        if job.watchers is not None:
+            job.watchers.append(wake)
+        listener = asyncio.create_task(_read_followers(websocket, quotas, job.handle))
+        try:
+            while True:
+                changed.clear()
+                wire = await job.wire()
+                await websocket.send_json({"type": job.kind, job.kind: wire})
+                if job.done(wire):
+                    break
+                waiter = asyncio.create_task(changed.wait())
+                timeout = FOLLOW_KEEPALIVE if job.watchers is not None else job.poll
+                finished, _ = await asyncio.wait({waiter, listener}, timeout=timeout, return_when="FIRST_COMPLETED")
+                waiter.cancel()
+                if listener in finished:
+                    return  # the client went away (or flooded)
+                await asyncio.sleep(FOLLOW_INTERVAL)
+            await websocket.close()
+        except (WebSocketDisconnect, RuntimeError):
+            return
+        finally:
+            listener.cancel()
+            if job.watchers is not None:
+                with suppress(ValueError):
+                    job.watchers.remove(wake)
+
+
+async def _read_followers(
+    websocket: WebSocket, quotas: Quotas, handle: Callable[[str], Awaitable[None]] | None
+) -> None:
+    """A followed job's client messages, until it leaves: each one answered by ``handle`` (its
+    refusal sent as an error message, the stream going on), within the socket's message budget."""
+    meter = quotas.socket_meter()
+    while True:
+        message = await websocket.receive()
+        if message["type"] == "websocket.disconnect":
+            return
+        if not meter.allow():
+            await _refuse(websocket, too_many("too many messages on this connection", 1), 1008)
+            return
+        if handle is None:
+            continue
+        try:
+            await handle(message.get("text") or "")
+        except Exception as exc:  # noqa: BLE001 - every refusal is told to the client, worded by its code
+            status, text, code, params = error_info(exc)
+            with suppress(WebSocketDisconnect, RuntimeError):
+                await websocket.send_json(protocol.error_message(status, text, code, params))

@@ -40,7 +40,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from fastapi import APIRouter, Request, WebSocket, WebSocketDisconnect
+from fastapi import APIRouter, Request, WebSocket
 from fastapi.responses import Response
 from sqlalchemy import JSON, DateTime, ForeignKey, Integer, String, Text, delete, select
 from sqlalchemy.orm import Mapped, mapped_column
@@ -68,10 +68,6 @@ MAX_ACTIONS = 4000
 MAX_NAME_CHARS = 100
 ID_PREFIX = "up-"
 """Upload ids are ``up-`` and 24 hex digits (27 characters); table ids have 11, so the two never meet."""
-PUSH_INTERVAL = 0.25
-"""Seconds at least between two pushes of one upload's progress on its socket."""
-KEEPALIVE = 20.0
-"""Seconds at most between two pushes while an upload waits or runs."""
 STALE_SECONDS = 900.0
 """An analysis that no process has moved for this long is shown as failed (its process stopped)."""
 PLIES = 0
@@ -622,79 +618,26 @@ async def _accept(state: dict[str, Any], request: Request) -> dict[str, Any]:
 
 
 async def _stream_upload(state: dict[str, Any], websocket: WebSocket, upload_id: str) -> None:
-    """Push ``{"type": "upload", "upload": ...}`` at once, when the analysis moves (at most every
-    :data:`PUSH_INTERVAL`) and when it ends; then close. Another process's upload is read from
-    the database (once a second). The socket counts against its address's cap."""
-    from backgammon.server.quotas import address_of
-    from backgammon.server.security import origin_allowed
+    """Push ``{"type": "upload", "upload": ...}`` at once, when the analysis moves and when it
+    ends; then close (:func:`~backgammon.server.sockets.follow_job`). Another process's upload is
+    read from the database once a second."""
+    from backgammon.server.sockets import Followed, follow_job
 
-    if not origin_allowed(websocket.headers):
-        await websocket.close(code=1008)
-        return
-    await websocket.accept()
-    quotas = state["quotas"]
-    with contextlib.ExitStack() as held:
-        try:
-            held.enter_context(quotas.open_socket(address_of(websocket)))
-            row = await asyncio.to_thread(_load, state, upload_id)
-            wire = upload_to_wire(row, _jobs(state).jobs.get(upload_id))
-        except (HTTPError, LookupError) as exc:
-            status, text, code, params = error_info(exc)
-            with contextlib.suppress(WebSocketDisconnect, RuntimeError):
-                await websocket.send_json(protocol.error_message(status, text, code, params))
-                await websocket.close(code=1013 if isinstance(exc, HTTPError) else 1000)
-            return
-        loop = asyncio.get_running_loop()
-        changed = asyncio.Event()
-
-        def wake() -> None:
-            with contextlib.suppress(RuntimeError):  # the loop closed
-                loop.call_soon_threadsafe(changed.set)
-
+    async def load() -> Followed:
+        await asyncio.to_thread(_load, state, upload_id)  # (an unknown upload: LookupError)
         job = _jobs(state).jobs.get(upload_id)
-        if job is not None:
-            job.watchers.append(wake)
-        listener = asyncio.create_task(_drain(websocket, quotas))
-        try:
-            while True:
-                changed.clear()
-                await websocket.send_json({"type": "upload", "upload": wire})
-                if wire["status"] in ("done", "failed"):
-                    break
-                waiter = asyncio.create_task(changed.wait())
-                # another process's upload: its row, read once a second
-                timeout = KEEPALIVE if job is not None else 1.0
-                finished, _ = await asyncio.wait({waiter, listener}, timeout=timeout, return_when="FIRST_COMPLETED")
-                waiter.cancel()
-                if listener in finished:
-                    return
-                await asyncio.sleep(PUSH_INTERVAL)  # moves meanwhile go out as one push
-                running = _jobs(state).jobs.get(upload_id)
-                wire = upload_to_wire(row, running) if running is not None else await _wire_of(state, upload_id)
-            await websocket.close()
-        except (WebSocketDisconnect, RuntimeError):
-            return
-        finally:
-            listener.cancel()
-            if job is not None:
-                with contextlib.suppress(ValueError):
-                    job.watchers.remove(wake)
+        return Followed(
+            "upload",
+            lambda: _wire_of(state, upload_id),
+            lambda wire: wire["status"] in ("done", "failed"),
+            job.watchers if job is not None else None,
+            poll=1.0,
+        )
+
+    await follow_job(websocket, state["quotas"], load)
 
 
 def _games(match: Any) -> list[Any]:
     from backgammon.engine.analysis import match_games
 
     return match_games(match)
-
-
-async def _drain(websocket: WebSocket, quotas: Any) -> None:
-    """Read (and drop) the client's messages until it leaves or floods the socket (closed 1008)."""
-    meter = quotas.socket_meter()
-    while True:
-        message = await websocket.receive()
-        if message["type"] == "websocket.disconnect":
-            return
-        if not meter.allow():
-            with contextlib.suppress(WebSocketDisconnect, RuntimeError):
-                await websocket.close(code=1008)
-            return

@@ -335,7 +335,7 @@ function followRolloutJob(ui, job) {
   ws.onmessage = (e) => {
     if (ui.socket !== ws) return;  // a newer rollout took over this panel
     const doc = JSON.parse(e.data);
-    if (doc.type === "rollout") { last = doc.job; showRollout(ui, last); }
+    if (doc.type === "rollout") { last = doc.rollout; showRollout(ui, last); }
     else if (doc.type === "error") ui.error.textContent = errorText(doc);
   };
   ws.onclose = () => {
