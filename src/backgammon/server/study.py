@@ -542,26 +542,34 @@ def review_table(table: Any, plies: int = 0) -> dict[str, Any]:
     Raises:
         IllegalActionError: when the table's match is not over.
     """
-    from backgammon.engine.analysis import report_json
     from backgammon.game import Player
 
     if not table.is_over:
         raise IllegalActionError("no review yet: the game is not finished")
-    report = _analyze_table(table, plies)
-    data = report_json(report)
-    for d in data["decisions"]:
-        d["grade"] = grade(d["error"]).value
-        d["label"] = {lang: grade(d["error"]).label(lang) for lang in LANGS}
     names = {
         str(Player.WHITE): table.names.get(Player.WHITE, "White"),
         str(Player.BLACK): table.names.get(Player.BLACK, "Black"),
     }
+    return review_of_report(_analyze_table(table, plies), table.id, plies, names)
+
+
+def review_of_report(report: Any, review_id: str, plies: int, names: dict[str, str] | None = None) -> dict[str, Any]:
+    """An analysed match as a review (a table's, or an uploaded match's): each decision graded and
+    labelled, each player's name (``names`` by side, else the report's, else the side) and error
+    share, the charts' series per game, the review's id and depth."""
+    from backgammon.engine.analysis import report_json
+
+    data = report_json(report)
+    for d in data["decisions"]:
+        g = grade(d["error"])
+        d["grade"] = g.value
+        d["label"] = {lang: g.label(lang) for lang in LANGS}
     for key, totals in data["players"].items():
-        totals["name"] = names.get(key, totals["name"])
+        totals["name"] = (names or {}).get(key) or totals["name"] or key  # a file may leave a name empty
         # the share of counted decisions with an error (not PR, which weighs the errors by size)
         totals["error_share"] = round(totals["errors"] / totals["unforced"], 4) if totals["unforced"] else 0.0
     data["games"] = review_games(data["decisions"])
-    data["table_id"] = table.id
+    data["table_id"] = review_id
     data["depth"] = plies
     return data
 

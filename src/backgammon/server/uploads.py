@@ -222,24 +222,10 @@ def too_large(name: str) -> HTTPError:
 
 # ===================================================================== analysis
 def review_of(report: Any, upload_id: str) -> dict[str, Any]:
-    """An analysed match as a review, in the shape of a table's (``study.review_table``): each
-    decision graded and labelled, each player's error share, the charts' series."""
-    from backgammon.engine.analysis import report_json
-    from backgammon.grading import grade
-    from backgammon.server.study import LANGS, review_games
+    """An analysed match as a review, in the shape of a table's (``study.review_of_report``)."""
+    from backgammon.server.study import review_of_report
 
-    data = report_json(report)
-    for d in data["decisions"]:
-        g = grade(d["error"])
-        d["grade"] = g.value
-        d["label"] = {lang: g.label(lang) for lang in LANGS}
-    for key, totals in data["players"].items():
-        totals["name"] = totals["name"] or key  # a file may leave a name empty
-        totals["error_share"] = round(totals["errors"] / totals["unforced"], 4) if totals["unforced"] else 0.0
-    data["games"] = review_games(data["decisions"])
-    data["table_id"] = upload_id
-    data["depth"] = PLIES
-    return data
+    return review_of_report(report, upload_id, PLIES)
 
 
 @dataclass(eq=False)
@@ -624,11 +610,17 @@ async def _stream_upload(state: dict[str, Any], websocket: WebSocket, upload_id:
     from backgammon.server.sockets import Followed, follow_job
 
     async def load() -> Followed:
-        await asyncio.to_thread(_load, state, upload_id)  # (an unknown upload: LookupError)
+        row = await asyncio.to_thread(_load, state, upload_id)  # (an unknown upload: LookupError)
         job = _jobs(state).jobs.get(upload_id)
+
+        async def wire() -> dict[str, Any]:
+            # analysed here: its progress in memory; else (or once it is finished) its stored row
+            running = _jobs(state).jobs.get(upload_id)
+            return upload_to_wire(row, running) if running is not None else await _wire_of(state, upload_id)
+
         return Followed(
             "upload",
-            lambda: _wire_of(state, upload_id),
+            wire,
             lambda wire: wire["status"] in ("done", "failed"),
             job.watchers if job is not None else None,
             poll=1.0,
