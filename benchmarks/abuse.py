@@ -51,7 +51,7 @@ from pathlib import Path
 import httpx
 import websockets
 
-from backgammon.server.agents import LEVELS
+from backgammon.engine.players import LEVELS
 from backgammon.server.protocol import graph_sequences
 
 BACKGAMMON = str(Path(sys.executable).with_name("backgammon"))

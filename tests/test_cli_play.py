@@ -113,18 +113,24 @@ def test_bad_options(monkeypatch, capsys, options: list[str], message: str) -> N
 
 
 class Doubler:
-    """A computer that doubles whenever it may, takes every double and rejects every resignation."""
+    """A computer (an :class:`~backgammon.engine.players.Agent`) that doubles whenever it may, takes every
+    double and rejects every resignation."""
 
-    def choose_play(self, game):
-        return game.legal_plays[0]
+    name = "doubler"
 
-    def wants_to_double(self, game) -> bool:
+    def choose_play(self, position, dice, cube=None):
+        return position.legal_plays(*dice)[0]
+
+    def wants_to_double(self, position, cube) -> bool:
         return True
 
-    def takes(self, game) -> bool:
+    def takes(self, doubler_position, cube) -> bool:
         return True
 
-    def accepts_resignation(self, game) -> bool:
+    def accepts_resignation(self, resigner_position, points_per_cube) -> bool:
+        return False
+
+    def accepts_draw(self, position) -> bool:
         return False
 
 
@@ -193,7 +199,7 @@ def test_play_needs_no_server_modules() -> None:
 def test_a_whole_match_against_the_engine_runs_to_its_end() -> None:
     """A 3-point match with the real engine; the person's answers: roll, the first legal play, take."""
     from backgammon.cli.engine_cmds import load_evaluator
-    from backgammon.cli.play_cmd import Computer
+    from backgammon.cli.play_cmd import make_computer
     from backgammon.dice import RandomDice
 
     lines: list[str] = []
@@ -210,7 +216,7 @@ def test_a_whole_match_against_the_engine_runs_to_its_end() -> None:
         return "take"
 
     match = Match.new(Rules(match_length=3), players=("You", "Computer"))
-    s = Session(match, Player.BLACK, Computer("expert", 7, load_evaluator), RandomDice(7), ask, lines.append)
+    s = Session(match, Player.BLACK, make_computer("expert", 7, load_evaluator), RandomDice(7), ask, lines.append)
     holder["s"] = s
     s.run()
     out = "\n".join(lines)

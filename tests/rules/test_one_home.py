@@ -117,10 +117,9 @@ def test_tables_and_play_are_limited_by_the_met() -> None:
 # ------------------------------------------------------------------ cube owner
 def test_cube_owner_seen_by_is_the_one_mapping() -> None:
     from backgammon.engine.cube import CubeOwner
+    from backgammon.engine.players import EngineAgent, cube_for
     from backgammon.game import Game, Player, cube_owner_seen_by
     from backgammon.protocols.jsonlines import cube_info_from_match_state
-    from backgammon.server.agents import EngineAgent
-    from backgammon.server.computer import cube_for
 
     assert [cube_owner_seen_by(o, Player.WHITE) for o in (None, Player.WHITE, Player.BLACK)] == [
         "centred",

@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+from backgammon.engine.players import EngineAgent, GreedyAgent, cube_for, decide, heuristic, make_agent
 from backgammon.game import (
     AcceptResignation,
     Double,
@@ -21,8 +22,6 @@ from backgammon.game import (
     Take,
 )
 from backgammon.position import Position
-from backgammon.server.agents import EngineAgent, GreedyAgent, heuristic, make_agent
-from backgammon.server.computer import cube_for, decide
 
 # races, side on roll 60 pips: vs 66 a double and a take, vs 80 a double and a pass (engine's verdicts;
 # gnubg 2-ply gives the doubler 75.7% and 93.3% cubeless)
@@ -175,6 +174,51 @@ def test_decide_every_phase():
     assert type(decide(Scripted(draw=False), casual, Player.BLACK)).__name__ == "RejectDraw"
 
 
+def test_decide_never_doubles_a_dead_cube_and_takes_a_resignation_that_wins_the_match():
+    """Two answers of the one computer's turn (shared by the site and ``backgammon play``) need no agent."""
+    # black needs 2 points and the cube is at 2: a win already wins the match, doubling gains nothing
+    dead = Game.from_position(
+        Position.initial(),
+        on_roll=Player.BLACK,
+        rules=Rules(match_length=5),
+        score=(1, 3),
+        cube_value=2,
+        cube_owner=Player.BLACK,
+    )
+    agent = Scripted(double=True)
+    assert decide(agent, dead, Player.BLACK) == Roll(Player.BLACK, None) and not agent.seen
+    # white resigns a single game at 2 points, which is all black needs: accepted without asking
+    resigned = dead.apply(Roll(Player.BLACK, (3, 1)))
+    resigned = resigned.apply(decide(Scripted(), resigned, Player.BLACK)).apply(Resign(Player.WHITE, ResultKind.SINGLE))
+    refuser = Scripted(accept=False)
+    assert decide(refuser, resigned, Player.BLACK) == AcceptResignation(Player.BLACK) and not refuser.seen
+    # one point short of the match: the agent is asked, and its answer stands
+    short = Game.from_position(Position.initial(), on_roll=Player.WHITE, rules=Rules(match_length=5), score=(0, 2))
+    short = short.apply(Resign(Player.WHITE, ResultKind.SINGLE))
+    assert decide(refuser, short, Player.BLACK).__class__.__name__ == "RejectResignation" and refuser.seen
+
+
+def test_an_engine_agent_that_may_not_fall_back_raises():
+    """``backgammon play`` wants an error, not the quick player, when the engine cannot be loaded."""
+    from backgammon.errors import EngineError, InvalidInputError
+
+    def broken():
+        raise EngineError("no weights here")
+
+    with pytest.raises(InvalidInputError):
+        EngineAgent("grandmaster", fall_back=False)
+    agent = EngineAgent("beginner", seed=1, evaluator_factory=broken, fall_back=False)
+    with pytest.raises(EngineError, match="no weights here"):
+        agent.load()
+    with pytest.raises(EngineError):
+        agent.choose_play(Position.initial(), (3, 1))
+    lenient = EngineAgent("beginner", seed=1, evaluator_factory=broken)
+    lenient.load()  # logged; the greedy player plays on
+    assert not lenient.uses_engine and lenient.choose_play(
+        Position.initial(), (3, 1)
+    ) in Position.initial().legal_plays(3, 1)
+
+
 def test_cube_for_owner_and_money():
     g = Game.from_position(Position.initial(), cube_value=2, cube_owner=Player.WHITE, rules=Rules())
     assert cube_for(g, Player.WHITE, post_crawford=False)["owner"] == "me"
@@ -239,15 +283,15 @@ def test_hints_fall_back_to_the_heuristic():
 def test_engine_load_failure_is_loud_and_the_quick_player_plays(monkeypatch, caplog):
     # issue 19: an engine that cannot be loaded is logged at ERROR once and named, never silent
     from backgammon.engine import levels
+    from backgammon.engine import players as agents
     from backgammon.errors import EngineError
-    from backgammon.server import agents
 
     def broken(level):
         raise EngineError("the weights file is missing")
 
     monkeypatch.setattr(agents, "_reported", set())
     monkeypatch.setattr(levels, "get_level", broken)
-    with caplog.at_level("ERROR", logger="backgammon.server"):
+    with caplog.at_level("ERROR", logger="backgammon.players"):
         first, second = EngineAgent("expert", seed=1), EngineAgent("expert", seed=2)
     errors = [r for r in caplog.records if r.levelname == "ERROR"]
     assert len(errors) == 1 and "the engine cannot be loaded for level 'expert'" in errors[0].getMessage()

@@ -14,7 +14,8 @@ import time
 import pytest
 from sqlalchemy import select
 
-from backgammon.server import agents, chouette_tables
+from backgammon.engine import players as agents
+from backgammon.server import chouette_tables
 from backgammon.server.db import Action, database_url_for, open_database
 
 from ._wire import moves_of

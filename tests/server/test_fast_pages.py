@@ -134,9 +134,9 @@ def test_an_edited_file_is_served_at_once_under_a_new_version(tmp_path: Path):
 # ------------------------------------------------------------- a finished match's JSON
 def play_match_to_the_end(client, length: int = 3) -> tuple[str, str]:
     """A whole match between two people through the REST API, each playing the quick player's
-    choice (:func:`backgammon.server.agents.heuristic`) without the cube: the table and white's token."""
+    choice (:func:`backgammon.engine.players.heuristic`) without the cube: the table and white's token."""
+    from backgammon.engine.players import heuristic
     from backgammon.position import Position
-    from backgammon.server.agents import heuristic
 
     made = client.post("/api/tables", json={"mode": "human", "name": "Ann", "rules": {"match_length": length}})
     tid = made.json()["id"]

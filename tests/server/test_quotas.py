@@ -350,9 +350,9 @@ def test_a_thinking_search_stops_at_its_deadline(monkeypatch):
     """The computer's search checks its deadline (engine.search.time_limit): the thread that thinks
     is free again, not left running after the quick player answered."""
     from backgammon.engine import search
+    from backgammon.engine.players import EngineAgent
     from backgammon.game import Game, GamePhase, OpeningRoll, Player
     from backgammon.server import tables
-    from backgammon.server.agents import EngineAgent
 
     agent = EngineAgent("world_class", seed=1)
     if not agent.uses_engine:

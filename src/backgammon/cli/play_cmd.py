@@ -1,9 +1,10 @@
 """``backgammon play``: a match against the computer in the terminal.
 
 Built on the rules core (:class:`backgammon.match.Match`, :mod:`backgammon.render`) and the
-engine (:func:`backgammon.engine.levels.choose_play` for plays,
-:func:`backgammon.engine.search.decide_cube` for the cube); it needs no web server, so it
-works with the base install. Every prompt accepts a fixed set of words (see :data:`HELP`);
+computer player that the web site's tables use too (:mod:`backgammon.engine.players`: an
+:class:`~backgammon.engine.players.EngineAgent` at the chosen level, asked through
+:func:`~backgammon.engine.players.decide`); it needs no web server, so it works with the base
+install. Every prompt accepts a fixed set of words (see :data:`HELP`);
 anything else gets a short help and the same prompt again.
 """
 
@@ -71,65 +72,17 @@ HELP = {
 
 
 # ------------------------------------------------------------------ computer
-class Computer:
-    """The computer player: the engine at one difficulty level.
-
-    Plays, doubles and takes are the engine's :class:`~backgammon.protocols.external.EnginePlayer`
-    (:func:`~backgammon.engine.levels.choose_play` at the level's depth and noise, ranked by cubeful
-    equity at the game's cube and score; :func:`~backgammon.engine.search.decide_cube` for the cube);
-    this class only turns the game into its decisions. ``evaluator_factory`` is called once.
+def make_computer(level: str, seed: int | None, evaluator_factory: Callable[[], Any]) -> Any:
+    """The computer player: the engine at ``level`` (:class:`~backgammon.engine.players.EngineAgent`
+    over ``evaluator_factory``'s evaluator, called once), which raises instead of playing on
+    without the engine.
 
     Raises:
         InvalidInputError: for an unknown level.
     """
+    from backgammon.engine.players import EngineAgent
 
-    def __init__(self, level: str, seed: int | None, evaluator_factory: Callable[[], Any]) -> None:
-        from backgammon.protocols.external import EnginePlayer
-
-        self.player = EnginePlayer(evaluator_factory, level, None, seed)
-
-    @staticmethod
-    def _cube(game: Any, player: Any) -> Any:
-        """The cube and score seen by ``player`` (the engine's ``CubeInfo``)."""
-        from backgammon.formats.match_id import MatchState
-        from backgammon.protocols.jsonlines import cube_info_from_match_state
-
-        state = MatchState.from_game(game)
-        return cube_info_from_match_state(state, player.gnubg_index, game.rules.jacoby_applies)
-
-    def _decision(self, kind: str, game: Any, player: Any, dice: Any = None) -> Any:
-        from backgammon.protocols.external import Decision
-
-        return Decision(kind, game.board_for(player), dice, self._cube(game, player))
-
-    def choose_play(self, game: Any) -> Any:
-        from backgammon.protocols.external import MOVE
-
-        play = self.player.play(self._decision(MOVE, game, game.turn, game.dice))
-        return play if play is not None else game.legal_plays[0]  # no legal move: the empty play
-
-    def wants_to_double(self, game: Any) -> bool:
-        from backgammon.protocols.external import DOUBLE
-
-        return self.player.doubles(self._decision(DOUBLE, game, game.turn))
-
-    def takes(self, game: Any) -> bool:
-        from backgammon.protocols.external import TAKE
-
-        return self.player.takes(self._decision(TAKE, game, game.on_roll))  # seen from the doubler
-
-    def accepts_resignation(self, game: Any) -> bool:
-        """Accept when the offer is worth at least the game's cubeless value to the computer, or wins the match."""
-        from backgammon.engine.search import evaluate_ply
-
-        me, resigner = game.turn, game.on_roll
-        offered = game.multiplier(game.resignation) * game.cube_value
-        if game.rules.match_length:
-            mine = game.score[0] if me.gnubg_index == 1 else game.score[1]  # score is (white, black)
-            if game.rules.match_length - mine <= offered:
-                return True
-        chances = evaluate_ply(game.board_for(resigner), self.player.evaluator, self.player.level.plies).flip()
-        return offered >= float(chances.equity()) * game.cube_value - 0.02
+    return EngineAgent(level, seed, evaluator_factory=evaluator_factory, fall_back=False)
 
 
 # ------------------------------------------------------------------- session
@@ -137,7 +90,8 @@ class Computer:
 class Session:
     """A match between a person at the terminal (``me``) and the computer.
 
-    ``ask(prompt) -> str`` reads one answer (``quit`` at the end of input); ``say`` prints a line.
+    ``computer`` is an :class:`~backgammon.engine.players.Agent`; ``ask(prompt) -> str`` reads one
+    answer (``quit`` at the end of input); ``say`` prints a line.
     """
 
     match: Any
@@ -265,41 +219,26 @@ class Session:
         return handler(game)
 
     def _computer_acts(self, game: Any) -> None:
-        from backgammon.game import (
-            AcceptResignation,
-            Double,
-            GamePhase,
-            Move,
-            Pass,
-            RejectResignation,
-            Take,
-        )
+        """The computer's action (:func:`backgammon.engine.players.decide`), applied and told."""
+        from backgammon.engine.players import decide
+        from backgammon.game import AcceptResignation, Move, Pass, RejectResignation, Roll, Take
 
-        them, phase = self.me.other, game.phase
-        if phase is GamePhase.ROLL:
-            if game.may_double(them) and self._useful_double(game, them) and self.computer.wants_to_double(game):
-                self.match = self.match.apply(Double(them))  # announced by the take-or-pass prompt
-            else:
-                self.match = self.match.apply(game.roll_action(self.dice))
-        elif phase is GamePhase.MOVE:
-            play = self.computer.choose_play(game)
-            self.match = self.match.apply(Move(them, play))
-            what = f"plays {play}" if str(play) else "has no legal move"
+        action = decide(self.computer, game, self.me.other, post_crawford=self.match.is_post_crawford)
+        if isinstance(action, Roll):
+            action = game.roll_action(self.dice)
+        self.match = self.match.apply(action)
+        if isinstance(action, Move):
+            what = f"plays {action.play}" if str(action.play) else "has no legal move"
             self.say(f"The computer has {_dice(game.dice)} and {what}.")
-        elif phase is GamePhase.DOUBLED:
-            if self.computer.takes(game):
-                self.match = self.match.apply(Take(them))
-                self.say(f"The computer takes: the cube is at {game.cube_value * 2}, the computer's to turn.")
-            else:
-                self.match = self.match.apply(Pass(them))
-                self.say("The computer passes.")
-        else:  # a resignation offered by the person
-            if self.computer.accepts_resignation(game):
-                self.match = self.match.apply(AcceptResignation(them))
-                self.say("The computer accepts your resignation.")
-            else:
-                self.match = self.match.apply(RejectResignation(them))
-                self.say("The computer rejects your resignation: play on.")
+        elif isinstance(action, Take):
+            self.say(f"The computer takes: the cube is at {game.cube_value * 2}, the computer's to turn.")
+        elif isinstance(action, Pass):
+            self.say("The computer passes.")
+        elif isinstance(action, AcceptResignation):
+            self.say("The computer accepts your resignation.")
+        elif isinstance(action, RejectResignation):
+            self.say("The computer rejects your resignation: play on.")
+        # a roll says nothing (the move tells its dice); a double is announced by the take-or-pass prompt
 
     def _useful_double(self, game: Any, player: Any) -> bool:
         """False where the cube is dead for ``player``: a match where a win at the current cube already wins it."""
@@ -436,8 +375,8 @@ def play(
 
     get_level(level)  # an unknown level stops here, before anything is loaded
     me = Player.WHITE if color.strip().lower() == "white" else Player.BLACK
-    computer = Computer(level, seed, load_evaluator)
-    computer.player.evaluator  # noqa: B018 - load the engine now: a missing one is an error before the game
+    computer = make_computer(level, seed, load_evaluator)
+    computer.load()  # load the engine now: a missing one is an error before the game
     names = ("You", "Computer") if me is Player.WHITE else ("Computer", "You")
     session = Session(Match.new(Rules(match_length=length), players=names), me, computer, RandomDice(seed), _ask)
     session.run()

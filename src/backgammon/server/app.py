@@ -215,7 +215,7 @@ def _lifespan(state: dict[str, Any], config: ServerConfig) -> Any:
         gc.set_threshold(50_000, 20, 20)
         state["gc"] = asyncio.create_task(_age_garbage_scans(), name="gc-freeze")
         if config.warm_engine:
-            from backgammon.server.agents import warm_up
+            from backgammon.engine.players import warm_up
 
             state["warm"] = asyncio.create_task(_warm_engine(warm_up))
         yield
@@ -240,7 +240,7 @@ async def _warm_engine(warm_up: Any) -> bool:
     child = await asyncio.create_subprocess_exec(
         sys.executable,
         "-c",
-        "from backgammon.server.agents import warm_up; warm_up()",
+        "from backgammon.engine.players import warm_up; warm_up()",
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.DEVNULL,
         stderr=asyncio.subprocess.DEVNULL,

@@ -38,13 +38,13 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from backgammon.chouette import Chouette, ChouetteAction, ChouetteStage, Consent, Refuse
+from backgammon.engine.players import LEVELS, decide_chouette, make_agent
 from backgammon.errors import IllegalActionError, InvalidInputError, NotYourTurnError
 from backgammon.fairdice import CommittedDice
 from backgammon.game import Double, GamePhase, Move, OpeningRoll, Pass, Player, Roll, Take
 from backgammon.server import chouette_seats, protocol
-from backgammon.server.agents import LEVELS, make_agent
 from backgammon.server.auth import new_token, token_hash
-from backgammon.server.computer import decide_chouette, in_time
+from backgammon.server.computer import in_time
 from backgammon.server.db import Table
 from backgammon.server.ownership import Network
 from backgammon.server.protocol import shown
@@ -538,7 +538,7 @@ class ChouetteManager(RoomManager[ChouetteRuntime, str]):
             table.chouette = c
 
     _bot_decision = staticmethod(decide_chouette)
-    """What a computer seat does (:func:`computer.decide_chouette`, run off the event loop)."""
+    """What a computer seat does (:func:`backgammon.engine.players.decide_chouette`, run off the event loop)."""
 
 
 def _with_dice(action: ChouetteAction, dice: tuple[int, int]) -> ChouetteAction:

@@ -27,6 +27,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import sessionmaker
 
 from backgammon.dice import RandomDice
+from backgammon.engine.players import LEVELS, Agent, make_agent
 from backgammon.errors import IllegalActionError, InvalidInputError, NotYourTurnError
 from backgammon.game import Action as GameAction
 from backgammon.game import (
@@ -39,7 +40,6 @@ from backgammon.game import (
 )
 from backgammon.match import Match
 from backgammon.server import game_clock, protocol
-from backgammon.server.agents import LEVELS, Agent, make_agent
 from backgammon.server.auth import new_token, token_hash
 from backgammon.server.computer import think
 from backgammon.server.db import ChatMessage, Table, User, utcnow

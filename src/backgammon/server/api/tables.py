@@ -216,9 +216,8 @@ def hints_for(table, seat) -> dict[str, Any]:
     Raises:
         IllegalActionError: when no hint can be given now (not your move, a human game).
     """
+    from backgammon.engine.players import EngineAgent, cube_for, heuristic
     from backgammon.game import GamePhase
-    from backgammon.server.agents import EngineAgent, heuristic
-    from backgammon.server.computer import cube_for
 
     game = table.flow.game
     if seat is None or game.turn is not seat or game.phase is not GamePhase.MOVE:

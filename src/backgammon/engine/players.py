@@ -1,17 +1,33 @@
-"""Computer players behind one small interface.
+"""The computer player, one for every app: agents behind one small interface, and the computer's turn.
+
+The web site (its tables and chouettes, :mod:`backgammon.server.computer`) and ``backgammon play``
+(:mod:`backgammon.cli.play_cmd`) both ask this module what the computer does; neither has its
+own copy of the decision.
 
 An :class:`Agent` answers the questions a game asks a player: which play, whether to
 double, whether to take, whether to accept a resignation or a draw. Agents are plain
-synchronous objects; the server calls them off the event loop, on its engine pool
-(:mod:`backgammon.server.pools`), through :func:`decide_by`, whose deadline stops the engine's
-search (:func:`backgammon.engine.search.time_limit`) so that a thread never thinks past its limit.
+synchronous objects; the server calls them off the event loop, on its engine pool, through
+:func:`decide_by`, whose deadline stops the engine's search
+(:func:`backgammon.engine.search.time_limit`) so that a thread never thinks past its limit.
 
 :class:`GreedyAgent` is a weak built-in player (a one-ply heuristic: hits, made points,
 blots, pips). :class:`EngineAgent` uses the engine's difficulty levels
 (``backgammon.engine.levels.choose_play``, which ranks through the one ranking,
 ``backgammon.engine.search.rank_plays``, cubefully when given the cube) and decides
-doubles and takes through ``backgammon.engine.search.decide_cube`` at its level's depth,
-when the engine is installed; it falls back to the greedy player when it is not.
+doubles and takes through ``backgammon.engine.search.decide_cube`` at its level's depth;
+when the engine cannot be loaded it falls back to the greedy player (the site's choice) or
+raises (``fall_back=False``, the terminal's choice).
+
+The turn itself:
+
+- :func:`cube_for` is the cube and score as an :class:`Agent` sees them (the one place that
+  context is built from a game);
+- :func:`decide` is what the computer does now in a game (roll or double, play, take or pass,
+  answer a resignation or a draw); :func:`decide_chouette` the same for a computer seat of a
+  chouette (its team's consent to a double, its answer to the box's).
+
+This module imports only the rules core at load time (the engine's modules are imported when
+an :class:`EngineAgent` is made), so a site without numpy or numba still has its quick player.
 """
 
 from __future__ import annotations
@@ -22,11 +38,29 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from backgammon.chouette import BOX_SIDE, Chouette, ChouetteAction, ChouetteStage, Consent, Refuse
+from backgammon.errors import EngineError, IllegalActionError
+from backgammon.game import (
+    AcceptDraw,
+    AcceptResignation,
+    Double,
+    Game,
+    GamePhase,
+    Move,
+    Pass,
+    Player,
+    RejectDraw,
+    RejectResignation,
+    Roll,
+    Take,
+    cube_owner_seen_by,
+)
+from backgammon.game import Action as GameAction
 from backgammon.moves import Play
 from backgammon.position import BAR, Position
 
 LEVELS = ("beginner", "casual", "intermediate", "advanced", "expert", "world_class", "supremo")
-log = logging.getLogger("backgammon.server")
+log = logging.getLogger("backgammon.players")
 
 
 class Agent(Protocol):
@@ -138,24 +172,39 @@ def _report_unavailable(level: str, exc: BaseException) -> None:
 class EngineAgent(GreedyAgent):
     """Plays with the engine: its difficulty levels, cube decisions and evaluations.
 
-    Falls back to the greedy player when ``backgammon.engine`` (or its weights) cannot
-    be loaded, so a game never stops for want of an engine, but never silently: the failure
+    ``evaluator_factory`` (the shipped nets by default) is called once, at the first decision.
+    With ``fall_back`` (the site's choice) an engine that cannot be loaded or fails makes this the
+    greedy player, so a game never stops for want of an engine, but never silently: the failure
     is logged at ERROR (once per process and cause), the agent's ``name`` says
-    :data:`UNAVAILABLE_NAME`, and ``/api/health`` reports the engine unavailable.
+    :data:`UNAVAILABLE_NAME`, and ``/api/health`` reports the engine unavailable. Without it (the
+    terminal's choice) the failure is raised.
+
+    Raises:
+        InvalidInputError: for an unknown level, without ``fall_back``.
     """
 
-    def __init__(self, level: str = "intermediate", seed: int | None = None) -> None:
+    def __init__(
+        self,
+        level: str = "intermediate",
+        seed: int | None = None,
+        evaluator_factory: Callable[[], Any] | None = None,
+        fall_back: bool = True,
+    ) -> None:
         super().__init__(seed)
         self.level = level
         self.name = level
+        self._fall_back = fall_back
+        self._loaded: Any = None
         try:  # the engine is an optional layer below the apps
             from backgammon.engine import levels as _levels
             from backgammon.engine.evaluator import NetEvaluator
 
             _levels.get_level(level)
             self._levels: Any = _levels
-            self._factory: Any = NetEvaluator.default
-        except Exception as exc:  # noqa: BLE001 - ImportError, EngineError (weights), InvalidInputError (level)
+            self._factory: Callable[[], Any] = evaluator_factory or NetEvaluator.default
+        except Exception as exc:
+            if not fall_back:
+                raise
             self._levels = None
             self.name = UNAVAILABLE_NAME
             _report_unavailable(level, exc)
@@ -165,7 +214,17 @@ class EngineAgent(GreedyAgent):
         return self._levels is not None
 
     def _evaluator(self) -> Any:
-        return self._factory()
+        if self._loaded is None:
+            self._loaded = self._factory()
+        return self._loaded
+
+    def load(self) -> None:
+        """Load the engine's evaluator now, so that a missing one is known before the first decision.
+
+        Raises:
+            BackgammonError: if it cannot be loaded (an agent that falls back becomes the greedy player instead).
+        """
+        self._guard(lambda: None, self._evaluator)
 
     def _cube_info(self, cube: dict) -> Any:
         from backgammon.engine.cube import CubeInfo, CubeOwner
@@ -202,7 +261,7 @@ class EngineAgent(GreedyAgent):
         except Exception as exc:
             from backgammon.engine.search import SearchTimeout
 
-            if isinstance(exc, SearchTimeout):
+            if isinstance(exc, SearchTimeout) or not self._fall_back:
                 raise  # out of time (decide_by's deadline): not a broken engine
             log.exception("engine failed; the greedy player takes over")
             self._levels = None  # a broken engine must not stop the game
@@ -253,8 +312,6 @@ class EngineAgent(GreedyAgent):
             EngineError: when the engine is not available.
         """
         if self._levels is None:
-            from backgammon.errors import EngineError
-
             raise EngineError("the engine is not available")
         from backgammon.engine.search import EvalContext, rank_plays
 
@@ -315,3 +372,92 @@ def make_agent(level: str, seed: int | None = None) -> Agent:
     if level == "greedy":
         return GreedyAgent(seed)
     return EngineAgent(level, seed)
+
+
+# ------------------------------------------------------------------ the computer's turn
+def cube_for(game: Game, side: Player, *, post_crawford: bool) -> dict[str, Any]:
+    """The cube and score seen from ``side`` (the :class:`Agent` ``cube`` dict)."""
+    owner = cube_owner_seen_by(game.cube_owner, side)  # "centred", "me" or "opponent"
+    rules = game.rules
+    away = _away(game, side)
+    return {
+        "value": game.cube_value,
+        "owner": owner,
+        "away": away,
+        "crawford": game.crawford_game,
+        "post_crawford": post_crawford and not game.crawford_game,
+        "jacoby": rules.jacoby_applies,
+    }
+
+
+def _away(game: Game, side: Player) -> tuple[int, int] | None:
+    """(points ``side`` needs, points the other side needs) to win the match; None for money."""
+    length = game.rules.match_length
+    if not length:
+        return None
+    white, black = game.score
+    mine, theirs = (white, black) if side is Player.WHITE else (black, white)
+    return max(1, length - mine), max(1, length - theirs)
+
+
+def _cube_is_dead(game: Game, side: Player) -> bool:
+    """Whether doubling cannot gain ``side`` anything: in a match, a win at the current cube wins it."""
+    away = _away(game, side)
+    return away is not None and away[0] <= game.cube_value
+
+
+def decide(agent: Agent, game: Game, seat: Player, post_crawford: bool = False) -> GameAction:
+    """What the computer player on ``seat`` does now (a Roll comes without its dice: the caller rolls).
+
+    Two answers need no agent: it never doubles a dead cube, and it accepts a resignation that
+    wins it the match.
+
+    Raises:
+        IllegalActionError: when ``seat`` has nothing to do in ``game``.
+    """
+    phase = game.phase
+    me = game.board_for(seat)
+    if phase is GamePhase.ROLL:
+        if (
+            game.may_double(seat)
+            and not _cube_is_dead(game, seat)
+            and agent.wants_to_double(me, cube_for(game, seat, post_crawford=post_crawford))
+        ):
+            return Double(seat)
+        return Roll(seat, None)
+    if phase is GamePhase.MOVE:
+        assert game.dice is not None  # (a game to move has its dice)
+        return Move(seat, agent.choose_play(me, game.dice, cube_for(game, seat, post_crawford=post_crawford)))
+    if phase is GamePhase.DOUBLED:
+        doubler = seat.other
+        cube = cube_for(game, doubler, post_crawford=post_crawford)
+        return Take(seat) if agent.takes(game.board_for(doubler), cube) else Pass(seat)
+    if phase is GamePhase.RESIGNATION:
+        level = game.resignation.value if game.resignation else 1
+        points = game.multiplier(game.resignation) if game.resignation else level
+        away = _away(game, seat)
+        wins_match = away is not None and away[0] <= points * game.cube_value
+        accept = wins_match or agent.accepts_resignation(game.board_for(seat.other), points)
+        return AcceptResignation(seat) if accept else RejectResignation(seat)
+    if phase is GamePhase.DRAW_OFFERED:
+        return AcceptDraw(seat) if agent.accepts_draw(me) else RejectDraw(seat)
+    raise IllegalActionError(f"the computer has nothing to do: {game.describe()}")
+
+
+def decide_chouette(agent: Agent, c: Chouette, name: str) -> ChouetteAction:
+    """What ``agent`` does for the chouette's computer seat ``name`` (a Roll comes without dice)."""
+    box, team = BOX_SIDE, BOX_SIDE.other
+    game = c.game
+    if c.stage is ChouetteStage.TEAM_CONSENT:
+        wants = game.may_double(team) and agent.wants_to_double(
+            game.board_for(team), cube_for(game, team, post_crawford=False)
+        )
+        return Consent() if wants else Refuse()
+    if c.stage is ChouetteStage.BOX_DOUBLED:
+        takes = agent.takes(game.board_for(box), cube_for(game, box, post_crawford=False))
+        return Take(team) if takes else Pass(team)
+    side = c.side_of(name)
+    action = decide(agent, game, side)
+    if isinstance(action, Double) and not c.may_double(name):  # e.g. the team refused it this turn
+        return Roll(side, None)
+    return action
