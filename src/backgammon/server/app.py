@@ -28,6 +28,7 @@ from starlette.middleware.gzip import GZipMiddleware
 from backgammon.errors import BackgammonError
 from backgammon.server import protocol, uploads
 from backgammon.server.api import accounts, chouette, pages, pairing, puzzles, stats, tables
+from backgammon.server.api import uploads as api_uploads
 from backgammon.server.api.common import body
 from backgammon.server.auth import AuthLimits
 from backgammon.server.bus import bus_for, leases_for
@@ -171,7 +172,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     app.include_router(study_router(state, body))
     app.include_router(puzzles.router(state))
-    app.include_router(uploads.make_router(state))  # analyse my matches
+    app.include_router(api_uploads.router(state))  # analyse my matches
     app.include_router(pages.router(state))
     app.include_router(accounts.router(state, auth_limits))
     app.include_router(chouette.router(state, config))

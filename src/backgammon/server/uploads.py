@@ -22,7 +22,8 @@ the file's bytes in base64, at most :data:`MAX_FILE_BYTES`). The server
    ``/study/review/<upload id>`` (chart, PR, biggest mistakes).
 
 Uploads are found by their id (random, 96 bits), like tables; an account lists its own
-(``GET /api/uploads``), a guest's browser keeps the ids it made.
+(``GET /api/uploads``), a guest's browser keeps the ids it made. The routes are
+:mod:`backgammon.server.api.uploads`.
 """
 
 from __future__ import annotations
@@ -32,22 +33,16 @@ import base64
 import binascii
 import contextlib
 import datetime as _dt
-import json
 import logging
-import secrets
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from fastapi import APIRouter, Request, WebSocket
-from fastapi.responses import Response
-from sqlalchemy import JSON, DateTime, ForeignKey, Integer, String, Text, delete, select
+from sqlalchemy import JSON, DateTime, ForeignKey, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from backgammon.errors import BackgammonError, InvalidInputError
-from backgammon.server import protocol
-from backgammon.server.assets import ASSETS
 from backgammon.server.db import Base, utcnow
 from backgammon.server.http_errors import HTTPError, error_info
 from backgammon.server.protocol import shown
@@ -368,7 +363,7 @@ def upload_to_wire(row: Upload, job: Job | None = None) -> dict[str, Any]:
     }
 
 
-def _side_of(players: tuple[str, str], username: str | None) -> str | None:
+def side_of(players: tuple[str, str], username: str | None) -> str | None:
     """The uploader's side: the player whose name is the account's (case and width folded), if one is."""
     if not username:
         return None
@@ -390,7 +385,8 @@ def is_upload_id(value: str) -> bool:
     )
 
 
-def _check_id(upload_id: str) -> str:
+def check_id(upload_id: str) -> str:
+    """``upload_id`` when it is an upload's id; a LookupError (404) otherwise."""
     if not is_upload_id(upload_id):
         raise LookupError(f"no upload {shown(upload_id)}")
     return upload_id
@@ -406,230 +402,48 @@ def upload_as_table(sessions: Any, upload_id: str) -> Any:
     from types import SimpleNamespace
 
     with sessions() as db:
-        row = db.get(Upload, _check_id(upload_id))
+        row = db.get(Upload, check_id(upload_id))
     if row is None:
         raise LookupError(f"no upload {shown(upload_id)}")
     read = read_upload(base64.b64decode(row.text), row.name)
     return SimpleNamespace(id=row.id, flow=read.match, config={})
 
 
-# ====================================================================== routes
-def make_router(state: dict[str, Any]) -> APIRouter:
-    """The upload page, its API and its progress socket. ``state``: the app's state (sessions,
-    quotas). The jobs are kept in ``state["uploads"]``."""
-
-    @contextlib.asynccontextmanager
-    async def lifespan(app: Any) -> Any:
-        # (inside the app's own lifespan: the database is open; the analyses stop before it closes)
-        yield
-        if "uploads" in state:
-            await state["uploads"].close()
-
-    router = APIRouter(lifespan=lifespan)
-
-    @router.get("/upload", include_in_schema=False)
-    async def upload_page(request: Request) -> Response:
-        return ASSETS.response("upload.html", request, page=True)
-
-    @router.post("/api/uploads")
-    async def upload(request: Request) -> dict[str, Any]:
-        """Take one match file: read it (off the event loop), keep it and start its analysis."""
-        return await _accept(state, request)
-
-    @router.get("/api/uploads")
-    async def my_uploads(
-        request: Request, limit: protocol.PageLimit = 20, offset: protocol.PageOffset = 0
-    ) -> list[dict[str, Any]]:
-        """The logged-in player's uploads, newest first (a guest has none listed: its browser keeps its ids)."""
-        user = await _user_of(state, request)
-        if user is None:
-            return []
-
-        def query() -> list[Upload]:
-            with state["sessions"]() as db:
-                return list(
-                    db.scalars(
-                        select(Upload)
-                        .where(Upload.user_id == user.id)
-                        .order_by(Upload.created_at.desc(), Upload.id)
-                        .offset(offset)
-                        .limit(limit)
-                    ).all()
-                )
-
-        return [upload_to_wire(row, _jobs(state).jobs.get(row.id)) for row in await asyncio.to_thread(query)]
-
-    @router.get("/api/uploads/{upload_id}")
-    async def get_upload(upload_id: str) -> dict[str, Any]:
-        return await _wire_of(state, upload_id)
-
-    @router.put("/api/uploads/{upload_id}")
-    async def set_side(upload_id: str, request: Request) -> dict[str, Any]:
-        """``{"side": "White"|"Black"|null}``: which player of the match the account was (its
-        puzzles come from that side's mistakes). Only the account that uploaded it (else 404)."""
-        doc = protocol.parse_json_object(await request.body(), "request body")
-        side = doc.get("side")
-        if side not in ("White", "Black", None):
-            raise InvalidInputError(f"invalid side {shown(side)}: expected 'White', 'Black' or null")
-        user = await _user_of(state, request)
-
-        def write() -> Upload:
-            with state["sessions"]() as db:
-                row = db.get(Upload, _check_id(upload_id))
-                if row is None or user is None or row.user_id != user.id:
-                    raise LookupError(f"no upload {shown(upload_id)} of yours")
-                row.side = side
-                db.commit()
-                return row
-
-        row = await asyncio.to_thread(write)
-        return upload_to_wire(row, _jobs(state).jobs.get(upload_id))
-
-    @router.get("/api/uploads/{upload_id}/review")
-    async def get_review(upload_id: str, decisions: bool = True) -> dict[str, Any]:
-        """The finished review (the shape of a table's); 409 ``upload_not_ready`` before."""
-        row = await asyncio.to_thread(_load, state, upload_id)
-        wire = upload_to_wire(row, _jobs(state).jobs.get(upload_id))
-        if wire["status"] != "done" or row.report is None:
-            raise HTTPError(
-                409,
-                f"the analysis of {shown(row.name)} is not finished ({wire['status']})",
-                "upload_not_ready",
-                {"name": row.name, "status": wire["status"]},
-            )
-        data = json.loads(row.report) if isinstance(row.report, str) else dict(row.report)
-        data["upload"] = wire
-        if not decisions:
-            data.pop("decisions", None)
-        return data
-
-    @router.websocket("/ws/uploads/{upload_id}")
-    async def follow(websocket: WebSocket, upload_id: str) -> None:
-        await _stream_upload(state, websocket, upload_id)
-
-    return router
-
-
-def _jobs(state: dict[str, Any]) -> UploadJobs:
-    """The app's analyses (``state["uploads"]``, made at the first use)."""
-    if "uploads" not in state:
-        state["uploads"] = UploadJobs(state["sessions"])
-    return state["uploads"]
-
-
-async def _user_of(state: dict[str, Any], request: Request | WebSocket) -> Any:
-    """The logged-in user of the request (its session cookie's), or None."""
-    from backgammon.server.auth import session_user
-
-    cookie = request.cookies.get("bg_session")
-    return await asyncio.to_thread(session_user, state["sessions"], cookie) if cookie else None
-
-
-def _load(state: dict[str, Any], upload_id: str) -> Upload:
-    """The stored upload (a LookupError when there is none)."""
-    with state["sessions"]() as db:
-        row = db.get(Upload, _check_id(upload_id))
-    if row is None:
-        raise LookupError(f"no upload {shown(upload_id)}")
-    return row
-
-
-async def _wire_of(state: dict[str, Any], upload_id: str) -> dict[str, Any]:
-    """The upload's wire form (its job's progress when it is analysed here)."""
-    row = await asyncio.to_thread(_load, state, upload_id)
-    return upload_to_wire(row, _jobs(state).jobs.get(upload_id))
-
-
-async def _accept(state: dict[str, Any], request: Request) -> dict[str, Any]:
-    """``POST /api/uploads``: read the match file (off the event loop), keep it and start its analysis."""
-    from backgammon.server.pools import run_engine
-    from backgammon.server.quotas import address_of, client_key
-
-    # (the body limit of this path is BODY_LIMIT: BODY_LIMITS, given to the app's body limit)
-    body = await request.body()
-    name, raw = await asyncio.to_thread(
-        lambda: decode_upload(protocol.parse_json_object(body, "upload", limit=BODY_LIMIT))
+def check_length(name: str, total: int) -> None:
+    """Raises 400 ``upload_too_long`` for a match of more than :data:`MAX_ACTIONS` actions to analyse."""
+    if total <= MAX_ACTIONS:
+        return
+    raise HTTPError(
+        400,
+        f"{shown(name)} is too long to analyse here: {total} actions, at most {MAX_ACTIONS}",
+        "upload_too_long",
+        {"name": name, "actions": total, "limit": MAX_ACTIONS},
     )
-    user = await _user_of(state, request)
-    address, user_id = address_of(request), (user.id if user is not None else None)
-    ticket = state["quotas"].start("uploads", address, user_id)  # given back when its analysis ends
-    try:
-        read = await run_engine(read_upload, raw, name)
-        upload_id = ID_PREFIX + secrets.token_hex(12)
-        total = sum(len(g.log) for g in _games(read.match))
-        if total > MAX_ACTIONS:
-            raise HTTPError(
-                400,
-                f"{shown(name)} is too long to analyse here: {total} actions, at most {MAX_ACTIONS}",
-                "upload_too_long",
-                {"name": name, "actions": total, "limit": MAX_ACTIONS},
-            )
-        summary = {
-            "players": list(read.players),
-            "match_length": read.match_length,
-            "games": read.games,
-            "warnings": list(read.warnings),
-            "errors": list(read.errors),
-        }
-        row = Upload(
-            id=upload_id,
-            user_id=user_id,
-            created_at=utcnow(),
-            updated_at=utcnow(),
-            name=name[:120],
-            format=read.format[:8],
-            text=base64.b64encode(raw).decode("ascii"),
-            summary=summary,
-            side=_side_of(read.players, user.username if user is not None else None),
-            status="queued",
-            done=0,
-            total=total,
-        )
-
-        def store() -> None:
-            with state["sessions"]() as db:
-                db.add(row)
-                # a guest's uploads are kept GUEST_DAYS (nobody lists them; their links stop working)
-                cutoff = utcnow() - _dt.timedelta(days=GUEST_DAYS)
-                db.execute(delete(Upload).where(Upload.user_id.is_(None), Upload.created_at < cutoff))
-                db.commit()
-
-        await asyncio.to_thread(store)
-    except BaseException:
-        ticket.release()
-        raise
-    job = Job(upload_id, client_key(address, user_id), read.match, total)
-    _jobs(state).start(job, ticket)
-    return upload_to_wire(row, job)
 
 
-async def _stream_upload(state: dict[str, Any], websocket: WebSocket, upload_id: str) -> None:
-    """Push ``{"type": "upload", "upload": ...}`` at once, when the analysis moves and when it
-    ends; then close (:func:`~backgammon.server.sockets.follow_job`). Another process's upload is
-    read from the database once a second."""
-    from backgammon.server.sockets import Followed, follow_job
-
-    async def load() -> Followed:
-        row = await asyncio.to_thread(_load, state, upload_id)  # (an unknown upload: LookupError)
-        job = _jobs(state).jobs.get(upload_id)
-
-        async def wire() -> dict[str, Any]:
-            # analysed here: its progress in memory; else (or once it is finished) its stored row
-            running = _jobs(state).jobs.get(upload_id)
-            return upload_to_wire(row, running) if running is not None else await _wire_of(state, upload_id)
-
-        return Followed(
-            "upload",
-            wire,
-            lambda wire: wire["status"] in ("done", "failed"),
-            job.watchers if job is not None else None,
-            poll=1.0,
-        )
-
-    await follow_job(websocket, state["quotas"], load)
+def not_ready(name: str, status: str) -> HTTPError:
+    """409 ``upload_not_ready``: the review asked for before the analysis finished."""
+    return HTTPError(
+        409,
+        f"the analysis of {shown(name)} is not finished ({status})",
+        "upload_not_ready",
+        {"name": name, "status": status},
+    )
 
 
-def _games(match: Any) -> list[Any]:
+def summary_of(read: UploadedMatch) -> dict[str, Any]:
+    """What an upload's row keeps about the file read (players, length, games, warnings, errors)."""
+    return {
+        "players": list(read.players),
+        "match_length": read.match_length,
+        "games": read.games,
+        "warnings": list(read.warnings),
+        "errors": list(read.errors),
+    }
+
+
+def games_of(match: Any) -> list[Any]:
+    """The games of an uploaded match (``backgammon.engine.analysis.match_games``)."""
     from backgammon.engine.analysis import match_games
 
     return match_games(match)
