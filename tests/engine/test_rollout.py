@@ -7,6 +7,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from backgammon.engine._kernels.rollout_trials import play_trial64
 from backgammon.engine.rollout import (
     ORDERED_ROLLS,
     RolloutSettings,
@@ -15,6 +16,7 @@ from backgammon.engine.rollout import (
     rollout_position,
     successor_boards,
 )
+from backgammon.engine.rollout_dice import dice_of_trial
 from backgammon.errors import InvalidInputError
 from backgammon.position import Position
 
@@ -249,32 +251,28 @@ def test_compiled_trial_asks_for_more_dice() -> None:
     from backgammon.engine.evaluator import NetEvaluator
 
     ev = NetEvaluator.default()
-    dice, _ = R._dice_of_trial(5, 7, True, 400)
+    dice, _ = dice_of_trial(5, 7, True, 400)
     cand = np.empty((R.MAX_PLAYS, 2, 25), dtype=np.int8)
     work, table = R.new_workspace()
     whole, parts = np.empty(5), np.empty(5)
     state = np.zeros(2, dtype=np.int64)
     board = position_to_board(MIDGAME).copy()
     luck = np.zeros(5)
-    assert R._trial_kernel(board, state, dice, -1, *ev.kernel_args(), cand, work, table, R._NO_ROLLS, luck, whole)
+    assert play_trial64(board, state, dice, -1, *ev.kernel_args(), cand, work, table, R._NO_ROLLS, luck, whole)
     plies = int(state[0])
     assert plies > 4
     state[:] = 0
     board = position_to_board(MIDGAME).copy()
-    assert not R._trial_kernel(
-        board, state, dice[:3], -1, *ev.kernel_args(), cand, work, table, R._NO_ROLLS, luck, parts
-    )
+    assert not play_trial64(board, state, dice[:3], -1, *ev.kernel_args(), cand, work, table, R._NO_ROLLS, luck, parts)
     assert state[0] == 3 and state[1] == 1
-    assert R._trial_kernel(board, state, dice, -1, *ev.kernel_args(), cand, work, table, R._NO_ROLLS, luck, parts)
+    assert play_trial64(board, state, dice, -1, *ev.kernel_args(), cand, work, table, R._NO_ROLLS, luck, parts)
     assert state[0] == plies and np.array_equal(whole, parts) and not luck.any()
     # with variance reduction: the same game, and the luck summed over its rolls, also when resumed
     board, state[:] = position_to_board(MIDGAME).copy(), 0
-    assert R._trial_kernel(board, state, dice, -1, *ev.kernel_args(), cand, work, table, R.ROLLS21, luck, parts)
+    assert play_trial64(board, state, dice, -1, *ev.kernel_args(), cand, work, table, R.ROLLS21, luck, parts)
     assert state[0] == plies and np.array_equal(whole, parts) and luck.any()
     resumed = np.zeros(5)
     board, state[:] = position_to_board(MIDGAME).copy(), 0
-    assert not R._trial_kernel(
-        board, state, dice[:3], -1, *ev.kernel_args(), cand, work, table, R.ROLLS21, resumed, parts
-    )
-    assert R._trial_kernel(board, state, dice, -1, *ev.kernel_args(), cand, work, table, R.ROLLS21, resumed, parts)
+    assert not play_trial64(board, state, dice[:3], -1, *ev.kernel_args(), cand, work, table, R.ROLLS21, resumed, parts)
+    assert play_trial64(board, state, dice, -1, *ev.kernel_args(), cand, work, table, R.ROLLS21, resumed, parts)
     assert np.array_equal(resumed, luck)

@@ -18,8 +18,8 @@ Reproducibility and variance reduction:
   workers: same seed, same result;
 * the first two rolls are stratified: in every block of 36 trials each of the
   36 ordered rolls comes once as the first roll and once as the second (a
-  seeded random Latin square, :func:`_stratified_rolls`), and 1296 trials
-  cover every pair of first two rolls once; the assignment is random over
+  seeded random Latin square, :func:`backgammon.engine.rollout_dice.stratified_rolls`),
+  and 1296 trials cover every pair of first two rolls once; the assignment is random over
   seeds, so rollouts of any number of trials are unbiased. (Before, the second
   roll of trial ``i`` was the ``(i div 36)``-th ordered roll: fewer than 1296
   trials gave the opponent's reply only the first few rolls of the table,
@@ -68,7 +68,7 @@ root cube, or the root player's match-winning chance.
 
 Cubeless trials with 0-ply plays and the network evaluator run compiled
 (:func:`backgammon.engine._kernels.rollout_trials.play_trial`), by default in
-the evaluator's own float64 arithmetic (:func:`_trial_kernel`: the Python loop's
+the evaluator's own float64 arithmetic (the Python loop's
 dice, plays and results, trial by trial), or with ``float32=True`` with the nets
 in float32 (:mod:`backgammon.engine._kernels.fastnet`, about twice as fast:
 outputs within a few 1e-7 of the evaluator's, so a near-tie between two plays may
@@ -88,7 +88,6 @@ total)`` callback is called in the calling process as chunks of trials finish.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 import multiprocessing
@@ -100,9 +99,8 @@ from statistics import NormalDist
 from typing import Any, Protocol
 
 import numpy as np
-from numba import njit
 
-from backgammon.dice import ALL_36, ALL_ROLLS
+from backgammon.dice import ALL_ROLLS
 from backgammon.engine._cluster import run_tasks
 from backgammon.engine._kernels.fastnet import fast_nets
 from backgammon.engine._kernels.rollout_trials import play_trial
@@ -111,13 +109,13 @@ from backgammon.engine.evaluator import NetEvaluator
 from backgammon.engine.movegen import MAX_PLAYS, new_workspace
 from backgammon.engine.movegen import board_of as position_to_board
 from backgammon.engine.movegen import successors_py as successor_boards
+from backgammon.engine.rollout_dice import ORDERED_ROLLS, dice_of_trial, more_dice, trial_dice, trial_rolls
 from backgammon.engine.search import rank_boards
 from backgammon.errors import InvalidInputError
 from backgammon.moves import Play
 from backgammon.position import Position
 
 OUTPUT_NAMES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon", "equity")
-ORDERED_ROLLS = ALL_36  # the 36 ordered rolls, in the order the stratified first rolls index
 Z95 = 1.96
 ROLLS21 = np.array(ALL_ROLLS, dtype=np.int64)
 """The 21 rolls as rows ``(high die, low die, weight out of 36)`` (:data:`backgammon.dice.ALL_ROLLS`)."""
@@ -374,77 +372,6 @@ def roll_luck(position: Position, evaluator: BoardEvaluator) -> dict[tuple[int, 
     return table
 
 
-def _trial_dice(seed: int, trial: int, stratify: bool = True) -> Callable[[int], tuple[int, int]]:
-    """The roll of each ply of trial ``trial`` (the rolls :func:`_dice_of_trial` lists, drawn as needed)."""
-    dice, rng = _dice_of_trial(seed, trial, stratify, 64)
-
-    def roll(ply: int) -> tuple[int, int]:
-        nonlocal dice
-        while ply >= len(dice):
-            dice = _more_dice(dice, rng)
-        return int(dice[ply, 0]), int(dice[ply, 1])
-
-    return roll
-
-
-@functools.lru_cache(maxsize=64)
-def _design(seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """The seed's two permutations of the 36 ordered rolls for the second roll (see :func:`_stratified_rolls`)."""
-    rng = np.random.default_rng([seed, 1 << 40])
-    return rng.permutation(36), rng.permutation(36)
-
-
-@functools.lru_cache(maxsize=256)
-def _block_order(seed: int, block: int) -> np.ndarray:
-    """The order of the 36 first rolls in block ``block`` (trials ``36 * block`` to ``36 * block + 35``)."""
-    return np.random.default_rng([seed, 1 << 40, block]).permutation(36)
-
-
-def _stratified_rolls(seed: int, trial: int) -> tuple[int, int]:
-    """The indices in :data:`ORDERED_ROLLS` of the stratified first and second rolls of a trial.
-
-    Trials come in blocks of 36: in each block every ordered first roll comes once, in a seeded random
-    order (so a part of a block is a random sample, not the first rolls in table order). The second
-    roll is a seeded random Latin square over (first roll, block): ``P[(f + Q[block mod 36]) mod 36]``
-    with ``P``, ``Q`` seeded permutations, so in each block every second roll comes once too, and 1,296
-    trials play every pair of first two rolls once. Each trial's rolls are uniformly distributed over
-    the seeds, so a rollout of any number of trials is unbiased.
-    """
-    block, r = divmod(trial, 36)
-    f = int(_block_order(seed, block)[r])
-    p, q = _design(seed)
-    return f, int(p[(f + q[block % 36]) % 36])
-
-
-def _dice_of_trial(seed: int, trial: int, stratify: bool, plies: int) -> tuple[np.ndarray, np.random.Generator]:
-    """The first ``plies`` rolls of trial ``trial`` as an array ``(plies, 2)``, and its generator, to draw more.
-
-    Each trial has its own generator, seeded with ``(seed, trial)``; with ``stratify`` the first two
-    rolls are stratified (:func:`_stratified_rolls`) instead of drawn.
-    """
-    rng = np.random.default_rng([seed, trial])
-    dice = np.empty((plies, 2), dtype=np.int64)
-    first = 0
-    if stratify:
-        f, g = _stratified_rolls(seed, trial)
-        dice[0] = ORDERED_ROLLS[f]
-        dice[1] = ORDERED_ROLLS[g]
-        first = 2
-    dice[first:] = rng.integers(1, 7, size=(plies - first, 2))
-    return dice, rng
-
-
-def trial_rolls(seed: int, trial: int, count: int = 2, stratify: bool = True) -> list[tuple[int, int]]:
-    """The first ``count`` rolls of trial ``trial`` of a rollout with this seed (the same for every candidate)."""
-    dice, _ = _dice_of_trial(seed, trial, stratify, max(count, 2))
-    return [(int(a), int(b)) for a, b in dice[:count]]
-
-
-def _more_dice(dice: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """``dice`` and the generator's next rolls (its stream is the same drawn in bulk or one roll at a time)."""
-    return np.concatenate([dice, rng.integers(1, 7, size=(len(dice), 2))])
-
-
 def _points(outputs: np.ndarray) -> int:
     """Points (1, 2 or 3) of a finished game with exact outputs, from the winner's side."""
     if outputs[0] >= 1.0:
@@ -474,7 +401,7 @@ def _play_trial(
     Returns the 5 outputs from the root side, the cubeful value (None if cubeless), the summed luck
     of the 5 outputs (root side; zeros without variance reduction) and the cubeful luck (0.0 if none).
     """
-    roll = _trial_dice(settings.seed, trial, settings.stratify)
+    roll = trial_dice(settings.seed, trial, settings.stratify)
     board = root
     sign = 0  # 0: the side on roll is the root player, 1: the opponent
     cube = settings.cube
@@ -532,50 +459,6 @@ def _play_trial(
             return outputs, cubeful_value, luck, cubeful_luck
 
 
-@njit(cache=True, nogil=True)
-def _trial_kernel(
-    board,
-    state,
-    dice,
-    truncate,
-    cw1,
-    cb1,
-    cw2,
-    cb2,
-    rw1,
-    rb1,
-    rw2,
-    rb2,
-    dist,
-    first,
-    ways,
-    use_bearoff,
-    cand,
-    work,
-    table,
-    rolls,
-    luck,
-    out,
-) -> bool:
-    """A cubeless trial with 0-ply plays, as :func:`_play_trial` plays it, compiled, in the evaluator's
-    float64 arithmetic: :func:`backgammon.engine._kernels.rollout_trials.play_trial` with these nets.
-
-    ``board`` (the side on roll's view) and ``state`` (ply, and 1 when the opponent of the root is on
-    roll) advance in place; ``dice[ply]`` is the roll of each ply. Returns True with the root side's five
-    outputs in ``out`` when the trial ends (or is truncated, ``truncate >= 0``), False when it needs
-    more dice than ``dice`` holds (call again with more). With ``rolls`` (:data:`ROLLS21`; an empty
-    array: no variance reduction) each roll's luck, as :func:`_choose_with_luck` measures it, is added
-    to ``luck`` (the root side's 5 outputs; the caller zeroes it before the trial).
-    """
-    net64 = (cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, first, ways, use_bearoff)
-    w = np.zeros((1, 1), dtype=np.float32)
-    b = np.zeros(1, dtype=np.float32)
-    w2t = np.zeros((5, 1), dtype=np.float32)
-    b2 = np.zeros(5)
-    unused32 = (w, b, w2t, b2, w, b, w2t, b2, dist, first, ways, use_bearoff)
-    return play_trial(board, state, dice, truncate, False, net64, unused32, cand, work, table, rolls, luck, out)
-
-
 def _threads(settings: RolloutSettings) -> int:
     """The threads an in-process rollout runs its compiled trials on (``settings.threads``, 0: the usable CPUs)."""
     if settings.threads:
@@ -615,14 +498,14 @@ def _run_chunk_compiled(
             t += start
             if t != trial:  # the trial's dice, the same for every root
                 trial = t
-                dice, rng = _dice_of_trial(settings.seed, t, settings.stratify, 256)
+                dice, rng = dice_of_trial(settings.seed, t, settings.stratify, 256)
             board = np.array(roots[r], dtype=np.int8)
             state[:] = 0
             luck[:] = 0.0
             while not play_trial(
                 board, state, dice, truncate, fast, net64, nets32, cand, work, table, rolls, luck, res
             ):
-                dice = _more_dice(dice, rng)
+                dice = more_dice(dice, rng)
             out[r, t - start, :5] = res
             out[r, t - start, 5] = outputs_equity(res)
             out[r, t - start, 6] = np.nan
@@ -1056,6 +939,7 @@ def _flip_result(result: RolloutResult, root_cube: CubeInfo) -> RolloutResult:
 
 
 __all__ = [
+    "ORDERED_ROLLS",
     "OUTPUT_NAMES",
     "ROLLS21",
     "BoardEvaluator",

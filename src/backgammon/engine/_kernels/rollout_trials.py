@@ -4,6 +4,7 @@
 threads over the cores, and documents the trials). It evaluates with the float64 nets (the
 evaluator's own arithmetic, the same plays and results as the rollout's Python loop) or, with
 ``fast``, with the float32 nets of :mod:`.fastnet` (about twice as fast, outputs within a few 1e-7).
+:func:`play_trial64` is the float64 trial with the nets as separate arguments (the tests call it).
 """
 
 from __future__ import annotations
@@ -123,3 +124,47 @@ def play_trial(board, state, dice, truncate, fast, net64, nets32, cand, work, ta
     else:
         flip_outputs(o, out)
     return True
+
+
+@njit(cache=True, nogil=True)
+def play_trial64(
+    board,
+    state,
+    dice,
+    truncate,
+    cw1,
+    cb1,
+    cw2,
+    cb2,
+    rw1,
+    rb1,
+    rw2,
+    rb2,
+    dist,
+    first,
+    ways,
+    use_bearoff,
+    cand,
+    work,
+    table,
+    rolls,
+    luck,
+    out,
+) -> bool:
+    """A cubeless trial with 0-ply plays, as ``rollout._play_trial`` plays it, compiled, in the evaluator's
+    float64 arithmetic: :func:`play_trial` with these nets, spread out as arguments.
+
+    ``board`` (the side on roll's view) and ``state`` (ply, and 1 when the opponent of the root is on
+    roll) advance in place; ``dice[ply]`` is the roll of each ply. Returns True with the root side's five
+    outputs in ``out`` when the trial ends (or is truncated, ``truncate >= 0``), False when it needs
+    more dice than ``dice`` holds (call again with more). With ``rolls`` (``rollout.ROLLS21``; an empty
+    array: no variance reduction) each roll's luck, as ``rollout._choose_with_luck`` measures it, is added
+    to ``luck`` (the root side's 5 outputs; the caller zeroes it before the trial).
+    """
+    net64 = (cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, first, ways, use_bearoff)
+    w = np.zeros((1, 1), dtype=np.float32)
+    b = np.zeros(1, dtype=np.float32)
+    w2t = np.zeros((5, 1), dtype=np.float32)
+    b2 = np.zeros(5)
+    unused32 = (w, b, w2t, b2, w, b, w2t, b2, dist, first, ways, use_bearoff)
+    return play_trial(board, state, dice, truncate, False, net64, unused32, cand, work, table, rolls, luck, out)
