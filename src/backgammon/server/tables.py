@@ -64,8 +64,6 @@ CHAT_RATE = (5, 10.0)
 """At most this many lines per this many seconds from one seat."""
 PRESENCE_TTL = 30.0
 """Seconds another process's report of who is connected counts (it repeats it every third of that)."""
-UNFINISHED_LISTED = 50
-"""The most unfinished tables listed for one player (``unfinished``)."""
 
 
 def _chat_line(seat: str, name: str, text: str, at: _dt.datetime) -> dict[str, Any]:
@@ -622,96 +620,13 @@ class TableManager(RoomManager[TableRuntime, Player]):
         self.publish(table, None, reload=True)
         return seat
 
-    async def lobby(self, limit: int = 50, offset: int = 0) -> list[dict[str, Any]]:
-        """Listed tables waiting for a second player, newest first (from the database), each with
-        its rules, clock and the host's rating (an account's; a guest has none)."""
-
-        def query() -> list[dict[str, Any]]:
-            with self.sessions() as db:
-                rows = db.scalars(
-                    select(Table)
-                    .where(Table.listed.is_(True), Table.status == "waiting")
-                    .order_by(Table.created_at.desc(), Table.id)
-                    .offset(offset)
-                    .limit(limit)
-                ).all()
-                hosts = {r.white_user_id or r.black_user_id for r in rows} - {None}
-                ratings: dict[int, float] = dict(
-                    db.execute(select(User.id, User.rating).where(User.id.in_(hosts))).all()
-                )
-                return [
-                    protocol.lobby_entry(
-                        self.tables.get(row.id) or self._runtime(row),
-                        ratings.get(row.white_user_id or row.black_user_id),
-                    )
-                    for row in rows
-                ]
-
-        return await asyncio.to_thread(query)
-
-    def _current(self, db, row: Table) -> TableRuntime:
+    def current(self, db: Any, row: Table) -> TableRuntime:
         """A table to list: the copy in memory when it is current (this process runs it, or its
         clients here follow it), else replayed from the database (not kept). On a worker thread."""
         table = self.tables.get(row.id)
         if table is not None and (not self.net.shared or self.net.owns(row.id) or table.outboxes):
             return table
         return self._replay(db, row)
-
-    async def live(self, limit: int = 20, offset: int = 0) -> list[dict[str, Any]]:
-        """Listed tables between two people being played now, newest first: games to watch."""
-
-        def query() -> list[dict[str, Any]]:
-            with self.sessions() as db:
-                rows = db.scalars(
-                    select(Table)
-                    .where(Table.listed.is_(True), Table.status == "playing")
-                    .order_by(Table.created_at.desc(), Table.id)
-                    .offset(offset)
-                    .limit(limit)
-                ).all()
-                return [protocol.live_entry(self._current(db, row)) for row in rows]
-
-        return await asyncio.to_thread(query)
-
-    async def unfinished(self, seats: list[tuple[str, str]], user_id: int | None) -> list[dict[str, Any]]:
-        """The player's unfinished tables, newest first: those where a seat token of ``seats``
-        (``(table id, token)`` pairs, what a browser holds) opens a seat, and a logged-in user's
-        (``user_id``) from the database. A token that opens no seat is left out, saying nothing."""
-
-        def query() -> list[dict[str, Any]]:
-            with self.sessions() as db:
-                found: dict[str, tuple[Table, Player, bool]] = {}
-                ids = sorted({table_id for table_id, _ in seats})
-                rows = db.scalars(select(Table).where(Table.id.in_(ids), Table.status != "over")).all() if ids else []
-                by_id = {row.id: row for row in rows if row.config.get("mode") in ("ai", "human")}
-                for table_id, token in seats:
-                    row = by_id.get(table_id)
-                    digest = token_hash(token)
-                    for seat in (Player.WHITE, Player.BLACK):
-                        stored = getattr(row, f"{seat.value}_token") if row is not None else None
-                        if row is not None and stored is not None and secrets.compare_digest(stored, digest):
-                            found[row.id] = (row, seat, True)
-                if user_id is not None:
-                    mine = db.scalars(
-                        select(Table)
-                        .where(
-                            (Table.white_user_id == user_id) | (Table.black_user_id == user_id),
-                            Table.status != "over",
-                        )
-                        .order_by(Table.created_at.desc(), Table.id)
-                        .limit(UNFINISHED_LISTED)
-                    ).all()
-                    for row in mine:
-                        if row.id not in found and row.config.get("mode") in ("ai", "human"):
-                            seat = Player.WHITE if row.white_user_id == user_id else Player.BLACK
-                            found[row.id] = (row, seat, False)
-                newest = sorted(found.values(), key=lambda f: (f[0].created_at, f[0].id), reverse=True)
-                return [
-                    protocol.unfinished_entry(self._current(db, row), seat, held)
-                    for row, seat, held in newest[:UNFINISHED_LISTED]
-                ]
-
-        return await asyncio.to_thread(query)
 
     # -------------------------------------------------------------- actions
 

@@ -10,6 +10,7 @@ from fastapi import APIRouter, Request, WebSocket
 from fastapi.responses import PlainTextResponse, Response
 
 from backgammon.errors import IllegalActionError
+from backgammon.server import lobby as listings
 from backgammon.server import protocol
 from backgammon.server.api.common import body, current_user, name_for, require_user
 from backgammon.server.history import export_mat, history_entry_of, history_of, move_list_of
@@ -63,12 +64,12 @@ def router(state: dict[str, Any]) -> APIRouter:
     @api.get("/api/tables")
     async def lobby(limit: protocol.PageLimit = 50, offset: protocol.PageOffset = 0) -> list[dict[str, Any]]:
         """Listed tables waiting for a second player, newest first (``limit`` rows from ``offset``)."""
-        return await state["manager"].lobby(limit=limit, offset=offset)
+        return await listings.waiting(state["manager"], limit=limit, offset=offset)
 
     @api.get("/api/live")
     async def live_tables(limit: protocol.PageLimit = 20, offset: protocol.PageOffset = 0) -> list[dict[str, Any]]:
         """Listed tables between two people being played now, newest first: games to watch."""
-        return await state["manager"].live(limit=limit, offset=offset)
+        return await listings.live(state["manager"], limit=limit, offset=offset)
 
     @api.post("/api/unfinished")
     async def unfinished(request: Request) -> list[dict[str, Any]]:
@@ -76,7 +77,7 @@ def router(state: dict[str, Any]) -> APIRouter:
         "token"}]}``, what the browser holds) and a logged-in user's."""
         seats = protocol.held_seats_from_wire(await body(request))
         user = await current_user(state, request)
-        return await state["manager"].unfinished(seats, user.id if user else None)
+        return await listings.unfinished(state["manager"], seats, user.id if user else None)
 
     @api.post("/api/tables/{table_id}/join")
     async def join(table_id: str, request: Request) -> dict[str, Any]:
