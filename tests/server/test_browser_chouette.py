@@ -118,7 +118,8 @@ def test_chouette_box_double_one_member_passes(browser, server):
     chosen = page.eval_on_selector("#ch-move", "s => s.options[s.selectedIndex].textContent")
     assert chosen == last["play"], (chosen, last)
     page.click("#ch-clear")
-    click_point(page, 24)
+    assert page.locator("#board .checker.movable").count() >= 1  # the move graph's sources are marked
+    click_point(page, mine["move_graph"]["nodes"][0][0][0])  # a checker the roll can move
     assert page.locator("#board .checker.selected").count() == 1  # the picked checker is marked
     page.select_option("#ch-lang", "ja")
     page.wait_for_selector("#ch-players:has-text('ボックス')")

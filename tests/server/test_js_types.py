@@ -65,3 +65,19 @@ def test_the_last_move_and_hints_are_declared_as_sent():
 
 def test_errors_are_declared_as_sent():
     check("ServerError", {k: v for k, v in protocol.error_message(409, "no", "illegal_action").items() if k != "type"})
+
+
+def test_the_study_setup_and_lessons_with_their_move_graph_are_declared_as_sent(client):
+    setup = {"mine": list(Position.initial().mine), "theirs": list(Position.initial().theirs), "dice": [5, 2]}
+    doc = client.post("/api/study/setup", json={"setup": setup}).json()
+    check("StudySetup", doc)
+    check("MoveGraph", doc["move_graph"])
+    check("PlayOption", doc["plays"][0])
+    check("StudySetup", client.post("/api/study/setup", json={"setup": {**setup, "dice": None}}).json())
+    lessons = client.get("/api/study/lessons").json()
+    exercises = [
+        ex for lesson in lessons for ex in client.get(f"/api/study/lessons/{lesson['id']}").json()["exercises"]
+    ]
+    for ex in exercises:
+        check("LessonExercise", ex)
+    assert any("move_graph" in ex for ex in exercises)

@@ -13,7 +13,9 @@ import pytest
 
 from backgammon.formats.xgid import Xgid
 from backgammon.lessons import get_lesson
+from backgammon.moves import all_step_sequences
 from backgammon.position import Position
+from backgammon.server.protocol import graph_sequences
 
 from ._wire import moves_of
 
@@ -233,25 +235,31 @@ def test_cli_engine_protocol_and_study_give_the_same_numbers(client, capsys, mon
 
 
 # ----------------------------------------------------- clicked moves (item 6)
-def test_clicked_steps_are_checked_one_by_one(client):
+def test_the_setup_carries_its_move_graph_and_a_clicked_path_is_read_by_find_play(client):
+    """Issue 44: the study board clicks along the setup's move graph (the play page's click model), and
+    a clicked path becomes a play on the one server path, backgammon.moves.find_play."""
+    doc = client.post("/api/study/setup", json={"setup": setup()}).json()
+    plays = Position.initial().legal_plays(5, 2)
+    assert sorted(p["play"] for p in doc["plays"]) == sorted(str(p) for p in plays)
+    paths = {tuple(map(tuple, seq)) for seq in graph_sequences(doc["move_graph"])}
+    core = {tuple((st.source, st.destination) for st in seq) for seq, _ in all_step_sequences(Position.initial(), 5, 2)}
+    assert paths == core
+    for p in doc["plays"]:  # each play's steps are a path of the graph
+        assert p["steps"] in graph_sequences(doc["move_graph"])
+    assert client.post("/api/study/setup", json={"setup": setup(dice=None)}).json()["move_graph"] is None
+
     def move(steps, **extra):
         return client.post("/api/study/move", json={"setup": setup(**extra), "steps": steps})
 
-    assert move([]).json() == {"complete": False, "play": None}
-    assert move([[24, 22]]).json() == {"complete": False, "play": None}  # a legal start
-    assert move([[13, 11], [13, 8]]).json() == {"complete": True, "play": "13/11 13/8"}
-    assert move([[13, 6]]).json() == {"complete": True, "play": "13/6"}  # one checker, both dice
-    assert "illegal move '24/17'" in error_of(move([[24, 17]]), 422)  # 17 is theirs, by 22 or by 19
-    message = error_of(move([[6, 3]]), 422)  # no die of 3
-    assert "illegal move '6/3' for 5-2" in message
-    message = error_of(move([[13, 11], [11, 9]]), 422)  # the 2 is used
-    assert "no legal play starts with it" in message
-    # a checker on the bar must enter first
+    assert move([[13, 11], [13, 8]]).json() == {"play": "13/11 13/8"}
+    assert move([[13, 8], [8, 6]]).json() == {"play": "13/6"}  # one checker, both dice
+    assert "expected a complete legal play" in error_of(move([[24, 22]]), 422)  # a start is not a play
+    assert "illegal move '6/3 13/8' for 5-2" in error_of(move([[6, 3], [13, 8]]), 422)  # no die of 3
     bar = list(INITIAL)
     bar[23], bar[24] = 1, 1
-    error_of(move([[13, 8]], mine=bar), 422)
-    assert move([[25, 20]], mine=bar).json()["complete"] is False
-    assert "step start 30" in error_of(move([[30, 1]]), 400) and "steps" in error_of(move("13/8"), 400)
+    error_of(move([[13, 8], [13, 11]], mine=bar), 422)  # a checker on the bar must enter first
+    assert move([[25, 20], [24, 22]], mine=bar).json() == {"play": "bar/20 24/22"}
+    assert "invalid step" in error_of(move([[30, 1]]), 400) and "steps" in error_of(move("13/8"), 400)
     assert "dice" in error_of(move([[13, 8]], dice=None), 400)
 
 
@@ -259,7 +267,7 @@ def test_check_takes_clicked_steps(client):
     doc = client.post("/api/study/check", json={"setup": setup(), "steps": [[13, 8], [13, 11]]}).json()
     assert doc["play"] == "13/11 13/8" and doc["count"] == len(Position.initial().legal_plays(5, 2))
     message = error_of(client.post("/api/study/check", json={"setup": setup(), "steps": [[13, 8]]}), 422)
-    assert "incomplete" in message
+    assert "expected a complete legal play" in message
     error_of(client.post("/api/study/check", json={"setup": setup(), "steps": [[6, 3]]}), 422)
 
 

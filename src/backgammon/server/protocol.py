@@ -18,7 +18,7 @@ one re-exports, :mod:`backgammon.server.validation` and :mod:`backgammon.server.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -385,6 +385,25 @@ def move_graph(game: Game) -> dict[str, Any] | None:
     if game.phase is not GamePhase.MOVE or game.dice is None:
         return None
     return _graph(game.position, *game.dice)[1]
+
+
+def roll_moves(position: Position, die1: int, die2: int) -> dict[str, Any]:
+    """What a board that is not a table's needs to move checkers by clicking (the study board, lessons,
+    puzzles): ``{"move_graph": ..., "plays": ...}``, the roll's step graph as :func:`move_graph` sends
+    it and each legal play once (:func:`plays_to_wire`), whose text the page shows once the clicked
+    steps make it. The steps come back to :func:`backgammon.moves.find_play`.
+
+    Raises:
+        InvalidInputError: if a die is not an integer 1..6.
+    """
+    wire = _graph(position, die1, die2)[1]
+    return {"move_graph": wire, "plays": plays_to_wire(position.legal_plays(die1, die2))}
+
+
+def plays_to_wire(plays: Sequence[Play]) -> list[dict[str, Any]]:
+    """Each legal play once: its text in the standard notation and one order of its steps
+    (``{"play": "13/11 13/8", "steps": [[13, 11], [13, 8]]}``; ``""`` and ``[]`` for no move)."""
+    return [{"play": str(play), "steps": [[step.source, step.destination] for step in play.steps]} for play in plays]
 
 
 def graph_sequences(graph: dict[str, Any] | None) -> list[list[list[int]]]:

@@ -183,14 +183,16 @@ def _from_state(position: Position, state: MatchState, jacoby: bool) -> Setup:
     return Setup(position, state.dice, state.cube_value, owner, state.match_length, score, state.crawford, jacoby)
 
 
-def setup_to_wire(setup: Setup) -> dict[str, Any]:
-    """A setup as JSON, with its Position ID, gnubg ID and XGID."""
+def setup_to_wire(setup: Setup, moves: bool = True) -> dict[str, Any]:
+    """A setup as JSON, with its Position ID, gnubg ID and XGID; with ``moves``, also what the page
+    needs to move checkers by clicking (:func:`backgammon.server.protocol.roll_moves`: ``move_graph``
+    and ``plays``; null and ``[]`` without dice)."""
     state = setup.state()
     try:
         xgid = Xgid.from_gnubg(setup.position, state, jacoby=setup.jacoby).text()
     except InvalidInputError:
         xgid = None
-    return {
+    out: dict[str, Any] = {
         "mine": list(setup.position.mine),
         "theirs": list(setup.position.theirs),
         "dice": list(setup.dice) if setup.dice else None,
@@ -205,6 +207,11 @@ def setup_to_wire(setup: Setup) -> dict[str, Any]:
         "gnubg_id": format_gnubg_id(setup.position, state),
         "xgid": xgid,
     }
+    if moves:
+        out.update(
+            protocol.roll_moves(setup.position, *setup.dice) if setup.dice else {"move_graph": None, "plays": []}
+        )
+    return out
 
 
 # ------------------------------------------------------------------ engine
@@ -273,7 +280,7 @@ def analyze(setup: Setup, plies: int, limit: int = 20) -> dict[str, Any]:
     depth (``plies``) and kind of equity it is (``label``, e.g. "1-ply cubeful match, EMG")."""
     from backgammon.engine.search import decide_cube
 
-    out: dict[str, Any] = {"depth": plies, "setup": setup_to_wire(setup), "plays": None, "cube": None}
+    out: dict[str, Any] = {"depth": plies, "setup": setup_to_wire(setup, moves=False), "plays": None, "cube": None}
     if setup.dice is not None:
         ranked = ranked_plays(setup, plies)
         best = ranked[0].equity
@@ -314,91 +321,33 @@ def analyze(setup: Setup, plies: int, limit: int = 20) -> dict[str, Any]:
     return out
 
 
-def _clicked_steps(value: object) -> list[tuple[int, int]]:
-    if not isinstance(value, list) or len(value) > 4:
-        raise InvalidInputError(f"invalid steps {shown(value)}: expected a list of up to 4 [from, to] pairs")
-    out = []
-    for item in value:
-        if not isinstance(item, list) or len(item) < 2:
-            raise InvalidInputError(f"invalid step {shown(item)}: expected [from, to] with points 0..25")
-        out.append((_int(item[0], "step start", 0, 25), _int(item[1], "step end", 0, 25)))
-    return out
-
-
-def _chunks(seq: Any, clicked: list[tuple[int, int]]) -> int | None:
-    """How many die steps of a legal step sequence the clicked steps cover (each click may move one
-    checker by several dice), or None when the sequence does not start with them."""
-    i = 0
-    for start, end in clicked:
-        at = start
-        while True:
-            if i >= len(seq) or seq[i].source != at:
-                return None
-            at = seq[i].destination
-            i += 1
-            if at == end:
-                break
-    return i
-
-
-def _clicked(setup: Setup, steps: object) -> Any:
-    """The play the clicked steps make (found by :func:`backgammon.moves.find_play`), or None
-    while some legal play starts with them but they are not a whole one yet.
+def clicked_play(setup: Setup, steps: object) -> Any:
+    """The legal play a clicked path makes: the complete list of ``[from, to]`` die steps (the
+    mover's numbering, 25 = bar, 0 = off) that the page built by following the setup's move graph
+    (:func:`backgammon.server.protocol.roll_moves`), read by :func:`backgammon.moves.find_play`.
 
     Raises:
         InvalidInputError: without dice, or for malformed steps.
-        IllegalPlayError: when no legal play starts with these steps (the message says which).
+        IllegalPlayError: when the steps are not a whole legal play.
     """
-    from backgammon.errors import IllegalPlayError
-    from backgammon.moves import all_step_sequences
-
     if setup.dice is None:
         raise InvalidInputError("no dice: set the dice before moving checkers")
-    clicked = _clicked_steps(steps)
-    d1, d2 = setup.dice
-    plays = setup.position.legal_plays(d1, d2)
-    partial = False
-    for seq, _after in all_step_sequences(setup.position, d1, d2, plays):
-        used = _chunks(seq, clicked)
-        if used == len(seq):
-            return find_play(setup.position, d1, d2, [(st.source, st.destination) for st in seq], plays)
-        partial = partial or used is not None
-    if partial or not clicked:
-        return None
-    text = " ".join(f"{'bar' if a == 25 else a}/{'off' if b == 0 else b}" for a, b in clicked)
-    raise IllegalPlayError(
-        f"illegal move {text!r} for {d1}-{d2}: no legal play starts with it",
-        code="illegal_play_for_roll",  # worded by the page as "6/3 is not possible with 5-2."
-        params={"play": text[:40], "dice": f"{d1}-{d2}"},
-    )
+    if not isinstance(steps, list | tuple):
+        raise InvalidInputError(f"invalid steps {shown(steps)}: expected a list of up to 4 [from, to] pairs")
+    path: list[Any] = list(steps)  # find_play checks each step
+    return find_play(setup.position, *setup.dice, path)
 
 
 def clicked_move(setup: Setup, steps: object) -> dict[str, Any]:
-    """Check checkers moved by clicking on the analysis board, step by step.
-
-    Returns ``{"complete": bool, "play": text or None}``: whether the steps make a whole legal
-    play, and which.
+    """The play a clicked path on the analysis board makes (:func:`clicked_play`):
+    ``{"play": its text}``.
 
     Raises:
         InvalidInputError: without dice, or for malformed steps.
-        IllegalPlayError: when no legal play starts with these steps.
-    """
-    play = _clicked(setup, steps)
-    return {"complete": play is not None, "play": None if play is None else str(play)}
-
-
-def clicked_play(setup: Setup, steps: object) -> Any:
-    """The legal play a complete clicked path means.
-
-    Raises:
         IllegalPlayError: when the steps are not a whole legal play.
     """
-    from backgammon.errors import IllegalPlayError
-
-    play = _clicked(setup, steps)
-    if play is None:
-        raise IllegalPlayError("incomplete move: play the rest of the roll")
-    return play
+    play = clicked_play(setup, steps)
+    return {"play": str(play)}
 
 
 def tactical_check(setup: Setup, text: object, plies: int, steps: object = None) -> dict[str, Any]:
@@ -487,6 +436,8 @@ def lesson_to_wire(lesson_id: str, lang: str) -> dict[str, Any]:
             item.update(mine=list(position.mine), theirs=list(position.theirs), position_id=position.position_id())
         if isinstance(ex, PlayExercise):
             item["dice"] = list(ex.dice)
+            if position is not None:  # played by clicking: the roll's move graph and plays
+                item.update(protocol.roll_moves(position, *ex.dice))
         else:
             item["choices"] = [c.get(lang) for c in ex.choices]
         exercises.append(item)

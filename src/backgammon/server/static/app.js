@@ -1,7 +1,8 @@
 // The browser side of the web app: routing, settings, accounts, the table socket and
 // moving checkers. The browser runs no rules: it follows the legal step sequences the
 // server sends with each state (as a graph, "move_graph") and sends the chosen steps back.
-import { renderBoard, pointAt } from "./board.js";
+import { renderBoard } from "./board.js";
+import * as clicks from "./clickplay.js";
 import { t, setLanguage, defaultLanguage, applyTranslations, errorText, httpError } from "./i18n.js";
 import { renderFairDice } from "./fairdice.js";
 import { h } from "./dom.js";
@@ -27,7 +28,7 @@ let settings = loadSettings();
 let user = null;
 const S = {
   id: null, state: null, ws: null, token: null, pending: [], selected: null, replay: null, history: null,
-  queue: Promise.resolve(), reconnect: 500, lastGameNumber: null, closing: false, drag: null, autoTimer: null,
+  queue: Promise.resolve(), reconnect: 500, lastGameNumber: null, closing: false, autoTimer: null,
 };
 
 // ------------------------------------------------------------------ settings
@@ -494,14 +495,7 @@ function renderChat() {
 
 function sleep(ms) { return new Promise((r) => setTimeout(r, ms)); }
 function cloneBoard(b) { return { mine: b.mine.slice(), theirs: b.theirs.slice() }; }
-// apply one step in the mover's numbering to (mover, other) arrays
-function applyStep(mover, other, from, to) {
-  mover[from === 25 ? 24 : from - 1] -= 1;
-  if (to === 0) return;
-  const oi = 24 - to;
-  if (other[oi] === 1) { other[oi] = 0; other[24] += 1; }
-  mover[to - 1] += 1;
-}
+const applyStep = clicks.applyStep;  // one step in the mover's numbering, on (mover, other) arrays
 async function animate(event, state) {
   const delay = animationDelay();
   if (!delay || !event.steps || !event.steps.length) return;
@@ -732,62 +726,12 @@ function pipsOf(side) {
   return n + side[24] * 25;
 }
 
-// The legal step sequences come as a graph ("move_graph": {length, nodes}; node 0 is the start,
-// each edge [from, to, child], a node without edges a complete play): the node the steps made so
-// far lead to, or null when they left the graph.
-function graphNode() {
-  const g = S.state.move_graph;
-  if (!g) return null;
-  let node = 0;
-  for (const [a, b] of S.pending) {
-    const edge = g.nodes[node].find((e) => e[0] === a && e[1] === b);
-    if (!edge) return null;
-    node = edge[2];
-  }
-  return node;
-}
-function maxSteps() { return S.state.move_graph ? S.state.move_graph.length : 0; }
-function sources() {
-  const node = graphNode();
-  return new Set(node === null ? [] : S.state.move_graph.nodes[node].map((e) => e[0]));
-}
-// destinations for the selected checker: one step, or several steps of the same checker
-function targets(src) {
-  const map = new Map();
-  const node = graphNode();
-  if (src === null || src === undefined || node === null) return map;
-  const nodes = S.state.move_graph.nodes;
-  const walk = (n, at, path) => {
-    for (const [a, b, child] of nodes[n]) {
-      if (a !== at) continue;
-      const longer = path.concat([[a, b]]);
-      if (!map.has(b)) map.set(b, longer);
-      if (b !== 0) walk(child, b, longer);
-    }
-  };
-  walk(node, src, []);
-  return map;
-}
-// the first complete play of the graph (a forced move's steps)
-function firstPlay() {
-  const g = S.state.move_graph;
-  const steps = [];
-  for (let node = 0; g && g.nodes[node].length; node = g.nodes[node][0][2]) steps.push(g.nodes[node][0].slice(0, 2));
-  return steps;
-}
-function usedDice(dice, pendingSteps) {
-  if (!dice) return [false, false];
-  const pool = dice[0] === dice[1] ? [dice[0], dice[0], dice[0], dice[0]] : dice.slice();
-  const used = pool.map(() => false);
-  for (const [from, to] of pendingSteps) {
-    const dist = (from === 25 ? 25 : from) - to;
-    let i = pool.findIndex((d, j) => !used[j] && d === dist);
-    if (i < 0) i = pool.findIndex((d, j) => !used[j] && d > dist);
-    if (i >= 0) used[i] = true;
-  }
-  if (dice[0] === dice[1]) return [used.filter(Boolean).length >= 2, used.filter(Boolean).length >= 4];
-  return used;
-}
+// The legal step sequences come as a graph ("move_graph"), followed by the site's one click model
+// (clickplay.js) from the steps made so far (S.pending).
+function maxSteps() { return clicks.playLength(S.state.move_graph); }
+function sources() { return clicks.sources(S.state.move_graph, S.pending); }
+/** @param {number | null} src */
+function targets(src) { return clicks.targets(S.state.move_graph, S.pending, src); }
 
 /** @param {TableState} st @param {{ mine: number[], theirs: number[] }} board @param {Record<string, any>} extra */
 function draw(st, board, extra = {}) {
@@ -846,7 +790,7 @@ function render() {
   // a hint pointed at shows its play on the board (nothing is chosen until it is clicked)
   const shown = S.preview && !S.pending.length ? S.preview : S.pending;
   for (const [from, to] of shown) applyStep(board.mine, board.theirs, from, to);
-  draw(st, board, { usedDice: usedDice(st.game.dice, shown), rolling: S.rolling, slides: S.slides,
+  draw(st, board, { usedDice: clicks.usedDice(st.game.dice, shown), rolling: S.rolling, slides: S.slides,
     preview: S.preview && !S.pending.length ? S.preview : null });
   S.rolling = false;  // the dice roll in once, not on every redraw
   S.slides = null;  // and a moved checker slides once
@@ -1095,7 +1039,7 @@ function maybeAutoPlay() {
   const later = (ms, fn) => { S.autoTimer = setTimeout(() => { if (S.state.version === version) fn(); }, ms); };
   const a = st.allowed;
   if (settings.autoForced && a.includes("move") && st.plays === 1) {
-    later(700, () => { if (S.pending.length === 0) act("move", { steps: firstPlay() }); });
+    later(700, () => { if (S.pending.length === 0) act("move", { steps: clicks.firstPlay(S.state.move_graph) }); });
   } else if (settings.autoRoll && a.includes("roll") && !(a.includes("double") && doublingApplies(st))) {
     later(400, () => act("roll"));
   }
@@ -1154,10 +1098,6 @@ function showHints(msg) {
 }
 
 // ------------------------------------------------------- moving checkers
-function stepsTo(dest) {
-  const map = targets(S.selected);
-  return map.get(dest) || null;
-}
 function applyPending(steps, fromXY = null) {
   clearFlash();
   playSound("move");
@@ -1174,61 +1114,21 @@ function refuse() {
   S.selected = null;
   render();
 }
+// Click-click and drag-and-drop moving: clickplay.js's board input, on the steps made so far.
 function setupBoardInput() {
-  const svg = $("#board");
-  svg.addEventListener("pointerdown", (ev) => {
-    const st = S.state;
-    if (!st || !st.allowed.includes("move") || S.replay !== null) return;
-    const p = pointAt(svg, ev.clientX, ev.clientY, orientation());
-    if (p === null) return;
-    if (S.selected !== null && S.selected !== p) {
-      const steps = stepsTo(p);
-      if (steps) { applyPending(steps); return; }
-    }
-    if (sources().has(p)) {
-      S.selected = p;
-      render();
-      S.drag = { from: p, x: ev.clientX, y: ev.clientY, moved: false, ghost: null };
-      svg.setPointerCapture(ev.pointerId);
-    } else if (S.selected !== null) {
-      refuse();
-    }
+  clicks.bindBoard($("#board"), {
+    clicks: () => {
+      const st = S.state;
+      if (!st || !st.allowed.includes("move") || S.replay !== null) return null;
+      return { graph: st.move_graph, steps: S.pending, selected: S.selected };
+    },
+    orientation,
+    colour: () => checkerColour(S.state.view),
+    select: (p) => { S.selected = p; render(); },
+    move: (steps, dropped) => applyPending(steps, dropped),
+    refuse: () => refuse(),
+    cancel: () => render(),
   });
-  svg.addEventListener("pointermove", (ev) => {
-    const d = S.drag;
-    if (!d) return;
-    if (Math.hypot(ev.clientX - d.x, ev.clientY - d.y) > 6) d.moved = true;
-    if (!d.moved) return;
-    const pt = svg.createSVGPoint();
-    pt.x = ev.clientX; pt.y = ev.clientY;
-    const p = pt.matrixTransform(svg.getScreenCTM().inverse());
-    if (!d.ghost) {
-      d.ghost = document.createElementNS("http://www.w3.org/2000/svg", "circle");
-      d.ghost.setAttribute("r", 34);
-      d.ghost.setAttribute("class", "ghost");
-      const view = S.state.view;
-      d.ghost.setAttribute("fill", checkerColour(view));
-      d.ghost.setAttribute("stroke", "#ffd400");
-      d.ghost.setAttribute("stroke-width", 4);
-      svg.appendChild(d.ghost);
-    }
-    d.ghost.setAttribute("cx", p.x);
-    d.ghost.setAttribute("cy", p.y);
-  });
-  const end = (ev) => {
-    const d = S.drag;
-    S.drag = null;
-    if (!d) return;
-    const dropped = d.ghost ? { x: Number(d.ghost.getAttribute("cx")), y: Number(d.ghost.getAttribute("cy")) } : null;
-    if (d.ghost) d.ghost.remove();
-    if (!d.moved) return; // a click: the checker stays selected, the next click chooses where
-    const q = pointAt(svg, ev.clientX, ev.clientY, orientation());
-    const steps = q === null ? null : stepsTo(q);
-    if (steps) applyPending(steps, dropped);  // it glides from where it was let go
-    else refuse();
-  };
-  svg.addEventListener("pointerup", end);
-  svg.addEventListener("pointercancel", () => { if (S.drag?.ghost) S.drag.ghost.remove(); S.drag = null; render(); });
 }
 
 // ------------------------------------------------------- history & replay

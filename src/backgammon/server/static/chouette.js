@@ -1,7 +1,7 @@
 // Chouette table page: box against a team, the captain moves, members suggest; REST to create and
 // join, a WebSocket for the table itself.
-import { renderBoard, pointAt } from "./board.js";
-import { newPlay, playClick } from "./clickplay.js";
+import { renderBoard } from "./board.js";
+import { bindBoard, boardAfter, marks, playIndex, refusal } from "./clickplay.js";
 import { MESSAGES, t, setLanguage, defaultLanguage, applyTranslations, errorText, httpError } from "./i18n.js";
 import { renderFairDice } from "./fairdice.js";
 import { h } from "./dom.js";
@@ -66,10 +66,12 @@ let S = { id: params.get("id"), token: null, state: null, ws: null, retry: 500 }
 // finished games' move lists, fetched once when shown (a finished game never changes), and the ones open
 const pastLogs = new Map();
 const openGames = new Set();
-// the play being built by clicking on the board (clickplay.js), for the state version it was begun in
+// the play being built by clicking on the board (clickplay.js, on the state's move graph: the steps
+// made and the checker picked), for the state version it was begun in
+/** @type {{ steps: number[][], selected: number | null } | null} */
 let clicked = null;
 let clickedVersion = -1;
-const startPlay = (st) => newPlay(st.game.board.mine, st.game.board.theirs);  // the roll's position, no step yet
+const startPlay = () => ({ steps: [], selected: null });
 
 function fmtSigned(n) { return n > 0 ? `+${n}` : String(n); }
 
@@ -226,9 +228,10 @@ function render() {
     const chosen = () => (plays[Number(sel.value)] || plays[0]).steps;
     if (st.allowed.includes("move")) button("play", () => ({ action: "move", steps: chosen() }));
     else button("suggest", () => ({ action: "suggest", steps: chosen() }));
-    if (clickedVersion !== st.version) { clicked = startPlay(st); clickedVersion = st.version; }
-    const clear = h("button", { type: "button", id: "ch-clear", onclick: () => { clicked = startPlay(st); drawBoard(st); } }, t("ch_clear"));
-    box.append(clear, h("p", { class: "hint" }, t("ch_click_hint")));
+    if (clickedVersion !== st.version) { clicked = startPlay(); clickedVersion = st.version; }
+    const undo = h("button", { type: "button", id: "ch-undo", onclick: () => { clicked.steps.pop(); clicked.selected = null; clickedMoved(st); } }, t("undo"));
+    const clear = h("button", { type: "button", id: "ch-clear", onclick: () => { clicked = startPlay(); clickedMoved(st); } }, t("ch_clear"));
+    box.append(undo, " ", clear, h("p", { class: "hint" }, t("ch_click_hint")));
   } else clicked = null;
   // suggestions (team only)
   $("#ch-suggest-box").hidden = st.side !== "black";
@@ -270,7 +273,8 @@ async function showGameMoves(n, open) {
 function drawBoard(st) {
   const empty = new Array(25).fill(0);
   const view = st ? st.view : "white";
-  const board = clicked && st ? { mine: clicked.mine, theirs: clicked.theirs } : st ? st.game.board : { mine: empty, theirs: empty };
+  const c = clicksNow();
+  const board = c ? boardAfter(st.game.board, c.steps) : st ? st.game.board : { mine: empty, theirs: empty };
   const sum = (a) => a.reduce((x, y) => x + y, 0);
   const pip = (a) => a.reduce((acc, n, i) => acc + n * (i + 1), 0);
   const cube = st ? st.game.cube : { value: 1, owner: null, offered_by: null };
@@ -281,26 +285,35 @@ function drawBoard(st) {
     cube: { value: cube.value, owner: rel(cube.owner), offered: rel(cube.offered_by), enabled: true },
     pips: { me: pip(board.mine), them: pip(board.theirs) },
     off: { me: st ? 15 - sum(board.mine) : 0, them: st ? 15 - sum(board.theirs) : 0 },
-    sources: clicked ? new Set(clicked.mine.flatMap((n, i) => (n > 0 ? [i + 1] : []))) : new Set(), targets: new Set(),
-    selected: clicked ? clicked.selected : null, crawford: false,
+    ...(c ? marks(c.graph, c.steps, c.selected) : { sources: new Set(), targets: new Set(), selected: null }), crawford: false,
   }, { orientation: "bottom-right", myColor: view === "white" ? "#f4f1e8" : "#2b2b2b", theirColor: view === "white" ? "#2b2b2b" : "#f4f1e8", showPips: true });
 }
 
-// A click on the board while moving: one step of the play being built; once it makes the position of a
-// legal play (a play is the position it produces), that play is chosen in the list.
-function boardClick(ev) {
+// Moving by clicking (or dragging) on the board along the state's move graph (clickplay.js, the
+// site's one click model): once the steps make a legal play (two orders of the same play end on the
+// same node of the graph), that play is chosen in the list; a step no legal play makes is refused with
+// its message.
+function clicksNow() {
   const st = S.state;
-  if (!st || !clicked) return;
-  playClick(clicked, pointAt($("#board"), ev.clientX, ev.clientY, "bottom-right"));
-  const plays = st.plays || [];
-  const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
-  const index = plays.findIndex((p) => {
-    const after = startPlay(st);
-    for (const [from, to] of p.steps) { playClick(after, from); playClick(after, to); }
-    return same(after.mine, clicked.mine) && same(after.theirs, clicked.theirs);
-  });
+  if (!st || !clicked || !st.move_graph || clickedVersion !== st.version) return null;
+  return { graph: st.move_graph, steps: clicked.steps, selected: clicked.selected };
+}
+function clickedMoved(st) {
+  $("#ch-act-error").textContent = "";
+  const index = playIndex(st.move_graph, st.plays || [], clicked.steps);
   if (index >= 0 && clicked.steps.length) $("#ch-move").value = String(index);
   drawBoard(st);
+}
+function boardInput() {
+  bindBoard($("#board"), {
+    clicks: clicksNow,
+    orientation: () => "bottom-right",
+    colour: () => (S.state.view === "white" ? "#f4f1e8" : "#2b2b2b"),
+    select: (p) => { clicked.selected = p; drawBoard(S.state); },
+    move: (steps) => { clicked.steps.push(...steps); clicked.selected = null; clickedMoved(S.state); },
+    refuse: (from, to) => { clicked.selected = null; $("#ch-act-error").textContent = errorText(refusal(from, to, S.state.game.dice)); drawBoard(S.state); },
+    cancel: () => drawBoard(S.state),
+  });
 }
 
 // ------------------------------------------------------------------ start
@@ -318,7 +331,7 @@ function start() {
   $("#ch-lang").onchange = (ev) => { lang = ev.target.value; localStorage.setItem("bg.chouette.lang", lang); setLanguage(lang); defaultNames(); if (S.state) render(); else { applyTranslations(); if (!S.id) showSetup(); } };
   applyTranslations();
   defaultNames();
-  $("#board").onclick = boardClick;
+  boardInput();
   const token = S.id ? localStorage.getItem(`bg.chouette.${S.id}`) : null;
   if (S.id && token) enter(S.id, token);
   else showSetup();

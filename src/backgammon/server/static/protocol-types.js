@@ -9,6 +9,61 @@
 /** @typedef {Record<string, any>} Rules */
 
 /**
+ * A roll's legal step sequences as a graph (protocol.move_graph; docs/web-protocol.md, "The move
+ * graph"): node 0 is the start, each edge [from, to, child] a step in the mover's numbering (25 = the
+ * bar, 0 = off), a node without edges a complete play; every path has `length` steps. The one click
+ * model, clickplay.js, follows it on every board.
+ * @typedef {object} MoveGraph
+ * @property {number} length
+ * @property {number[][][]} nodes
+ */
+
+/**
+ * A legal play, once: its text and one order of its steps (protocol.plays_to_wire).
+ * @typedef {object} PlayOption
+ * @property {string} play
+ * @property {number[][]} steps
+ */
+
+/**
+ * A position set up for study (study.setup_to_wire): the analysis board's setup, a puzzle's position.
+ * `move_graph` and `plays` (protocol.roll_moves) are null and [] without dice, and absent in an
+ * analysis's copy of its setup.
+ * @typedef {object} StudySetup
+ * @property {number[]} mine
+ * @property {number[]} theirs
+ * @property {number[] | null} dice
+ * @property {number} cube
+ * @property {string} owner
+ * @property {number} match_length
+ * @property {number[]} score
+ * @property {boolean} crawford
+ * @property {boolean} jacoby
+ * @property {number[]} pips
+ * @property {string} position_id
+ * @property {string} gnubg_id
+ * @property {string | null} xgid
+ * @property {MoveGraph | null} [move_graph]
+ * @property {PlayOption[]} [plays]
+ */
+
+/**
+ * One exercise of a lesson (study.lesson_to_wire): a play to make (`dice`; with a position, its
+ * `move_graph` and `plays` for clicking) or a choice among `choices`.
+ * @typedef {object} LessonExercise
+ * @property {string} task
+ * @property {string} prompt
+ * @property {string[]} hints
+ * @property {number[]} [mine]
+ * @property {number[]} [theirs]
+ * @property {string} [position_id]
+ * @property {number[]} [dice]
+ * @property {MoveGraph} [move_graph]
+ * @property {PlayOption[]} [plays]
+ * @property {string[]} [choices]
+ */
+
+/**
  * @typedef {object} TableInfo
  * @property {string} id
  * @property {"ai" | "human"} mode
@@ -96,7 +151,7 @@
  * @property {MatchInfo} match
  * @property {GameInfo} game
  * @property {string[]} allowed
- * @property {{ length: number, nodes: number[][][] } | null} move_graph
+ * @property {MoveGraph | null} move_graph
  * @property {number} plays
  * @property {Record<string, number> | null} resign_points
  * @property {Clock | null} clock

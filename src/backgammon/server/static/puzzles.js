@@ -1,11 +1,12 @@
 // Puzzles from the player's own games (/puzzles): the list of positions where the logged-in
-// player went wrong, and one puzzle at a time, answered by clicking checkers, typing the move or
+// player went wrong, and one puzzle at a time, answered by clicking checkers (along the move graph
+// the server sends with the puzzle: clickplay.js, the site's one click model), typing the move or
 // choosing the cube action. The browser runs no rules: the server reads and judges the answer
 // (a first wrong answer gets a second try, then the answer). Text is set as text (dom.js).
-import { renderBoard, pointAt, pointXY } from "./board.js";
-import { t, setLanguage, defaultLanguage, language, applyTranslations, httpError } from "./i18n.js";
+import { renderBoard, pointXY } from "./board.js";
+import { t, setLanguage, defaultLanguage, language, applyTranslations, errorText, httpError } from "./i18n.js";
 import { h, svg } from "./dom.js";
-import { newPlay, playText, playClick } from "./clickplay.js";
+import { bindBoard, boardAfter, marks, playText, refusal } from "./clickplay.js";
 import { mountNav } from "./sitenav.js";
 
 mountNav();
@@ -90,7 +91,8 @@ function drawPuzzle() {
   const pz = P.puzzle;
   if (!pz) return;
   const st = pz.setup;
-  const shown = P.play || st;
+  const c = clicksNow();
+  const shown = c ? boardAfter(st, c.steps) : st;
   const sum = (a) => a.reduce((x, y) => x + y, 0);
   const pip = (side) => side.reduce((acc, n, i) => acc + n * (i + 1), 0);
   const owner = st.owner === "centre" ? null : st.owner;
@@ -98,9 +100,8 @@ function drawPuzzle() {
     mine: shown.mine, theirs: shown.theirs, dice: st.dice, diceMine: true, usedDice: [],
     cube: { value: pz.offered || st.cube, owner, offered: !!pz.offered, enabled: true },
     pips: { me: pip(shown.mine), them: pip(shown.theirs) }, off: { me: 15 - sum(shown.mine), them: 15 - sum(shown.theirs) },
-    sources: new Set(), targets: new Set(), selected: P.play?.selected ?? null,
+    ...(c ? marks(c.graph, c.steps, c.selected) : { sources: new Set(), targets: new Set(), selected: null }),
   };
-  if (model.selected !== null) model.sources.add(model.selected);
   const [mine, theirs] = pz.player === "Black" ? [settings.blackColor, settings.whiteColor] : [settings.whiteColor, settings.blackColor];
   renderBoard($("#pz-board"), model, { orientation: settings.orientation, myColor: mine, theirColor: theirs, showPips: true });
 }
@@ -133,9 +134,21 @@ function drawAnswer(best, played) {
     board.append(g);
   }
 }
+// The play being built by clicking (`P.play`: the steps made and the checker picked) on the puzzle's
+// move graph, or null when the board takes no move (a cube puzzle, or the answer shown).
 function resetPlay() {
-  P.play = P.puzzle && P.puzzle.kind === "play" ? newPlay(P.puzzle.setup.mine, P.puzzle.setup.theirs) : null;
+  P.play = P.puzzle && P.puzzle.kind === "play" && P.puzzle.setup.move_graph ? { steps: [], selected: null } : null;
   $("#pz-play").value = "";
+  $("#pz-error").textContent = "";
+  drawPuzzle();
+}
+function clicksNow() {
+  return P.play && P.puzzle ? { graph: P.puzzle.setup.move_graph, steps: P.play.steps, selected: P.play.selected } : null;
+}
+function clicked() {
+  const st = P.puzzle.setup;
+  $("#pz-error").textContent = "";
+  $("#pz-play").value = playText(st, st.move_graph, st.plays || [], P.play.steps);
   drawPuzzle();
 }
 
@@ -246,12 +259,16 @@ function start() {
   $("#pz-next").onclick = nextPuzzle;
   $("#pz-reset").onclick = resetPlay;
   $("#pz-form").addEventListener("submit", (ev) => { ev.preventDefault(); answer({ play: $("#pz-play").value }); });
-  $("#pz-board").addEventListener("click", (ev) => {
-    if (!P.play) return;
-    playClick(P.play, pointAt($("#pz-board"), ev.clientX, ev.clientY, settings.orientation));
-    $("#pz-play").value = playText(P.play);
-    drawPuzzle();
+  bindBoard($("#pz-board"), {
+    clicks: clicksNow,
+    orientation: () => settings.orientation,
+    colour: () => (P.puzzle?.player === "Black" ? settings.blackColor : settings.whiteColor),
+    select: (p) => { P.play.selected = p; drawPuzzle(); },
+    move: (steps) => { P.play.steps.push(...steps); P.play.selected = null; clicked(); },
+    refuse: (from, to) => { P.play.selected = null; $("#pz-error").textContent = errorText(refusal(from, to, P.puzzle.setup.dice)); drawPuzzle(); },
+    cancel: drawPuzzle,
   });
+  $("#pz-undo").onclick = () => { if (P.play) { P.play.steps.pop(); P.play.selected = null; clicked(); } };
   // the account's board orientation (the main page's settings), when logged in
   api("GET", "/api/me").then((me) => {
     const o = me?.settings?.orientation;

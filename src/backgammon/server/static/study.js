@@ -1,11 +1,12 @@
 // The study pages: analysis board (with tactical check and rollouts), lessons and the
 // coached review of a finished game. The browser runs no rules: the server reads the IDs,
-// checks plays and answers; here we only edit the board and build move text from clicks.
+// checks plays and answers; here we only edit the board and follow the move graph the server sends
+// with a position (clickplay.js, the site's one click model) to make a play by clicking.
 import { renderBoard, pointAt, pointXY } from "./board.js";
 import { MESSAGES, setLanguage, defaultLanguage, language, errorText, httpError } from "./i18n.js";
 import { STUDY_MESSAGES } from "./study-i18n.js";
 import { h } from "./dom.js";
-import { newPlay, copyPlay, playText, playClick } from "./clickplay.js";
+import { bindBoard, boardAfter, marks, playText, playIndex, refusal } from "./clickplay.js";
 import { winChart } from "./review-chart.js";
 import { mountNav } from "./sitenav.js";
 
@@ -136,10 +137,17 @@ function go(path) { history.pushState({}, "", path); route(); }
 const INITIAL = [0, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0];
 const A = {
   setup: { mine: INITIAL.slice(), theirs: INITIAL.slice(), dice: null, cube: 1, owner: "centre", match_length: 0, score: [0, 0], crawford: false, jacoby: false },
-  play: null, confirmed: null, started: false, job: null, timer: null, seq: 0, clickSeq: 0,
+  play: { steps: [], selected: null }, graph: null, plays: [], started: false, job: null, timer: null, seq: 0,
 };
-// A fresh clicked play from the setup (the server has confirmed its empty path, of course).
-function freshPlay() { A.play = newPlay(A.setup.mine, A.setup.theirs); A.confirmed = copyPlay(A.play); A.clickSeq++; }
+// A fresh clicked play: no step made, no checker picked (the setup's move graph stays).
+function freshPlay() { A.play = { steps: [], selected: null }; }
+// the setup's move graph and plays (with its dice), as the server sent them for it
+function takeMoves(doc) { A.graph = doc.move_graph || null; A.plays = doc.plays || []; }
+// The play being built when the board is in "make a play" mode with dice, else null.
+function analysisClicks() {
+  if ($("#click-mode").value !== "play" || !A.setup.dice || !A.graph) return null;
+  return { graph: A.graph, steps: A.play.steps, selected: A.play.selected };
+}
 
 function fillSelects() {
   for (const id of ["#die1", "#die2"]) $(id).replaceChildren(h("option", { value: "" }, "–"), ...[1, 2, 3, 4, 5, 6].map((d) => h("option", {}, d)));
@@ -168,10 +176,10 @@ function setupToForm(st) {
 }
 function drawAnalysis() {
   const st = A.setup;
-  const shown = A.play && $("#click-mode").value === "play" ? A.play : st;
+  const c = analysisClicks();
+  const shown = c ? boardAfter(st, c.steps) : st;
   const cube = { value: st.cube, owner: st.owner === "centre" ? null : st.owner, enabled: true };
-  const model = boardModel(shown.mine, shown.theirs, st.dice, cube);
-  model.selected = A.play?.selected ?? null;
+  const model = { ...boardModel(shown.mine, shown.theirs, st.dice, cube), ...(c ? marks(c.graph, c.steps, c.selected) : {}) };
   draw($("#board"), model);
   $("#pips").textContent = `${model.pips.me} (${s("on_roll")}) – ${model.pips.them} (${s("opponent")})`;
 }
@@ -187,12 +195,15 @@ function resetResults() {
   STUDY_ROLLOUT.job = null;  // a poll still on its way is dropped
 }
 async function changed() {
+  takeMoves({});  // no clicking until the server has sent this setup's move graph
   resetResults();
   drawAnalysis();
   const seq = ++A.seq;
   try {
     const doc = await api("POST", "/api/study/setup", { setup: A.setup });
     if (seq !== A.seq) return;
+    takeMoves(doc);
+    drawAnalysis();
     showIds(doc);
     $("#analysis-error").textContent = "";
   } catch (e) {
@@ -211,6 +222,8 @@ async function loadText(text) {
     const doc = await api("POST", "/api/study/parse", { text });
     A.setup = { mine: doc.mine, theirs: doc.theirs, dice: doc.dice, cube: doc.cube, owner: doc.owner, match_length: doc.match_length, score: doc.score, crawford: doc.crawford, jacoby: doc.jacoby };
     setupToForm(A.setup);
+    ++A.seq;  // an edit's answer still on its way is dropped
+    takeMoves(doc);
     resetResults();
     drawAnalysis();
     showIds(doc);
@@ -219,15 +232,11 @@ async function loadText(text) {
     $("#analysis-error").textContent = e.message;
   }
 }
+// A click while editing the position: add or remove a checker (making a play is clickplay.js's).
 function editClick(p) {
   const mode = $("#click-mode").value;
   if (mode === "play") {
-    if (!A.setup.dice) { $("#analysis-error").textContent = s("err_no_dice"); return; }
-    const steps = A.play.steps.length;
-    playClick(A.play, p);
-    $("#play-text").value = playText(A.play);
-    drawAnalysis();
-    if (A.play.steps.length > steps) checkClicked();
+    if (!A.setup.dice) $("#analysis-error").textContent = s("err_no_dice");
     return;
   }
   if (p === null || p === 0) return;
@@ -244,24 +253,24 @@ function editClick(p) {
   else if (st.theirs[ti] > 0) st.theirs[ti]--;
   changed();
 }
-// The server checks every clicked step (through the one "legal play the user means" function):
-// a step no legal play starts with is refused with its message, and the board goes back to the
-// last confirmed steps, so it never shows a position the roll cannot make.
-async function checkClicked() {
-  const seq = ++A.clickSeq, sent = copyPlay(A.play);
-  try {
-    const r = await api("POST", "/api/study/move", { setup: A.setup, steps: sent.steps.map((st) => [st[0], st[1]]) });
-    if (seq !== A.clickSeq) return;
-    A.confirmed = sent;
-    $("#analysis-error").textContent = "";
-    if (r.complete) $("#play-text").value = r.play;
-  } catch (e) {
-    if (seq !== A.clickSeq) return;
-    A.play = copyPlay(A.confirmed);
-    $("#play-text").value = playText(A.play);
-    $("#analysis-error").textContent = e.message;
-    drawAnalysis();
-  }
+// The play made by clicking follows the setup's move graph: a step no legal play makes is refused
+// with its message ("6/3 is not possible with 5-2.") and not made, so the board never shows a
+// position the roll cannot make; once the steps make a play, the box shows the server's text of it.
+function clickedText() {
+  $("#play-text").value = playText(A.setup, A.graph, A.plays, A.play.steps);
+}
+function analysisInput() {
+  const moved = () => { $("#analysis-error").textContent = ""; clickedText(); drawAnalysis(); };
+  bindBoard($("#board"), {
+    clicks: analysisClicks,
+    orientation: () => ORIENT,
+    colour: () => settings.whiteColor,
+    select: (p) => { A.play.selected = p; drawAnalysis(); },
+    move: (steps) => { A.play.steps.push(...steps); A.play.selected = null; moved(); },
+    refuse: (from, to) => { A.play.selected = null; $("#analysis-error").textContent = errorText(refusal(from, to, A.setup.dice)); drawAnalysis(); },
+    cancel: drawAnalysis,
+  });
+  $("#btn-undo-play").onclick = () => { A.play.steps.pop(); A.play.selected = null; moved(); };
 }
 function renderAnalysis(doc, mine) {
   // every equity states its depth and kind ("1-ply cubeful match, EMG"); a loss is shown only
@@ -296,7 +305,10 @@ async function checkPlay() {
   $("#analysis-error").textContent = "";
   if (!A.setup.dice) { $("#analysis-error").textContent = s("err_no_dice"); return; }
   try {
-    const r = await api("POST", "/api/study/check", { setup: A.setup, play: $("#play-text").value, depth: Number($("#depth").value) });
+    const text = $("#play-text").value;
+    // a play made by clicking goes as its steps (read by the server's find_play), typed text as text
+    const clicked = A.play.steps.length && playIndex(A.graph, A.plays, A.play.steps) >= 0 && text === playText(A.setup, A.graph, A.plays, A.play.steps);
+    const r = await api("POST", "/api/study/check", { setup: A.setup, ...(clicked ? { steps: A.play.steps } : { play: text }), depth: Number($("#depth").value) });
     const box = $("#check-result");
     box.className = `verdict grade-${r.grade}`;
     box.replaceChildren(h("b", { class: "grade" }, `${s("grade")}: ${r.label[language()] || r.grade} ${r.mark}`), h("br"),
@@ -424,6 +436,7 @@ function startAnalysis() {
   }
   $("#click-mode").addEventListener("change", () => { freshPlay(); $("#play-text").value = ""; drawAnalysis(); });
   $("#board").addEventListener("click", (e) => editClick(pointAt($("#board"), e.clientX, e.clientY, ORIENT)));
+  analysisInput();
   $("#btn-initial").onclick = () => { A.setup.mine = INITIAL.slice(); A.setup.theirs = INITIAL.slice(); changed(); };
   $("#btn-clear").onclick = () => { A.setup.mine = Array(25).fill(0); A.setup.theirs = Array(25).fill(0); changed(); };
   $("#btn-swap").onclick = () => {
@@ -441,6 +454,8 @@ function startAnalysis() {
 }
 
 // ================================================================= lessons
+// `play`: the play being built by clicking (the exercise's board, dice, move graph and plays, the steps
+// made and the checker picked), or null
 const L = { lesson: null, index: 0, play: null, hint: 0, started: false, misses: 0 };
 
 async function showLessonList() {
@@ -462,13 +477,17 @@ async function openLesson(id) {
   $("#lesson").hidden = false;
   if (!L.started) {
     L.started = true;
-    $("#lesson-board").addEventListener("click", (e) => {
-      const ex = L.lesson?.exercises[L.index];
-      if (!ex || !ex.dice) return;
-      playClick(L.play, pointAt($("#lesson-board"), e.clientX, e.clientY, ORIENT));
-      $("#lesson-play").value = playText(L.play);
-      drawLesson();
+    const moved = () => { $("#lesson-error").textContent = ""; $("#lesson-play").value = playText(L.play.board, L.play.graph, L.play.plays, L.play.steps); drawLesson(); };
+    bindBoard($("#lesson-board"), {
+      clicks: () => L.play,
+      orientation: () => ORIENT,
+      colour: () => settings.whiteColor,
+      select: (p) => { L.play.selected = p; drawLesson(); },
+      move: (steps) => { L.play.steps.push(...steps); L.play.selected = null; moved(); },
+      refuse: (from, to) => { L.play.selected = null; $("#lesson-error").textContent = errorText(refusal(from, to, L.play.dice)); drawLesson(); },
+      cancel: drawLesson,
     });
+    $("#lesson-undo").onclick = () => { if (L.play) { L.play.steps.pop(); L.play.selected = null; moved(); } };
     $("#lesson-reset").onclick = () => { resetLessonPlay(); drawLesson(); };
     $("#lesson-form").addEventListener("submit", (e) => { e.preventDefault(); answerLesson($("#lesson-play").value); });
     $("#lesson-hint").onclick = () => {
@@ -488,18 +507,22 @@ async function openLesson(id) {
 }
 function resetLessonPlay() {
   const ex = L.lesson.exercises[L.index];
-  L.play = ex && ex.mine ? newPlay(ex.mine, ex.theirs) : null;
+  // a play exercise with a position is played by clicking along its move graph (clickplay.js)
+  L.play = ex && ex.mine && ex.move_graph
+    ? { board: { mine: ex.mine, theirs: ex.theirs }, dice: ex.dice, graph: ex.move_graph, plays: ex.plays || [], steps: [], selected: null }
+    : null;
   $("#lesson-play").value = "";
+  $("#lesson-error").textContent = "";
 }
 function drawLesson() {
   const ex = L.lesson.exercises[L.index];
   const svg = $("#lesson-board");
   if (!ex || !ex.mine) { svg.hidden = !ex; if (ex) svg.hidden = true; return; }
   svg.hidden = false;
-  const shown = L.play || ex;
+  const c = L.play;
+  const shown = c ? boardAfter(c.board, c.steps) : ex;
   const model = boardModel(shown.mine, shown.theirs, ex.dice || null, { value: 1, owner: null, enabled: true });
-  model.selected = L.play?.selected ?? null;
-  draw(svg, model);
+  draw(svg, c ? { ...model, ...marks(c.graph, c.steps, c.selected) } : model);
 }
 function showExercise() {
   const exs = L.lesson.exercises;
