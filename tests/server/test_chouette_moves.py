@@ -9,7 +9,6 @@ from backgammon.game import Game, OpeningRoll, Player, Roll, Rules
 from backgammon.notation import parse_play
 from backgammon.position import Position
 from backgammon.server import protocol
-from backgammon.server.chouette_tables import _plays
 from backgammon.server.replay import chouette_moves
 
 from .test_chouette_api import act, st, three_people
@@ -17,7 +16,7 @@ from .test_chouette_api import act, st, three_people
 
 def test_each_legal_play_is_offered_once_in_standard_notation():
     game = Game.new(Rules()).apply(OpeningRoll(3, 1))
-    plays = _plays(game)
+    plays = protocol.plays_to_wire(game.legal_plays)
     texts = [p["play"] for p in plays]
     assert len(texts) == len(set(texts)) == len(game.legal_plays)  # no play twice
     orders = protocol.graph_sequences(protocol.move_graph(game))
@@ -31,11 +30,11 @@ def test_hits_bar_and_bear_off_are_written_the_standard_way():
     # on the bar, the opponent's blot on the mover's 22 point (its own 3 point): bar/22*
     on_bar = Position.from_points({25: 1, 6: 5, 8: 3, 13: 5}, {3: 1, 24: 2, 13: 5, 8: 3, 6: 3})
     game = Game.from_position(on_bar, rules=Rules()).apply(Roll(Player.WHITE, (3, 1)))
-    texts = [p["play"] for p in _plays(game)]
+    texts = [p["play"] for p in protocol.plays_to_wire(game.legal_plays)]
     assert any(t.startswith("bar/22*") for t in texts), texts
     home = Position.from_points({1: 2, 2: 2, 6: 1}, {1: 2})
     game = Game.from_position(home, rules=Rules()).apply(Roll(Player.WHITE, (6, 1)))
-    texts = [p["play"] for p in _plays(game)]
+    texts = [p["play"] for p in protocol.plays_to_wire(game.legal_plays)]
     assert any("6/off" in t for t in texts), texts
     for t in texts:  # and the notation module reads each back as the same play
         assert str(parse_play(game.position, 6, 1, t)) == t

@@ -585,7 +585,7 @@ def state_to_wire(table: ChouetteRuntime, you: str | None) -> dict[str, Any]:
     pips_view, pips_other = board.pip_counts()
     allowed = _allowed(c, you)
     graph = protocol.move_graph(game) if "move" in allowed or "suggest" in allowed else None
-    plays = _plays(game) if graph else []
+    plays = protocol.plays_to_wire(game.legal_plays) if graph else []
     doc.update(
         {
             "box": c.box,
@@ -629,14 +629,6 @@ def state_to_wire(table: ChouetteRuntime, you: str | None) -> dict[str, Any]:
         }
     )
     return doc
-
-
-def _plays(game) -> list[dict[str, Any]]:
-    """Each legal play of the roll once (one of its step orders), in the standard notation."""
-    return [
-        {"play": str(play), "steps": [[step.source, step.destination] for step in play.steps]}
-        for play in game.legal_plays
-    ]
 
 
 def _allowed(c: Chouette, you: str | None) -> list[str]:
