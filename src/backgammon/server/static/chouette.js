@@ -229,7 +229,7 @@ function render() {
     if (st.allowed.includes("move")) button("play", () => ({ action: "move", steps: chosen() }));
     else button("suggest", () => ({ action: "suggest", steps: chosen() }));
     if (clickedVersion !== st.version) { clicked = startPlay(); clickedVersion = st.version; }
-    const undo = h("button", { type: "button", id: "ch-undo", onclick: () => { clicked.steps.pop(); clicked.selected = null; clickedMoved(st); } }, t("undo"));
+    const undo = h("button", { type: "button", id: "ch-undo", onclick: () => { clicked.steps.pop(); clicked.selected = null; clickedMoved(st); } }, t("undo_step"));
     const clear = h("button", { type: "button", id: "ch-clear", onclick: () => { clicked = startPlay(); clickedMoved(st); } }, t("ch_clear"));
     box.append(undo, " ", clear, h("p", { class: "hint" }, t("ch_click_hint")));
   } else clicked = null;

@@ -272,6 +272,7 @@ export const MESSAGES = {
     offer_draw: "Offer draw",
     confirm: "Confirm move",
     undo: "Undo",
+    undo_step: "Undo",  // beside a Reset that clears the whole play (study, puzzles, chouette)
     hint: "Hint",
     no_moves: "No legal moves: confirm to pass the turn.",
     no_moves_auto: "No legal moves: the turn passes.",
@@ -653,6 +654,7 @@ Click or drag a checker; the legal destinations light up. Drag to the tray to be
     offer_draw: "引き分けを提案",
     confirm: "手を確定",
     undo: "やり直し",
+    undo_step: "一手戻す",
     hint: "ヒント",
     no_moves: "動かせる手がありません。確定して手番を渡してください。",
     no_moves_auto: "動かせる手がありません。手番が移ります。",
