@@ -237,7 +237,10 @@ def test_seeded_greedy_is_reproducible():
 def _hint_table(agent, game, mode="ai"):
     from types import SimpleNamespace
 
-    return SimpleNamespace(flow=SimpleNamespace(game=game, is_post_crawford=False), config={"mode": mode}, agent=agent)
+    from backgammon.server.table_config import TableConfig
+
+    config = TableConfig(mode, {})
+    return SimpleNamespace(flow=SimpleNamespace(game=game, is_post_crawford=False), config=config, agent=agent)
 
 
 def test_hints_use_the_one_ranking_with_depth_and_kind(engine_agent):

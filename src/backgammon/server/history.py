@@ -90,7 +90,7 @@ def export_mat(table) -> str:
     Raises:
         IllegalActionError: for a table that started from a set-up position.
     """
-    if table.config.get("start"):
+    if table.config.start:
         raise IllegalActionError("export is not available for a table that started from a set-up position")
     names = (table.names[Player.WHITE] or "White", table.names[Player.BLACK] or "Black")
     match = Match(

@@ -9,7 +9,7 @@ Each yields ``(before, payload, after)`` for every stored action, in order.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
 from typing import Any, cast
 
@@ -30,7 +30,7 @@ CHOUETTE_NOTES = ("suggest", "chat")
 """Stored chouette entries that are not moves of the game."""
 
 
-def start_of(config: dict[str, Any]) -> StartPosition | None:
+def start_of(config: Mapping[str, Any]) -> StartPosition | None:
     """A table's set-up first position (the server's ``--test-hooks``), or None."""
     start = config.get("start")
     if not start:
@@ -40,12 +40,12 @@ def start_of(config: dict[str, Any]) -> StartPosition | None:
     )
 
 
-def match_of(config: dict[str, Any]) -> Match:
+def match_of(config: Mapping[str, Any]) -> Match:
     """A match or money table's state before its first action."""
     return new_match(protocol.rules_from_wire(config.get("rules", {})), start_of(config))
 
 
-def replay_match(config: dict[str, Any], payloads: Iterable[dict[str, Any]]) -> Iterator[tuple[Match, dict, Match]]:
+def replay_match(config: Mapping[str, Any], payloads: Iterable[dict[str, Any]]) -> Iterator[tuple[Match, dict, Match]]:
     """``(before, payload, after)`` for each stored action of a match or money table. A clock's
     ``timeout`` and a money session's ``end_session`` change no game state (``after is before``);
     they end the table."""

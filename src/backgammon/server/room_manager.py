@@ -60,11 +60,15 @@ class Runtime(Protocol):
     """What a manager holds in memory for one room (a match table, a chouette)."""
 
     id: str
-    config: dict[str, Any]
     status: str  # "waiting", "playing", "over" (a chouette: "error" when stuck)
     actions: list[dict[str, Any]]
     outboxes: set[Outbox]  # the connections here that watch it, each with its seat
     used: float  # when it was last asked for or watched (``time.monotonic``)
+
+    @property
+    def config(self) -> Mapping[str, Any]:
+        """Its settings (what its row stores in ``Table.config``)."""
+        ...
 
     @property
     def room(self) -> Room: ...

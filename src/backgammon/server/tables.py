@@ -21,7 +21,7 @@ import secrets
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import select, update
 from sqlalchemy.orm import sessionmaker
@@ -49,6 +49,7 @@ from backgammon.server.rating import rating_change
 from backgammon.server.replay import END_SESSION, match_of, replay_match
 from backgammon.server.room_manager import RoomManager
 from backgammon.server.rooms import Outbox, Room, Throttle
+from backgammon.server.table_config import Clock, HeldSeat, Start, TableConfig, check_clock
 from backgammon.server.table_dice import DrawCount, draws_of, new_dice_config, resume_dice
 
 log = logging.getLogger("backgammon.server")
@@ -75,7 +76,7 @@ class TableRuntime:
     """A table in memory: its database row's facts, the match and the connections."""
 
     id: str
-    config: dict[str, Any]
+    config: TableConfig
     flow: Match
     tokens: dict[Player, str | None]
     names: dict[Player, str]
@@ -116,9 +117,9 @@ class TableRuntime:
         return self.flow.winner
 
     @property
-    def clock(self) -> dict[str, Any] | None:
+    def clock(self) -> Clock | None:
         """The clock settings: ``{"minutes": M, "delay": D}`` or None."""
-        return self.config.get("clock")
+        return self.config.clock
 
     def clock_remaining(self, now: float | None = None) -> dict[Player, float]:
         """Seconds left on each human seat's clock (reserve after the per-move delay), on the
@@ -181,7 +182,7 @@ class TableRuntime:
 
     @property
     def ai_seat(self) -> Player | None:
-        seat = self.config.get("ai_seat")
+        seat = self.config.ai_seat
         return protocol.player_from_wire(seat) if seat else None
 
     def seat_for(self, token: str | None) -> Player | None:
@@ -287,7 +288,7 @@ class TableManager(RoomManager[TableRuntime, Player]):
         return RandomDice(random.Random(f"{self.dice_seed}:{table_id}").getrandbits(64))
 
     def _runtime(self, row: Table) -> TableRuntime:
-        config = row.config
+        config = TableConfig.from_stored(row.config)
         table = TableRuntime(
             id=row.id,
             config=config,
@@ -299,9 +300,9 @@ class TableManager(RoomManager[TableRuntime, Player]):
             status=row.status,
             created_at=row.created_at,
         )
-        table.dice = resume_dice(row.id, config["dice"], 0) if config.get("dice") else self._dice_for(row.id)
-        if config.get("mode") == "ai":
-            table.agent = make_agent(config.get("level", "intermediate"))
+        table.dice = resume_dice(row.id, config.dice, 0) if config.dice else self._dice_for(row.id)
+        if config.against_computer:
+            table.agent = make_agent(config.level or "intermediate")
         return table
 
     def _unfinished(self) -> list[TableRuntime]:
@@ -339,8 +340,8 @@ class TableManager(RoomManager[TableRuntime, Player]):
             table.flow = after
             table.actions.append(payload)
             table.stamps.append(record.created_at)
-        if table.config.get("dice"):  # verifiable dice: go on at the draw after the last stored one
-            table.dice = resume_dice(row.id, table.config["dice"], len(draws_of(table.actions)))
+        if table.config.dice:  # verifiable dice: go on at the draw after the last stored one
+            table.dice = resume_dice(row.id, table.config.dice, len(draws_of(table.actions)))
         return table
 
     # ------------------------------------------------------------- creation
@@ -371,14 +372,14 @@ class TableManager(RoomManager[TableRuntime, Player]):
         if mode == "ai" and level not in (*LEVELS, "greedy"):
             raise InvalidInputError(f"invalid level {shown(level)}: expected one of {', '.join(LEVELS)}")
         name = _check_name(name)
-        config: dict[str, Any] = {"mode": mode, "rules": protocol.rules_to_wire(rules)}
-        if mode == "ai":
-            config["ai_seat"] = player.other.value
-            config["level"] = level
-        if start is not None:
-            config["start"] = self._check_start(start, rules)
-        if clock is not None:
-            config["clock"] = _check_clock(clock)
+        config = TableConfig(
+            mode,
+            protocol.rules_to_wire(rules),
+            ai_seat=player.other.value if mode == "ai" else None,
+            level=level if mode == "ai" else None,
+            start=cast(Start, self._check_start(start, rules)) if start is not None else None,
+            clock=check_clock(clock) if clock is not None else None,
+        )
         token = new_token()
         table = await self._new_table(
             config, player, name, user_id, token_hash(token), bool(listed) and mode == "human"
@@ -394,15 +395,17 @@ class TableManager(RoomManager[TableRuntime, Player]):
         Raises:
             InvalidInputError: for bad rules or clock.
         """
-        config: dict[str, Any] = {"mode": "human", "rules": protocol.rules_to_wire(protocol.rules_from_wire(rules_doc))}
-        if clock is not None:
-            config["clock"] = _check_clock(clock)
+        config = TableConfig(
+            "human",
+            protocol.rules_to_wire(protocol.rules_from_wire(rules_doc)),
+            clock=check_clock(clock) if clock is not None else None,
+        )
         name, user_id, digest = seats[Player.WHITE]
         return await self._new_table(config, Player.WHITE, name, user_id, digest, True, opponent=seats[Player.BLACK])
 
     async def _new_table(
         self,
-        config: dict[str, Any],
+        config: TableConfig,
         player: Player,
         name: str,
         user_id: int | None,
@@ -413,11 +416,11 @@ class TableManager(RoomManager[TableRuntime, Player]):
         """Store a new table of ``config`` (checked; its dice are added) with ``player`` seated (and
         the other seat's ``opponent``: name, user id, token hash), and start it (this process owns it)."""
         table_id = secrets.token_urlsafe(8)
-        config = {**config, "dice": new_dice_config(table_id, self.dice_seed)}
-        mode = config["mode"]
+        config = config.replace(dice=new_dice_config(table_id, self.dice_seed))
+        mode = config.mode
         row = Table(
             id=table_id,
-            config=config,
+            config=config.to_stored(),
             listed=listed,
             status="playing" if mode == "ai" or opponent is not None else "waiting",
             rated=False,
@@ -432,7 +435,8 @@ class TableManager(RoomManager[TableRuntime, Player]):
             setattr(row, f"{seat.value}_user_id", seat_user)
         if mode == "ai":
             # named as the table names the computer in play: "Computer (Intermediate)"
-            setattr(row, f"{player.other.value}_name", f"Computer ({config['level'].replace('_', ' ').capitalize()})")
+            level = (config.level or "").replace("_", " ").capitalize()
+            setattr(row, f"{player.other.value}_name", f"Computer ({level})")
 
         return await self._open(row)
 
@@ -459,7 +463,7 @@ class TableManager(RoomManager[TableRuntime, Player]):
         if not table.is_over:
             raise IllegalActionError("no rematch yet: the match is not over")
         name, user_id = table.names[seat], table.user_ids[seat]
-        made = table.config.get("rematch")
+        made = table.config.rematch
         if made:
             new = await self.get(made)
             if new.tokens[seat] is not None:
@@ -470,20 +474,15 @@ class TableManager(RoomManager[TableRuntime, Player]):
                 lambda: self._join(new, name, user_id, digest, rematch=True),
             )
             return made
-        settings = {
-            k: v for k, v in table.config.items() if k in ("mode", "rules", "ai_seat", "level", "clock", "start")
-        }
-        if settings.get("mode") == "human":  # the free seat is the other player's for a while
-            other = table.user_ids[seat.other]
-            settings["held"] = {
-                "seat": seat.other.value,
-                "user_id": other,
-                "until": time.time() + self.rematch_hold_seconds,
-            }
+        settings = table.config.for_rematch()
+        if settings.mode == "human":  # the free seat is the other player's for a while
+            hold = time.time() + self.rematch_hold_seconds
+            other: HeldSeat = {"seat": seat.other.value, "user_id": table.user_ids[seat.other], "until": hold}
+            settings = settings.replace(held=other)
         new = await self._new_table(settings, seat, name, user_id, digest, listed=False)
-        if table.config.get("mode") == "human":
-            table.config = {**table.config, "rematch": new.id}
-            config = table.config
+        if table.config.mode == "human":
+            table.config = table.config.replace(rematch=new.id)
+            config = table.config.to_stored()
 
             def write() -> None:
                 with self.sessions() as db:
@@ -589,10 +588,10 @@ class TableManager(RoomManager[TableRuntime, Player]):
         """
         table_id = table.id
         free = [p for p in (Player.WHITE, Player.BLACK) if table.tokens[p] is None]
-        if table.config.get("mode") != "human" or not free:
+        if table.config.mode != "human" or not free:
             raise IllegalActionError(f"cannot join table {table_id!r}: no free seat")
         seat = free[0]
-        held = table.config.get("held")
+        held = table.config.held
         if isinstance(held, dict) and not rematch and held.get("seat") == seat.value:
             left = float(held.get("until", 0)) - time.time()
             if left > 0 and (user_id is None or user_id != held.get("user_id")):
@@ -955,7 +954,7 @@ class TableManager(RoomManager[TableRuntime, Player]):
         flow = table.flow
         length = flow.rules.match_length
         winner = table.winner
-        if not length or winner is None or table.config.get("mode") != "human":
+        if not length or winner is None or table.config.mode != "human":
             return
         w_id, l_id = table.user_ids[winner], table.user_ids[winner.other]
         if not w_id or not l_id or w_id == l_id:
@@ -980,19 +979,3 @@ class TableManager(RoomManager[TableRuntime, Player]):
 
 def _check_name(name: object) -> str:
     return protocol.check_name(name)  # no control characters, NFC, 1 to 24 characters
-
-
-def _check_clock(clock: object) -> dict[str, Any]:
-    """Validate ``{"minutes": 1..120, "delay": 0..60}`` (delay defaults to 10 s).
-
-    Raises:
-        InvalidInputError: for anything else.
-    """
-    if not isinstance(clock, dict) or set(clock) - {"minutes", "delay"}:
-        raise InvalidInputError(f"invalid clock {shown(clock)}: expected {{'minutes': 1..120, 'delay': 0..60}}")
-    minutes, delay = clock.get("minutes"), clock.get("delay", 10)
-    ok_minutes = isinstance(minutes, (int, float)) and not isinstance(minutes, bool) and 0.05 <= minutes <= 120
-    ok_delay = isinstance(delay, (int, float)) and not isinstance(delay, bool) and 0 <= delay <= 60
-    if not ok_minutes or not ok_delay:
-        raise InvalidInputError(f"invalid clock {shown(clock)}: expected minutes 0.05..120 and delay 0..60 seconds")
-    return {"minutes": minutes, "delay": delay}

@@ -222,8 +222,8 @@ def lobby_entry(table: Any, host_rating: float | None = None) -> dict[str, Any]:
         "id": table.id,
         "host": table.names[seat],
         "host_rating": round(host_rating, 2) if host_rating is not None else None,
-        "rules": table.config["rules"],
-        "clock": table.config.get("clock"),
+        "rules": table.config.rules,
+        "clock": table.config.clock,
         "free_seat": seat.other.value,
     }
 
@@ -235,8 +235,8 @@ def live_entry(table: Any) -> dict[str, Any]:
         "id": table.id,
         "white": table.names[Player.WHITE],
         "black": table.names[Player.BLACK],
-        "rules": table.config["rules"],
-        "clock": table.config.get("clock"),
+        "rules": table.config.rules,
+        "clock": table.config.clock,
         "length": flow.rules.match_length,
         "score": {"white": flow.score[0], "black": flow.score[1]},
         "game": len(flow.games) + (0 if flow.is_over else 1),
@@ -248,14 +248,14 @@ def unfinished_entry(table: Any, seat: Player, held: bool) -> dict[str, Any]:
     flow = table.flow
     return {
         "id": table.id,
-        "mode": table.config.get("mode"),
+        "mode": table.config.mode,
         "seat": seat.value,
         "opponent": table.names[seat.other] or None,
         "status": table.status,
         "length": flow.rules.match_length,
         "score": {"white": flow.score[0], "black": flow.score[1]},
         "your_turn": table.status == "playing" and not table.is_over and flow.game.turn is seat,
-        "clock": table.config.get("clock"),
+        "clock": table.config.clock,
         "created": table.created_at.isoformat() if table.created_at else None,
         "held": held,
     }

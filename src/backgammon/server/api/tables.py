@@ -223,7 +223,7 @@ def hints_for(table, seat) -> dict[str, Any]:
     game = table.flow.game
     if seat is None or game.turn is not seat or game.phase is not GamePhase.MOVE:
         raise IllegalActionError("no hint now: hints are for the side to move")
-    if table.config.get("mode") != "ai":
+    if not table.config.against_computer:
         raise IllegalActionError("no hints in a game between people")
     position, dice = game.position, game.dice
     agent = table.agent if isinstance(table.agent, EngineAgent) else None
