@@ -524,18 +524,21 @@ def run(args) -> int:
     )
     for col in ("player", "positions", "doubler", "taker", "both", "doubler wrong", "taker wrong"):
         cube.add_column(col, justify="right")
+    wanted = [PHASES.index(p) for p in args.phases] if args.phases else list(range(len(PHASES)))
+    keep = np.flatnonzero(np.isin(ds.phase, wanted))  # the decisions scored (all phases by default)
+    ckeep = np.flatnonzero(np.isin(ds.cube_phase, wanted))
     for name in names:
         limit = args.limit
         if name in SLOW:
             limit = min(args.slow_limit, limit) if limit is not None else args.slow_limit
-        idx = spread(len(ds), limit)
+        idx = [int(i) for i in keep[spread(len(keep), limit)]]
         t = time.perf_counter()
         errs = score_checker(ds, checker_player(name, ev, args.seed), idx)
         per = (time.perf_counter() - t) / max(1, len(idx))
         ph = ds.phase[idx]
         cells = [_fmt(errs[ph == k], "±") for k in range(len(PHASES))]
         checker.add_row(name, str(len(idx)), _fmt(errs), *cells, f"{(errs > 1e-6).mean():.1%}", f"{per:.3f}")
-        cidx = spread(len(ds.cube_board), limit)
+        cidx = [int(i) for i in ckeep[spread(len(ckeep), limit)]]
         decide = cube_player(name, ev)
         d, k = score_cube(ds, decide, cidx)
         if old is not None and not name.startswith("gnubg"):
@@ -567,6 +570,16 @@ def run(args) -> int:
     return 0
 
 
+def _phases(text: str) -> list[str]:
+    names = [x.strip() for x in text.split(",") if x.strip()]
+    bad = [x for x in names if x not in PHASES]
+    if bad or not names:
+        raise argparse.ArgumentTypeError(
+            f"unknown phase {', '.join(bad) or text!r}: expected some of {', '.join(PHASES)}"
+        )
+    return names
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", action="store_true", help="sample and referee chunks missing from the set")
@@ -578,6 +591,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, default=None, help="score at most N decisions per player (evenly spread)")
     ap.add_argument("--slow-limit", type=int, default=2000, help="at most N decisions for 2- and 3-ply players")
     ap.add_argument("--weights", default=None, help="our weights file (default: the shipped one)")
+    ap.add_argument(
+        "--phases",
+        type=_phases,
+        default=None,
+        help="score only the decisions of these phases, comma-separated (e.g. 'race'); --limit then counts those",
+    )
     ap.add_argument(
         "--compare",
         default=None,

@@ -174,3 +174,28 @@ def test_bad_sides() -> None:
         one_sided(side_of({24: 1}) + np.eye(25, dtype=np.int8)[24])  # a checker on the bar
     with pytest.raises(InvalidInputError):
         race_outputs(np.zeros((3, 25)))
+
+
+def test_the_escape_is_played_to_leave_the_other_home_board_soonest() -> None:
+    # one checker on the 24-point, the rest home: it leaves the other's home board (its points 19..24) on the
+    # first roll unless the roll moves it fewer than 6 pips: 1-1, 1-2, 1-3, 1-4, 2-3 (9 of the 36 ordered rolls)
+    side = side_of({24: 1, 6: 5, 5: 5, 4: 4})
+    d, exact = one_sided(side, trials=36 * 40)
+    assert not exact and d[2, 0] == 0.0 and d[2, 1] == pytest.approx(27 / 36, abs=1e-9)
+    assert d.sum(axis=1) == pytest.approx(np.ones(3))
+
+
+def test_the_evaluator_knows_when_a_gammon_or_backgammon_is_impossible() -> None:
+    from backgammon.engine.evaluator import NetEvaluator
+
+    # a race the side on roll wins at once; the other has borne off a checker before being hit: no gammon
+    b = np.zeros((2, 25), dtype=np.int8)
+    b[0, 0] = 2
+    b[1, [0, 1, 9, 17]] = [3, 8, 1, 2]
+    out = NetEvaluator.default().evaluate_boards(b[None])[0]
+    assert out[0] > 0.99 and out[1] == 0.0 and out[2] == 0.0
+    # all fifteen still on the board but none in the winner's home board: a gammon, never a backgammon
+    b[1, :] = 0
+    b[1, [7, 8, 9, 10, 11, 12, 13, 14]] = [2, 2, 2, 2, 2, 2, 2, 1]
+    out = NetEvaluator.default().evaluate_boards(b[None])[0]
+    assert out[1] > 0.9 and out[2] == 0.0

@@ -32,7 +32,7 @@ from numba import njit
 
 from backgammon.engine.bearoff import WAYS, BearoffDatabase, race_probs, rank
 from backgammon.engine.encoding import MAX_NONZERO, encode_for
-from backgammon.engine.movegen import BEAROFF, CONTACT, OVER, board_of, phase
+from backgammon.engine.movegen import BEAROFF, CONTACT, OVER, RACE, board_of, phase
 from backgammon.engine.network import NUM_OUTPUTS, NetArrays, NetPair, forward_sparse, kernel_arrays
 from backgammon.engine.pubeval import WC, WR, pubeval_score
 from backgammon.errors import EngineError, InvalidInputError
@@ -208,6 +208,35 @@ def sanitize(out: np.ndarray) -> None:
 
 
 @njit(cache=True, nogil=True)
+def settle(b: np.ndarray, ph: int, out: np.ndarray) -> None:
+    """A net's five outputs for board ``b`` (phase ``ph``) made consistent (:func:`sanitize`) and exact where the
+    board decides them: no gammon for a side with a checker off; in a race, no backgammon for a side with no
+    checker left in the other's home board (it cannot be sent back)."""
+    sanitize(out)
+    mine = 0
+    theirs = 0
+    for i in range(25):
+        mine += b[0, i]
+        theirs += b[1, i]
+    if theirs < 15:
+        out[1] = 0.0
+        out[2] = 0.0
+    if mine < 15:
+        out[3] = 0.0
+        out[4] = 0.0
+    if ph == RACE:
+        back_mine = 0
+        back_theirs = 0
+        for i in range(18, 25):
+            back_mine += b[0, i]
+            back_theirs += b[1, i]
+        if back_theirs == 0:
+            out[2] = 0.0
+        if back_mine == 0:
+            out[4] = 0.0
+
+
+@njit(cache=True, nogil=True)
 def net_evaluate_one(
     b, cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, first, ways, use_bearoff, idx, val, hid, o
 ) -> None:
@@ -226,7 +255,7 @@ def net_evaluate_one(
             forward_sparse(idx, val, k, cw1, cb1, cw2, cb2, hid, o)
         else:
             forward_sparse(idx, val, k, rw1, rb1, rw2, rb2, hid, o)
-        sanitize(o)
+        settle(b, ph, o)
 
 
 @njit(cache=True, nogil=True)
