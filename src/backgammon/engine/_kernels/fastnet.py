@@ -32,7 +32,6 @@ from backgammon.engine.encoding import (
 )
 from backgammon.engine.evaluator import bearoff_probs, settle, terminal_probs
 from backgammon.engine.movegen import BEAROFF, CONTACT, OVER, phase
-from backgammon.engine.network import outputs_equity5
 
 FastNets = tuple[Any, ...]
 
@@ -197,14 +196,10 @@ def set_base(base, side) -> None:
 
 
 @njit(cache=True, nogil=True)
-def fast_evaluate_based(b, nets, scratch, o, base, cache) -> None:
+def fast_evaluate_based(b, nets, scratch, o, base) -> None:
     """:func:`fast_evaluate_one`, starting from ``base``'s hidden sums when the side on roll of ``b`` has its
     checkers: only the other side's inputs and the features of both (which depend on both) are added (the
-    boards after every play of a roll share the opponent's side, unless a play hits).
-
-    Those values (a function of the board alone: the shared sums depend only on the side they share) are
-    kept in ``cache`` (:func:`new_cache`) and taken from it when the board comes again, so the outputs are
-    the same with or without it; the other boards are valued by :func:`fast_evaluate_one` every time."""
+    boards after every play of a roll share the opponent's side, unless a play hits)."""
     ph = phase(b)
     if ph == OVER or (ph == BEAROFF and nets[11]):
         fast_evaluate_one(b, nets, scratch, o)
@@ -214,58 +209,12 @@ def fast_evaluate_based(b, nets, scratch, o, base, cache) -> None:
         if b[0, i] != side[i]:
             fast_evaluate_one(b, nets, scratch, o)
             return
-    keys, values, key = cache
-    slot = -1
-    if keys.shape[0] > 0:
-        slot = cache_slot(b, keys.shape[0], key)
-        if keys[slot, 0] == key[0] and keys[slot, 1] == key[1] and keys[slot, 2] == key[2] and keys[slot, 3] == key[3]:
-            o[:] = values[slot]
-            return
     idx, val, hc, fc, bc, hr, fr, br = scratch
     if ph == CONTACT:
         _based(b, side, idx, val, nets[0], nets[1], nets[2], nets[3], base[1], base[3], 0, False, hc, fc, bc, o)
     else:
         _based(b, side, idx, val, nets[4], nets[5], nets[6], nets[7], base[2], base[3], 1, True, hr, fr, br, o)
     settle(b, ph, o)
-    if slot >= 0:
-        keys[slot] = key
-        values[slot] = o
-
-
-#: The slots of a rollout thread's evaluation cache (:func:`new_cache`) as a power of two: 2 ** 16 slots, about
-#: 4.7 MB (a slot holds a board's 32-byte key and its five outputs).
-CACHE_BITS = 16
-
-_MIX = np.uint64(0x9E3779B97F4A7C15)
-
-
-@njit(cache=True, nogil=True)
-def new_cache(bits):
-    """An evaluation cache for :func:`fast_evaluate_based` with ``2 ** bits`` slots (``bits`` 0: none):
-    ``(keys, values, key)``, each slot a board's key (:func:`cache_slot`; all zeros: empty) and its five
-    outputs, and scratch for one key. A slot keeps the last board that hashed to it."""
-    size = (1 << bits) if bits > 0 else 0
-    return np.zeros((size, 4), dtype=np.uint64), np.empty((size, 5)), np.empty(4, dtype=np.uint64)
-
-
-@njit(cache=True, nogil=True)
-def cache_slot(b, size, key) -> int:
-    """Write ``b``'s key into ``key`` (its 50 counts, four bits each, in four words: never all zero for a
-    board with checkers) and return its slot among ``size`` (a power of two)."""
-    h = np.uint64(0)
-    for s in range(2):
-        lo = np.uint64(0)
-        hi = np.uint64(0)
-        for i in range(13):
-            lo |= np.uint64(b[s, i]) << np.uint64(4 * i)
-        for i in range(12):
-            hi |= np.uint64(b[s, 13 + i]) << np.uint64(4 * i)
-        key[2 * s] = lo
-        key[2 * s + 1] = hi
-        h = (h ^ lo) * _MIX
-        h = (h ^ hi) * _MIX
-    h ^= h >> np.uint64(29)
-    return np.int64(h & np.uint64(size - 1))
 
 
 @njit(cache=True, nogil=True)
@@ -285,16 +234,30 @@ def _based(b, side, idx, val, w1, b1, w2t, b2, shared, ready, c, race, hid, frac
 
 
 @njit(cache=True, nogil=True)
-def fast_choose(cand, n, nets, scratch, o, best, base, cache) -> int:
-    """The 0-ply play among ``cand[:n]`` (each with the opponent on roll), as
-    :func:`backgammon.engine.evaluator.net_choose` picks it: the first of lowest equity for the opponent;
-    its outputs (the opponent's view) into ``best``; ``o`` is scratch. Each result is valued by
-    :func:`fast_evaluate_based` (``base`` set to the side that is not moving) through ``cache``."""
+def fast_choose_based(cand, n, nets, scratch, o, best, base) -> int:
+    """:func:`fast_choose` with :func:`fast_evaluate_based` (``base`` set to the side that is not moving)."""
     chosen = 0
     best_eq = np.inf
     for c in range(n):
-        fast_evaluate_based(cand[c], nets, scratch, o, base, cache)
-        eq = outputs_equity5(o)
+        fast_evaluate_based(cand[c], nets, scratch, o, base)
+        eq = 2.0 * o[0] - 1.0 + o[1] - o[3] + o[2] - o[4]
+        if eq < best_eq:
+            best_eq = eq
+            chosen = c
+            best[:] = o
+    return chosen
+
+
+@njit(cache=True, nogil=True)
+def fast_choose(cand, n, nets, scratch, o, best) -> int:
+    """The 0-ply play among ``cand[:n]`` (each with the opponent on roll), as
+    :func:`backgammon.engine.evaluator.net_choose` picks it: the first of lowest equity for the opponent;
+    its outputs (the opponent's view) into ``best``; ``o`` is scratch."""
+    chosen = 0
+    best_eq = np.inf
+    for c in range(n):
+        fast_evaluate_one(cand[c], nets, scratch, o)
+        eq = 2.0 * o[0] - 1.0 + o[1] - o[3] + o[2] - o[4]
         if eq < best_eq:
             best_eq = eq
             chosen = c
