@@ -28,8 +28,8 @@ from starlette.middleware.gzip import GZipMiddleware
 from backgammon.errors import BackgammonError
 from backgammon.server import protocol, uploads
 from backgammon.server.api import accounts, chouette, pages, pairing, puzzles, stats, tables
+from backgammon.server.api import study as api_study
 from backgammon.server.api import uploads as api_uploads
-from backgammon.server.api.common import body
 from backgammon.server.auth import AuthLimits
 from backgammon.server.bus import bus_for, leases_for
 from backgammon.server.db import database_url_for, open_database
@@ -168,9 +168,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         status, message = error_status(exc)
         return JSONResponse(protocol.error_body(message, "invalid_input"), status_code=status)
 
-    from backgammon.server.study import make_router as study_router
-
-    app.include_router(study_router(state, body))
+    app.include_router(api_study.router(state))
     app.include_router(puzzles.router(state))
     app.include_router(api_uploads.router(state))  # analyse my matches
     app.include_router(pages.router(state))

@@ -32,8 +32,8 @@ from backgammon.server.study import (
     Setup,
     _int,
     _plays,
-    _plies,
     chances,
+    depth_of,
     evaluator,
     parse_setup,
     ranked_plays,
@@ -364,7 +364,7 @@ def add_routes(router: APIRouter, state: dict[str, Any], read_body: Any, client:
         setup = parse_setup(doc.get("setup"))
         top = _int(doc.get("top", 3), "number of candidates", 1, MAX_CANDIDATES)
         trials = _int(doc.get("trials", 144), "number of trials", 1, MAX_TRIALS)
-        plies = _plies(doc.get("depth"))
+        plies = depth_of(doc.get("depth"))
         ply = _int(doc.get("ply", 0), "rollout ply", 0, 1)
         plays = _plays(doc.get("plays"))
         ticket = state["quotas"].start("rollouts", *await client(request))  # given back when the job ends

@@ -1,6 +1,6 @@
 """Study tools of the web app: analysis board, tactical check, lessons and coached review.
 
-An :class:`fastapi.APIRouter` under ``/api/study`` (included by the app factory). A board
+Its routes, under ``/api/study``, are :mod:`backgammon.server.api.study`. A board
 set up for analysis travels as a *setup* (see :func:`parse_setup`): the checkers of the
 side on roll (``mine``) and of the opponent (``theirs``) in :class:`~backgammon.Position`
 layout, the dice, the cube and the score. Engine work runs in worker threads; rollouts run
@@ -10,13 +10,9 @@ All errors go through the app's exception handlers (bad input 400, illegal play 
 
 from __future__ import annotations
 
-import json
 import threading
 from dataclasses import dataclass
 from typing import Any
-
-from fastapi import APIRouter, Request
-from fastapi.responses import Response
 
 from backgammon.dice import check_roll
 from backgammon.errors import EngineError, IllegalActionError, InvalidInputError
@@ -27,7 +23,6 @@ from backgammon.grading import grade
 from backgammon.moves import find_play
 from backgammon.position import Position
 from backgammon.server import protocol
-from backgammon.server.assets import ASSETS
 from backgammon.server.protocol import shown
 
 MAX_CANDIDATES = 5
@@ -236,7 +231,8 @@ def evaluator() -> Any:
         return _EVALUATOR[0]
 
 
-def _plies(value: object) -> int:
+def depth_of(value: object) -> int:
+    """An analysis depth asked for: 0, 1 or 2 plies (0 when not said)."""
     return _int(0 if value is None else value, "depth", 0, 2)
 
 
@@ -393,7 +389,8 @@ def tactical_check(setup: Setup, text: object, plies: int, steps: object = None)
 
 
 # ----------------------------------------------------------------- lessons
-def _lang(value: object) -> str:
+def lang_of(value: object) -> str:
+    """A language asked for: ``en`` (when not said) or ``ja``."""
     if value is None:
         return "en"
     if value not in LANGS:
@@ -584,131 +581,3 @@ def _analyze_table(table: Any, plies: int) -> Any:
             )
         decisions.extend(analyze_game(game, ev, number, plies, luck=True, start=start))
     return match_report(match, decisions)
-
-
-def make_router(state: dict[str, Any], read_body: Any) -> APIRouter:
-    """The study API. ``state`` is the app's state (sessions, manager); ``read_body`` its JSON reader."""
-    import asyncio
-
-    from backgammon.server.auth import session_user
-    from backgammon.server.db import Review
-    from backgammon.server.pools import run_engine
-    from backgammon.server.quotas import address_of
-
-    router = APIRouter()
-
-    async def client(request: Request) -> tuple[str, int | None]:
-        """The request's address and account (None for a guest): whom its budgets count against."""
-        cookie = request.cookies.get("bg_session")
-        user = await asyncio.to_thread(session_user, state["sessions"], cookie) if cookie else None
-        return address_of(request), user.id if user is not None else None
-
-    async def engine_work(kind: str, request: Request, fn: Any, *args: Any) -> Any:
-        """``fn(*args)`` on the engine pool within the client's budget of ``kind`` (quotas)."""
-        with state["quotas"].start(kind, *await client(request)):
-            return await run_engine(fn, *args)
-
-    @router.get("/study", include_in_schema=False)
-    @router.get("/study/{rest:path}", include_in_schema=False)
-    async def study_page(request: Request, rest: str = "") -> Response:
-        return ASSETS.response("study.html", request, page=True)
-
-    @router.post("/api/study/parse")
-    async def parse(request: Request) -> dict[str, Any]:
-        doc = await read_body(request)
-        return setup_to_wire(setup_from_text(doc.get("text")))
-
-    @router.post("/api/study/setup")
-    async def setup_ids(request: Request) -> dict[str, Any]:
-        doc = await read_body(request)
-        return setup_to_wire(parse_setup(doc.get("setup")))
-
-    @router.post("/api/study/analyze")
-    async def analyze_ep(request: Request) -> dict[str, Any]:
-        doc = await read_body(request)
-        setup, plies = parse_setup(doc.get("setup")), _plies(doc.get("depth"))
-        return await engine_work("analysis", request, analyze, setup, plies)
-
-    @router.post("/api/study/check")
-    async def check_ep(request: Request) -> dict[str, Any]:
-        doc = await read_body(request)
-        setup, plies = parse_setup(doc.get("setup")), _plies(doc.get("depth"))
-        return await engine_work("analysis", request, tactical_check, setup, doc.get("play"), plies, doc.get("steps"))
-
-    @router.post("/api/study/move")
-    async def move_ep(request: Request) -> dict[str, Any]:
-        doc = await read_body(request)
-        return await asyncio.to_thread(clicked_move, parse_setup(doc.get("setup")), doc.get("steps"))
-
-    from backgammon.server.rollouts import add_routes
-
-    add_routes(router, state, read_body, client)
-
-    @router.get("/api/study/lessons")
-    async def lessons(lang: str | None = None) -> list[dict[str, Any]]:
-        return lesson_list(_lang(lang))
-
-    @router.get("/api/study/lessons/{lesson_id}")
-    async def lesson(lesson_id: str, lang: str | None = None) -> dict[str, Any]:
-        return lesson_to_wire(lesson_id, _lang(lang))
-
-    @router.post("/api/study/lessons/{lesson_id}/exercises/{number}/answer")
-    async def answer(lesson_id: str, number: int, request: Request) -> dict[str, Any]:
-        doc = await read_body(request)
-        lang = _lang(doc.get("lang"))
-        return await engine_work("analysis", request, lesson_answer, lesson_id, number, doc.get("answer"), lang)
-
-    @router.get("/api/study/reviews")
-    async def my_reviews(
-        request: Request, limit: protocol.PageLimit = 50, offset: protocol.PageOffset = 0
-    ) -> list[dict[str, Any]]:
-        """The stored reviews of the logged-in user's tables, newest first (empty for a guest),
-        ``limit`` rows from ``offset``."""
-        from sqlalchemy import or_, select
-
-        from backgammon.server.auth import session_user
-        from backgammon.server.db import Table
-
-        def query() -> list[dict[str, Any]]:
-            user = session_user(state["sessions"], request.cookies.get("bg_session"))  # expired: none
-            if user is None:
-                return []
-            uid = user.id
-            with state["sessions"]() as db:
-                rows = db.execute(
-                    select(Review.table_id, Review.created_at)
-                    .join(Table, Table.id == Review.table_id)
-                    .where(or_(Table.white_user_id == uid, Table.black_user_id == uid))
-                    .order_by(Review.created_at.desc(), Review.table_id)
-                    .offset(offset)
-                    .limit(limit)
-                ).all()
-            return [{"table_id": tid, "created": created.isoformat()} for tid, created in rows]
-
-        return await asyncio.to_thread(query)
-
-    def review_part(data: dict[str, Any], decisions: bool) -> dict[str, Any]:
-        """The review, or (``decisions=false``) its summary: players, games and their charts, without
-        the decisions (nine tenths of its size; what the result of a match shows)."""
-        return data if decisions else {key: value for key, value in data.items() if key != "decisions"}
-
-    @router.get("/api/study/reviews/{table_id}")
-    async def get_review(table_id: str, decisions: bool = True) -> dict[str, Any]:
-        def query() -> dict[str, Any]:
-            with state["sessions"]() as db:
-                row = db.get(Review, table_id)
-                if row is None:
-                    raise LookupError(f"no review of table {shown(table_id)}")
-                return json.loads(row.report) if isinstance(row.report, str) else row.report
-
-        return review_part(await asyncio.to_thread(query), decisions)
-
-    @router.post("/api/study/reviews/{table_id}")
-    async def make_review(table_id: str, request: Request, decisions: bool = True) -> dict[str, Any]:
-        table = await state["manager"].get(table_id)
-        data = await engine_work("reviews", request, review_table, table)
-
-        await asyncio.to_thread(store_review, state["sessions"], table_id, data)
-        return review_part(data, decisions)
-
-    return router
