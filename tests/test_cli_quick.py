@@ -4,6 +4,7 @@ same errors as the full typer command line, which it leaves everything it does n
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +14,8 @@ import pytest
 from backgammon.cli import _fastpath, engine_cmds, main
 
 POS = "4HPwATDgc/ABMA"
+MATCHES = Path(__file__).parent / "data" / "gnubg"
+MATCH1, MATCH3 = str(MATCHES / "match1_seed6.mat"), str(MATCHES / "match3_seed1.mat")
 
 
 @pytest.fixture(autouse=True)
@@ -45,11 +48,20 @@ def run(capsys, monkeypatch, quick: bool, *args: str) -> tuple[int, str, str]:
         ["hint", POS, "31", "--rollout", "36", "--candidates", "2", "--truncate", "2", "--seed", "4", "--json"],
         ["hint", POS, "31", "--plies", "3"],  # an error of the command itself
         ["hint", "nonsense", "31"],
+        ["analyze", MATCH1],
+        ["analyze", MATCH1, MATCH3, "--json"],
+        ["analyze", "--plies", "1", MATCH1, "--errors", MATCH3],
+        ["analyze", MATCH1, "/no/such/file.mat"],
+        ["analyze", MATCH1, "--plies", "3"],
     ],
 )
 def test_quick_path_answers_as_typer_does(capsys, monkeypatch, args) -> None:
     quick = run(capsys, monkeypatch, True, *args)
     full = run(capsys, monkeypatch, False, *args)
+    if args[0] == "analyze":  # the table of several files ends each row with the seconds it took
+        quick, full = (
+            (code, re.sub(r" +\d+\.\d\d$", "", out, flags=re.MULTILINE), err) for code, out, err in (quick, full)
+        )
     assert quick == full and (quick[1] or quick[2])
 
 
@@ -79,6 +91,10 @@ def test_quick_reader_reads_the_declarations() -> None:
     assert got["position_id"] == POS and got["dice"] == "31" and got["plies"] == 2 and got["seed"] == 7
     assert got["as_json"] is True and got["cubeless"] is False and got["match_id"] is None and got["rollout"] == 0
     assert _fastpath.parse(engine_cmds.engine, []) == {}
+    got = _fastpath.parse(engine_cmds.analyze, ["a.mat", "--plies", "2", "b.mat", "--json"])
+    assert got["paths"] == ["a.mat", "b.mat"] and got["plies"] == 2 and got["as_json"] is True
+    with pytest.raises(_fastpath._Decline):
+        _fastpath.parse(engine_cmds.analyze, ["--json"])  # no file: typer's message
 
 
 @pytest.mark.slow

@@ -54,3 +54,32 @@ def test_analyze_cli_json_and_bad_file(tmp_path: Path) -> None:
     assert proc.returncode == 2 and proc.stderr.startswith("error: ")
     with pytest.raises(InvalidInputError):
         analyze_mat_file(tmp_path / "missing.mat", None)
+
+
+def test_analyze_several_files_in_one_process(capsys, monkeypatch, tmp_path: Path) -> None:
+    """``analyze A B`` reports each file as ``analyze A`` alone does, then the total; a file that cannot be
+    read is named on stderr, the others are still analysed, and the exit status is 2."""
+    from backgammon.cli import main
+    from backgammon.engine.analysis import report_json
+
+    here = Path(__file__).parent
+    monkeypatch.setenv("BACKGAMMON_EVALUATOR", "fake_evaluator:FakeEvaluator")
+    monkeypatch.syspath_prepend(str(here))
+    from fake_evaluator import FakeEvaluator
+
+    files = [DATA / "match1_seed6.mat", DATA / "match3_seed1.mat"]
+    main(["analyze", *map(str, files), "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    for path, got in zip(files, doc["files"], strict=True):
+        assert got.pop("path") == str(path)
+        assert got == json.loads(json.dumps(report_json(analyze_mat_file(path, FakeEvaluator()))))
+    counted = sum(p["unforced"] for f in doc["files"] for p in f["players"].values())
+    assert doc["total"]["files"] == 2 and doc["total"]["unforced"] == counted and doc["errors"] == []
+
+    missing = tmp_path / "missing.mat"
+    with pytest.raises(SystemExit) as stop:
+        main(["analyze", str(files[0]), str(missing), str(files[1])])
+    out, err = capsys.readouterr()
+    assert stop.value.code == 2
+    assert err.count("\n") == 1 and err.startswith(f"error: {missing}: ")
+    assert out.count("== ") == 2 and "total (2 files)" in out

@@ -22,6 +22,7 @@ from typing import Any
 QUICK: dict[str, tuple[str, str]] = {
     "hint": ("backgammon.cli.engine_cmds", "hint"),
     "engine": ("backgammon.cli.engine_cmds", "engine"),
+    "analyze": ("backgammon.cli.engine_cmds", "analyze"),
 }
 
 _TYPES: dict[str, Callable[[str], Any]] = {"int": int, "str": str}
@@ -48,12 +49,18 @@ def parse(func: Callable[..., Any], args: Sequence[str]) -> dict[str, Any]:
     from typer.models import ArgumentInfo, OptionInfo
 
     positional: list[tuple[str, Callable[[str], Any], Any]] = []
+    variadic = ""  # the name of a trailing list argument (``list[str]``, required), if any
     options: dict[str, tuple[str, Callable[[str], Any] | None]] = {}  # flag -> (parameter, type; None: a flag)
     values: dict[str, Any] = {}
     for name, param in inspect.signature(func).parameters.items():
         info, annotation = param.default, str(param.annotation)
         if not isinstance(info, ArgumentInfo | OptionInfo) or not _plain(info):
             raise _Decline(name)
+        if annotation == "list[str]" and isinstance(info, ArgumentInfo) and info.default is ... and not variadic:
+            variadic = name  # one or more values, after the single positionals
+            continue
+        if variadic and isinstance(info, ArgumentInfo):
+            raise _Decline(name)  # only options may follow the list
         if annotation == "bool" and isinstance(info, OptionInfo):
             kind = None
         elif annotation in _TYPES:
@@ -97,6 +104,11 @@ def parse(func: Callable[..., Any], args: Sequence[str]) -> dict[str, Any]:
             values[name] = kind(text)
         except ValueError:
             raise _Decline(token) from None
+    if variadic:
+        if len(given) <= len(positional):
+            raise _Decline(variadic)  # missing: typer says so
+        values[variadic] = given[len(positional) :]
+        given = given[: len(positional)]
     if len(given) > len(positional):
         raise _Decline("extra arguments")
     for i, (name, kind, default) in enumerate(positional):

@@ -355,22 +355,49 @@ def rollout_cmd(
 
 
 def analyze(
-    path: str = typer.Argument(..., help="a Jellyfish .mat match file"),
+    paths: list[str] = typer.Argument(..., help="one or more Jellyfish .mat match files"),
     as_json: bool = typer.Option(False, "--json", help="print JSON"),
     errors_only: bool = typer.Option(False, "--errors", help="list only decisions with an error"),
     plies: int = typer.Option(0, "--plies", help="search depth for judging plays (0, 1 or 2)"),
     luck: bool = typer.Option(False, "--luck", help="also rate each roll's luck"),
 ) -> None:
-    """Analyse a match: every play and cube decision of both players, errors and totals."""
-    from backgammon.engine.analysis import analyze_mat_file, report_json, report_text
+    """Analyse matches: every play and cube decision of both players, errors and totals.
+
+    Several files are analysed in one process (the engine loads once): a report per file, then a
+    table of every file and the total. A file that cannot be read is named on stderr and the
+    others are still analysed (exit status 2 at the end)."""
+    from backgammon.engine.analysis import analyze_mat_file, batch_json, batch_text, report_json, report_text
 
     if plies not in (0, 1, 2):
         raise InvalidInputError(f"invalid plies {plies!r}: expected 0, 1 or 2")
-    report = analyze_mat_file(path, load_evaluator(), plies=plies, luck=luck)
+    evaluator = load_evaluator()
+    if len(paths) == 1:
+        report = analyze_mat_file(paths[0], evaluator, plies=plies, luck=luck)
+        print(json.dumps(report_json(report)) if as_json else report_text(report, errors_only=errors_only))
+        return
+    import time
+
+    done = []
+    failed = []
+    for path in paths:
+        started = time.perf_counter()
+        try:
+            report = analyze_mat_file(path, evaluator, plies=plies, luck=luck)
+        except InvalidInputError as exc:
+            failed.append((path, str(exc).replace("\n", " ")))
+            print(f"error: {path}: {failed[-1][1]}", file=sys.stderr)
+            continue
+        done.append((path, report, time.perf_counter() - started))
+        if not as_json:
+            print(f"== {path}")
+            print(report_text(report, errors_only=errors_only))
+            print()
     if as_json:
-        print(json.dumps(report_json(report)))
+        print(json.dumps(batch_json(done, failed)))
     else:
-        print(report_text(report, errors_only=errors_only))
+        print(batch_text(done))
+    if failed:
+        raise typer.Exit(2)
 
 
 def engine() -> None:

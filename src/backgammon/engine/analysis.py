@@ -453,6 +453,56 @@ def report_text(report: MatchReport, errors_only: bool = False, threshold: float
     return "\n".join(lines)
 
 
+def _both(report: MatchReport) -> tuple[int, float]:
+    """Counted decisions and total error of both players of a report."""
+    return sum(t.unforced for t in report.totals.values()), sum(t.total_error for t in report.totals.values())
+
+
+def batch_json(
+    done: Sequence[tuple[str, MatchReport, float]], failed: Sequence[tuple[str, str]] = ()
+) -> dict[str, Any]:
+    """Several files' reports (``(path, report, seconds)``, the seconds left out) and the files that could
+    not be analysed (``(path, error)``) as JSON-ready data, with the total over both players of every file."""
+    counted = sum(_both(r)[0] for _, r, _ in done)
+    error = sum(_both(r)[1] for _, r, _ in done)
+    per = error / counted if counted else 0.0
+    return {
+        "files": [{"path": path, **report_json(report)} for path, report, _ in done],
+        "errors": [{"path": path, "error": message} for path, message in failed],
+        "total": {
+            "files": len(done),
+            "decisions": sum(len(r.decisions) for _, r, _ in done),
+            "unforced": counted,
+            "total_error": round(error, 4),
+            "error_per_decision": round(per, 5),
+            "pr": 500.0 * per,
+        },
+    }
+
+
+def batch_text(done: Sequence[tuple[str, MatchReport, float]]) -> str:
+    """One line per analysed file (``(path, report, seconds)``) and the total: each player's PR, both
+    players' counted decisions, error and PR, and the seconds the file's analysis took."""
+    lines = [
+        f"{'file':<32}{'length':>7}{'counted':>9}{'error':>9}{'PR':>7}  {'players (PR)':<40}{'seconds':>9}",
+    ]
+    all_counted, all_error, all_seconds = 0, 0.0, 0.0
+    for path, report, seconds in done:
+        counted, error = _both(report)
+        all_counted, all_error, all_seconds = all_counted + counted, all_error + error, all_seconds + seconds
+        pr = 500.0 * error / counted if counted else 0.0
+        players = ", ".join(f"{t.name} {t.pr:.1f}" for t in report.totals.values())
+        length = str(report.match_length) if report.match_length else "money"
+        lines.append(
+            f"{Path(path).name[-32:]:<32}{length:>7}{counted:>9}{error:>9.3f}{pr:>7.1f}  "
+            f"{players[:40]:<40}{seconds:>9.2f}"
+        )
+    pr = 500.0 * all_error / all_counted if all_counted else 0.0
+    name = f"total ({len(done)} file{'s' if len(done) != 1 else ''})"
+    lines.append(f"{name:<32}{'':>7}{all_counted:>9}{all_error:>9.3f}{pr:>7.1f}  {'':<40}{all_seconds:>9.2f}")
+    return "\n".join(lines)
+
+
 __all__ = [
     "CLOSE_CUBE",
     "Decision",
@@ -461,6 +511,8 @@ __all__ = [
     "analyze_game",
     "analyze_mat_file",
     "analyze_match",
+    "batch_json",
+    "batch_text",
     "cube_is_live",
     "match_games",
     "match_report",

@@ -320,20 +320,13 @@ class _Model:
             if lose > 1e-12
             else (1.0, 0.0, 0.0)
         )
-        self.cash_a = functools.cache(self._cash_a)
-        self.cash_b = functools.cache(self._cash_b)
+        # what A gets when the game ends with A winning k points (k < 0: losing): one function per score,
+        # each value computed once (a position's candidates share them)
+        self.value: Callable[[int], float] = _result_values(info.away, info.crawford or info.post_crawford)
+        self._cash_a_memo: dict[int, float] = {}
+        self._cash_b_memo: dict[int, float] = {}
 
     # results ---------------------------------------------------------------
-    def value(self, k: int) -> float:
-        """What A gets when the game ends with A winning k points (k < 0: losing)."""
-        info = self.info
-        if info.away is None:
-            return float(k)
-        a, b = info.away
-        post = info.crawford or info.post_crawford
-        if k >= 0:
-            return match_equity(a - k, b, post)
-        return match_equity(a, b + k, post)
 
     def win_value(self, v: int, single_only: bool = False) -> float:
         if single_only:
@@ -387,6 +380,20 @@ class _Model:
         pts.append((1.0, self.win_value(v, single_only)))
         return pts
 
+    def cash_a(self, v: int) -> float:
+        """:meth:`_cash_a`, each cube level computed once."""
+        memo = self._cash_a_memo
+        if v not in memo:
+            memo[v] = self._cash_a(v)
+        return memo[v]
+
+    def cash_b(self, v: int) -> float:
+        """:meth:`_cash_b`, each cube level computed once."""
+        memo = self._cash_b_memo
+        if v not in memo:
+            memo[v] = self._cash_b(v)
+        return memo[v]
+
     def _cash_a(self, v: int) -> float:
         """A's cash point at cube v: where B's take of a double to 2v is worth a pass to B."""
         return _solve(self.unavailable_line(2 * v), self.value(v))
@@ -394,6 +401,22 @@ class _Model:
     def _cash_b(self, v: int) -> float:
         """B's cash point at cube v, as A's win chance: A indifferent between taking and passing."""
         return _solve(self.own_line(2 * v), self.value(-v))
+
+
+@functools.cache
+def _result_values(away: tuple[int, int] | None, post: bool) -> Callable[[int], float]:
+    """The model's ``value(k)`` at one score (``post``: the Crawford game or after it), memoised: money
+    gives ``float(k)``, a match the Kazaross-XG2 equity after the score moves by ``k``."""
+    if away is None:
+        return float
+    a, b = away
+
+    def value(k: int) -> float:
+        if k >= 0:
+            return match_equity(a - k, b, post)
+        return match_equity(a, b + k, post)
+
+    return functools.cache(value)
 
 
 def _interpolate(points: Sequence[tuple[float, float]], p: float) -> float:
