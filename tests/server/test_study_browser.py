@@ -105,6 +105,12 @@ def test_an_illegal_clicked_step_is_refused_with_a_message(browser, server):
         click_point(page, "#board", point)
     page.wait_for_function("() => document.querySelector('#analysis-error').textContent === ''")
     assert page.input_value("#play-text") == "13/11 13/8"
+    page.click("#btn-undo-play")  # Undo takes back the last checker moved (clickplay.js, as on the table page)
+    assert page.input_value("#play-text") == "13/11"
+    assert page.locator("#board .checker.movable").count() > 0  # the checkers the 5 can move are marked
+    click_point(page, "#board", 13)
+    click_point(page, "#board", 8)
+    assert page.input_value("#play-text") == "13/11 13/8"  # the whole play: the server's text of it
     page.click("#btn-check")
     page.wait_for_selector("#check-result:not([hidden])")
     assert "0-ply cubeful money" in page.text_content("#check-result")  # the equities say what they are
