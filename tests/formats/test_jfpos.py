@@ -36,6 +36,7 @@ def _same(path: Path, gnubg_id: str) -> None:
     assert got.state.dice_owner == state.dice_owner and got.state.turn == state.turn
     assert got.state.cube_value == state.cube_value and got.state.cube_owner == state.cube_owner
     assert got.state.match_length == state.match_length
+    assert got.state.crawford == state.crawford  # the Crawford byte (c1_*.pos)
     if state.match_length:  # a money session's score is not in the file
         assert got.state.score == state.score
     assert (got.state.dice is None) == (state.dice is None)

@@ -4,8 +4,9 @@ No published description of the format was found; the layout below was
 learnt from files GNU Backgammon 1.07 wrote (``export position pos``) for
 positions, dice, cubes and scores set one by one, each checked against the
 Position ID and Match ID gnubg printed for the same state
-(``tests/formats/test_jfpos.py`` repeats that check). 16-bit little-endian
-words, at byte offsets:
+(``tests/formats/test_jfpos.py`` repeats that check; ``c1_*.pos`` in
+``tests/data/pos/`` hold the Crawford byte's values). 16-bit little-endian
+words, at byte offsets, but for the names and the Crawford byte:
 
 ====== =========================================================================
 0      126 (the format's mark)
@@ -16,6 +17,9 @@ words, at byte offsets:
 30     match length (0 for money)
 32, 34 scores of player 0 and player 1
 36     the names, as two Pascal strings (gnubg always writes "gnubg", "root")
+49     one byte, the Crawford rule: 2 the Crawford game, 3 after it (gnubg also
+       writes 3 at double match point and in a one-point match), 1 before it
+       and in money play
 54, 56 the dice, as rolled (0 when not rolled)
 58     26 points, each written twice: count + 20, from player 0's side; point
        1-24 in player 0's numbering (negative: player 0's checkers, positive:
@@ -39,6 +43,8 @@ __all__ = ["is_jf_position", "read_jf_position"]
 MARK = 126
 BOARD_AT = 58
 SIZE = BOARD_AT + 26 * 4  # 162 bytes, what gnubg writes
+CRAWFORD_AT = 49  # a byte: 1 before the Crawford game, 2 in it, 3 after it
+CRAWFORD_GAME = 2
 
 
 def _bad(what: str) -> InvalidInputError:
@@ -117,6 +123,7 @@ def read_jf_position(data: bytes) -> PositionFile:
             cube_value=w[6],
             cube_owner=None if owner == 0 else owner - 1,
             dice_owner=on_roll,
+            crawford=not money and data[CRAWFORD_AT] == CRAWFORD_GAME,
             turn=on_roll,
             dice=dice,
             match_length=0 if money else w[15],
