@@ -81,3 +81,24 @@ def test_the_study_setup_and_lessons_with_their_move_graph_are_declared_as_sent(
     for ex in exercises:
         check("LessonExercise", ex)
     assert any("move_graph" in ex for ex in exercises)
+
+
+def test_the_chouette_state_with_its_move_graph_is_declared_as_sent(client):
+    from .test_chouette_api import act, st, three_people
+
+    tid, tokens = three_people(client)
+    check("ChouetteState", st(client, tid, tokens["Ann"]))
+    for _ in range(20):  # on to a roll to move, then the mover's state
+        states = {name: st(client, tid, tok) for name, tok in tokens.items()}
+        mover = next((name for name, doc in states.items() if "move" in doc["allowed"]), None)
+        if mover:
+            break
+        roller = next(name for name, doc in states.items() if "roll" in doc["allowed"])
+        act(client, tid, tokens[roller], action="roll", version=states[roller]["version"])
+    else:
+        raise AssertionError("nobody came to move")
+    doc = states[mover]
+    check("ChouetteState", doc)
+    check("ChouetteGame", doc["game"])
+    check("MoveGraph", doc["move_graph"])
+    check("PlayOption", doc["plays"][0])

@@ -62,6 +62,8 @@ function savedLanguage() {  // this page's choice, else the main page's setting
   try { return localStorage.getItem("bg.chouette.lang") || JSON.parse(localStorage.getItem("bg.settings") || "{}").lang; } catch { return null; }
 }
 let lang = params.get("lang") || savedLanguage() || defaultLanguage();
+/** @typedef {import("./protocol-types.js").ChouetteState} ChouetteState */
+/** @type {{ id: string | null, token: string | null, state: ChouetteState | null, ws: WebSocket | null, retry: number }} */
 let S = { id: params.get("id"), token: null, state: null, ws: null, retry: 500 };
 // finished games' move lists, fetched once when shown (a finished game never changes), and the ones open
 const pastLogs = new Map();
@@ -223,7 +225,7 @@ function render() {
     const sel = document.createElement("select");
     sel.id = "ch-move";
     const plays = st.plays && st.plays.length ? st.plays : [{ play: "", steps: [] }];  // each play once
-    plays.forEach((p, i) => { const o = document.createElement("option"); o.value = i; o.textContent = playText(p.play); sel.append(o); });
+    plays.forEach((p, i) => { const o = document.createElement("option"); o.value = String(i); o.textContent = playText(p.play); sel.append(o); });
     box.append(sel);
     const chosen = () => (plays[Number(sel.value)] || plays[0]).steps;
     if (st.allowed.includes("move")) button("play", () => ({ action: "move", steps: chosen() }));

@@ -183,6 +183,50 @@
  */
 
 /**
+ * A chouette table as one seat sees it (chouette_tables.state_to_wire). A table still waiting for
+ * players sends only the fields up to `revealed_dice`; `move_graph` and `plays` are the roll's for the
+ * seat that may move or suggest, else null and [].
+ * @typedef {object} ChouetteState
+ * @property {string} id
+ * @property {"chouette"} mode
+ * @property {string} status
+ * @property {number} version
+ * @property {string | null} you
+ * @property {{ name: string | null, bot: string | null, open: boolean }[]} seats
+ * @property {Record<string, any> | null} fair_dice
+ * @property {Record<string, any>[]} revealed_dice
+ * @property {string} [box]
+ * @property {string | null} [captain]
+ * @property {string[]} [team]
+ * @property {string} [stage]
+ * @property {string[]} [pending]
+ * @property {string[]} [to_act]
+ * @property {Record<string, any>[]} [players]
+ * @property {Side | null} [side]
+ * @property {Side} [view]
+ * @property {string[]} [allowed]
+ * @property {MoveGraph | null} [move_graph]
+ * @property {PlayOption[]} [plays]
+ * @property {Record<string, any>[]} [log]
+ * @property {Record<string, any>[]} [suggestions]
+ * @property {ChouetteGame} [game]
+ * @property {Record<string, any>[]} [games]
+ */
+
+/**
+ * The chouette's game in play (its board seen by the viewer's side).
+ * @typedef {object} ChouetteGame
+ * @property {number} number
+ * @property {string} phase
+ * @property {Side | null} turn
+ * @property {number[] | null} dice
+ * @property {{ value: number, owner: Side | null, offered_by: Side | null }} cube
+ * @property {Board} board
+ * @property {Record<Side, number>} pips
+ * @property {string} description
+ */
+
+/**
  * An error as the browser words it (i18n.js errorText): a socket error, or an HTTP error's body
  * with its status.
  * @typedef {object} ServerError
