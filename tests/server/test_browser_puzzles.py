@@ -142,7 +142,13 @@ def test_solve_a_puzzle(browser, server, axe_js, kind):
         for step in play.steps:
             _click(page, step.source)
             _click(page, step.destination)
-        assert page.input_value("#pz-play")
+        whole = page.input_value("#pz-play")
+        assert whole == str(play)  # the whole play: the server's text of it
+        page.click("#pz-undo")  # Undo takes back the last checker moved, as on the table page
+        assert page.input_value("#pz-play") != whole
+        _click(page, play.steps[-1].source)
+        _click(page, play.steps[-1].destination)
+        assert page.input_value("#pz-play") == whole
     else:
         page.fill("#pz-play", best)
     page.click("#pz-submit")
