@@ -146,7 +146,12 @@ def test_lesson_wrong_then_right(browser, server):
     assert "bar/18" in [str(a) for a in lesson.exercises[0].answers]
     bar = page.locator("#lesson-board rect.bar").bounding_box()
     page.mouse.click(bar["x"] + bar["width"] / 2, bar["y"] + bar["height"] * 0.3)  # our checker on the bar
+    click_point(page, "#lesson-board", 23)  # the 2 cannot enter: the opponent holds the 23-point
+    assert page.text_content("#lesson-error") == "bar/23 is not possible with 5-2."
+    assert page.input_value("#lesson-play") == ""
+    page.mouse.click(bar["x"] + bar["width"] / 2, bar["y"] + bar["height"] * 0.3)
     click_point(page, "#lesson-board", 18)
+    assert page.text_content("#lesson-error") == ""
     assert page.input_value("#lesson-play") == "bar/18"
     page.click("#lesson-submit")
     page.wait_for_selector("#lesson-feedback.right")
