@@ -14,11 +14,10 @@ import gc
 import json
 import logging
 import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -30,6 +29,7 @@ from backgammon.server import protocol, uploads
 from backgammon.server.api import accounts, chouette, pages, pairing, puzzles, stats, tables
 from backgammon.server.api import study as api_study
 from backgammon.server.api import uploads as api_uploads
+from backgammon.server.app_state import AppState
 from backgammon.server.auth import AuthLimits
 from backgammon.server.bus import bus_for, leases_for
 from backgammon.server.db import database_url_for, open_database
@@ -134,7 +134,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     routers share, the middleware, the error handlers and the routers of :mod:`backgammon.server.api`
     and of the domains that keep their own."""
     config = config or ServerConfig()
-    state: dict[str, Any] = {"config": config}
+    state: AppState = {"config": config}
     app = FastAPI(title="backgammon", lifespan=_lifespan(state, config), docs_url=None, redoc_url=None)
     install_csrf(app)  # innermost: a body declared too large is 413 first; the refusals get the headers
     install_body_limit(app, protocol.MAX_BODY, uploads.BODY_LIMITS)  # inside the security headers: a 413 gets them too
@@ -180,7 +180,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     return app
 
 
-def _lifespan(state: dict[str, Any], config: ServerConfig) -> Any:
+def _lifespan(state: AppState, config: ServerConfig) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
     """The app's start and stop: the pools, the database, the table manager and pairing (kept in
     ``state``), the garbage collector's policy and the engine's warm-up."""
 
@@ -232,7 +232,7 @@ def _lifespan(state: dict[str, Any], config: ServerConfig) -> Any:
     return lifespan
 
 
-async def _warm_engine(warm_up: Any) -> bool:
+async def _warm_engine(warm_up: Callable[[], bool]) -> bool:
     """Load the engine's compiled kernels with ``warm_up`` (True when the engine is ready)."""
     # Compiling the kernels holds the GIL for up to a minute: do it in a child process,
     # which fills the on-disk cache, so this process only loads them and keeps answering.

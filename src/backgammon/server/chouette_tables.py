@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from backgammon.chouette import Chouette, ChouetteAction, ChouetteStage, Consent, Refuse
-from backgammon.engine.players import LEVELS, decide_chouette, make_agent
+from backgammon.engine.players import LEVELS, Agent, decide_chouette, make_agent
 from backgammon.errors import IllegalActionError, InvalidInputError, NotYourTurnError
 from backgammon.fairdice import CommittedDice
 from backgammon.game import Double, GamePhase, Move, OpeningRoll, Pass, Player, Roll, Take
@@ -74,11 +74,11 @@ class ChouetteRuntime:
     chouette: Chouette | None = None
     actions: list[dict[str, Any]] = field(default_factory=list)
     outboxes: set[Outbox] = field(default_factory=set)  # the connections watching, each with its seat name
-    dice: Any = None
-    agents: dict[str, Any] = field(default_factory=dict)
+    dice: CommittedDice | None = None  # the current game's (made when it starts)
+    agents: dict[str, Agent] = field(default_factory=dict)
     task: asyncio.Task | None = None  # the computer players going on in the background
     bots_running: bool = False  # computer players are acting now (in a request or the task)
-    fallback: Any = None  # the quick player, answering for a computer that takes too long or fails
+    fallback: Agent | None = None  # the quick player, answering for a computer that takes too long or fails
     game_starts: list[int] = field(default_factory=lambda: [0])  # index in ``actions`` where each game began
     used: float = field(default_factory=time.monotonic)  # last asked for or watched (time.monotonic)
     last_stamp: _dt.datetime | None = None  # when this process stored its last action
@@ -397,7 +397,7 @@ class ChouetteManager(RoomManager[ChouetteRuntime, str]):
             if c.stage is not ChouetteStage.PLAYING or c.game.phase is not GamePhase.ROLL:
                 raise IllegalActionError(f"cannot roll now: {c.game.describe()}")
             c.game.apply(Roll(side, (1, 2)))  # raises if rolling is not allowed; the real dice come next
-            return Roll(side, table.dice.roll())
+            return Roll(side, _dice(table).roll())
         if kind == "move":
             if c.game.phase is not GamePhase.MOVE:
                 raise IllegalActionError(f"cannot move now: {c.game.describe()}")
@@ -480,7 +480,7 @@ class ChouetteManager(RoomManager[ChouetteRuntime, str]):
             check=lambda answer: c.apply(name, _with_dice(answer, (1, 2))),
             fallback=table.fallback,
         )
-        return _with_dice(action, table.dice.roll()) if isinstance(action, Roll) else action
+        return _with_dice(action, _dice(table).roll()) if isinstance(action, Roll) else action
 
     async def _stop(self, table: ChouetteRuntime, why: str) -> None:
         """Something is genuinely stuck: log it as an error and mark the table (status ``"error"``)."""
@@ -531,7 +531,8 @@ class ChouetteManager(RoomManager[ChouetteRuntime, str]):
         c = table.chouette
         assert c is not None
         while c.stage is ChouetteStage.PLAYING and c.game.phase is GamePhase.OPENING:
-            action = OpeningRoll(table.dice.die(), table.dice.die())
+            dice = _dice(table)
+            action = OpeningRoll(dice.die(), dice.die())
             box = c.box
             c = c.apply(box, action)
             await self._store(table, _action_to(box, action))
@@ -539,6 +540,12 @@ class ChouetteManager(RoomManager[ChouetteRuntime, str]):
 
     _bot_decision = staticmethod(decide_chouette)
     """What a computer seat does (:func:`backgammon.engine.players.decide_chouette`, run off the event loop)."""
+
+
+def _dice(table: ChouetteRuntime) -> CommittedDice:
+    """The current game's dice (a game in play has them)."""
+    assert table.dice is not None, table.id
+    return table.dice
 
 
 def _with_dice(action: ChouetteAction, dice: tuple[int, int]) -> ChouetteAction:

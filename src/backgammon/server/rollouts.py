@@ -25,6 +25,7 @@ from fastapi import APIRouter, Request, WebSocket
 from backgammon.errors import IllegalActionError
 from backgammon.moves import find_play
 from backgammon.server import protocol
+from backgammon.server.app_state import AppState
 from backgammon.server.http_errors import HTTPError
 from backgammon.server.protocol import shown
 from backgammon.server.study import (
@@ -344,7 +345,7 @@ async def stream_rollout(websocket: WebSocket, jobs: RolloutJobs, quotas: Any, j
 
 
 # ------------------------------------------------------------------ routes
-def add_routes(router: APIRouter, state: dict[str, Any], read_body: Any, client: Any) -> RolloutJobs:
+def add_routes(router: APIRouter, state: AppState, read_body: Any, client: Any) -> RolloutJobs:
     """Add the rollout endpoints to the study router; the jobs are kept in ``state["rollouts"]``.
 
     ``client(request)``: the request's address and account, whom the rollouts budget counts against.

@@ -24,11 +24,12 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from sqlalchemy import select, update
-from sqlalchemy.orm import sessionmaker
+from sqlalchemy.orm import Session, sessionmaker
 
 from backgammon.dice import RandomDice
 from backgammon.engine.players import LEVELS, Agent, make_agent
 from backgammon.errors import IllegalActionError, InvalidInputError, NotYourTurnError
+from backgammon.fairdice import CommittedDice
 from backgammon.game import Action as GameAction
 from backgammon.game import (
     GamePhase,
@@ -86,7 +87,7 @@ class TableRuntime:
     created_at: _dt.datetime | None = None
     actions: list[dict[str, Any]] = field(default_factory=list)
     outboxes: set[Outbox] = field(default_factory=set)  # the connections watching, each with its seat
-    dice: Any = None
+    dice: RandomDice | CommittedDice = field(default_factory=lambda: RandomDice(None))  # set by the manager
     agent: Agent | None = None
     bot_task: asyncio.Task | None = None
     stamps: list[_dt.datetime] = field(default_factory=list)  # when each action was stored
@@ -619,7 +620,7 @@ class TableManager(RoomManager[TableRuntime, Player]):
         self.publish(table, None, reload=True)
         return seat
 
-    def current(self, db: Any, row: Table) -> TableRuntime:
+    def current(self, db: Session, row: Table) -> TableRuntime:
         """A table to list: the copy in memory when it is current (this process runs it, or its
         clients here follow it), else replayed from the database (not kept). On a worker thread."""
         table = self.tables.get(row.id)

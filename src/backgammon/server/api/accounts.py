@@ -12,6 +12,7 @@ from sqlalchemy import or_, select
 from backgammon.errors import InvalidInputError
 from backgammon.server import protocol
 from backgammon.server.api.common import SESSION_COOKIE, body, require_user
+from backgammon.server.app_state import AppState
 from backgammon.server.auth import (
     SESSION_DAYS,
     AuthLimits,
@@ -32,7 +33,7 @@ from backgammon.server.tables import TableManager
 client_address = address_of  # (a trusted proxy's X-Forwarded-For: serve --forwarded-allow-ips)
 
 
-async def login_response(state: dict[str, Any], request: Request, user: User) -> JSONResponse:
+async def login_response(state: AppState, request: Request, user: User) -> JSONResponse:
     """The user's wire form, with a new session's cookie."""
     token = await asyncio.to_thread(open_session, state["sessions"], user.id)
     response = JSONResponse(protocol.user_to_wire(user))
@@ -61,7 +62,7 @@ def count_attempt(auth_limits: AuthLimits, request: Request, registration: bool 
         )
 
 
-def router(state: dict[str, Any], auth_limits: AuthLimits) -> APIRouter:
+def router(state: AppState, auth_limits: AuthLimits) -> APIRouter:
     """``/api/register``, ``/api/login``, ``/api/logout``, ``/api/logout-all``, ``/api/me`` (and its
     settings and history) and ``/api/users/{username}``; ``auth_limits`` counts the attempts."""
     api = APIRouter()
@@ -139,6 +140,8 @@ def router(state: dict[str, Any], auth_limits: AuthLimits) -> APIRouter:
         def write() -> dict[str, Any]:
             with state["sessions"]() as db:
                 row = db.get(User, user.id)
+                if row is None:  # the account was deleted meanwhile
+                    raise LookupError(f"no account {protocol.shown(user.username)}")
                 row.settings = {**protocol.clean_settings(row.settings), **changes}
                 db.commit()
                 return protocol.user_to_wire(row)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import APIRouter, Request, WebSocket
 
@@ -13,14 +13,18 @@ from backgammon.errors import IllegalActionError
 from backgammon.server import chouette_seats, protocol
 from backgammon.server.api import common
 from backgammon.server.api.common import body
+from backgammon.server.app_state import AppState
 from backgammon.server.auth import guest_name
 from backgammon.server.chouette_tables import ChouetteManager, ChouetteRuntime, game_log, state_to_wire
 from backgammon.server.http_errors import HTTPError
 from backgammon.server.quotas import address_of
 from backgammon.server.sockets import serve_connection
 
+if TYPE_CHECKING:
+    from backgammon.server.app import ServerConfig
 
-def router(state: dict[str, Any], config: Any) -> APIRouter:
+
+def router(state: AppState, config: ServerConfig) -> APIRouter:
     """The chouette API; ``state`` is the app's (``sessions``, ``manager``, ``quotas``); the
     :class:`ChouetteManager` is made at the first use and kept in ``state["chouettes"]``."""
     api = APIRouter()

@@ -8,6 +8,7 @@ from typing import Any
 from fastapi import Request
 
 from backgammon.server import protocol
+from backgammon.server.app_state import AppState
 from backgammon.server.auth import guest_name, session_user
 from backgammon.server.db import User
 from backgammon.server.http_errors import HTTPError
@@ -23,12 +24,12 @@ async def body(request: Request) -> dict[str, Any]:
     return protocol.parse_json_object(raw, "request body")
 
 
-async def current_user(state: dict[str, Any], request: Request) -> User | None:
+async def current_user(state: AppState, request: Request) -> User | None:
     """The logged-in user (a session lookup on a worker thread), or None."""
     return await asyncio.to_thread(session_user, state["sessions"], request.cookies.get(SESSION_COOKIE))
 
 
-async def require_user(state: dict[str, Any], request: Request) -> User:
+async def require_user(state: AppState, request: Request) -> User:
     """The logged-in user; 401 ``not_logged_in`` without one."""
     user = await current_user(state, request)
     if user is None:
@@ -36,7 +37,7 @@ async def require_user(state: dict[str, Any], request: Request) -> User:
     return user
 
 
-async def name_for(state: dict[str, Any], request: Request, doc: dict[str, Any]) -> tuple[str, int | None]:
+async def name_for(state: AppState, request: Request, doc: dict[str, Any]) -> tuple[str, int | None]:
     """The name and user id a table seat is taken under: the account's, or a guest's name
     (checked, and not a registered user's)."""
     user = await current_user(state, request)

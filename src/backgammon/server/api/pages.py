@@ -8,11 +8,12 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from backgammon.server import protocol
+from backgammon.server.app_state import AppState
 from backgammon.server.assets import ASSETS
 from backgammon.server.tables import TableManager
 
 
-def router(state: dict[str, Any]) -> APIRouter:
+def router(state: AppState) -> APIRouter:
     """``/``, ``/t/{table_id}``, ``/static/...``, ``/favicon.ico`` and ``/api/health``."""
     api = APIRouter()
 

@@ -9,12 +9,13 @@ from fastapi import APIRouter, Request
 
 from backgammon.server import protocol
 from backgammon.server.api.common import body, name_for
+from backgammon.server.app_state import AppState
 from backgammon.server.quotas import address_of
 
 client_address = address_of  # (a trusted proxy's X-Forwarded-For: serve --forwarded-allow-ips)
 
 
-def router(state: dict[str, Any]) -> APIRouter:
+def router(state: AppState) -> APIRouter:
     """``/api/pair`` and ``/api/pair/{request_id}``."""
     api = APIRouter()
 

@@ -12,6 +12,7 @@ from fastapi.responses import Response
 from backgammon.errors import IllegalActionError, InvalidInputError
 from backgammon.server import protocol
 from backgammon.server.api.common import SESSION_COOKIE, body
+from backgammon.server.app_state import AppState
 from backgammon.server.assets import ASSETS
 from backgammon.server.http_errors import HTTPError
 from backgammon.server.protocol import shown
@@ -33,7 +34,7 @@ from backgammon.server.puzzles import (
 )
 
 
-def router(state: dict[str, Any]) -> APIRouter:
+def router(state: AppState) -> APIRouter:
     """The puzzle page and API. ``state``: the app's state (sessions, manager)."""
     read_body = body
     from backgammon.server.auth import session_user

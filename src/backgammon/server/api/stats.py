@@ -12,12 +12,13 @@ from typing import Any
 from fastapi import APIRouter, Request
 
 from backgammon.server import player_dice
+from backgammon.server.app_state import AppState
 from backgammon.server.player_dice import CACHE_NAMES, CACHE_SECONDS, stored_version
 from backgammon.server.pools import run_engine
 from backgammon.server.quotas import address_of
 
 
-def router(state: dict[str, Any]) -> APIRouter:
+def router(state: AppState) -> APIRouter:
     """``GET /api/dice-stats?name=...``."""
     api = APIRouter()
     cache: OrderedDict[str, tuple[int, float, dict[str, Any] | LookupError]] = OrderedDict()

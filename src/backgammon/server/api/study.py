@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
@@ -16,6 +17,7 @@ from sqlalchemy import or_, select
 
 from backgammon.server import protocol, rollouts, study
 from backgammon.server.api.common import body
+from backgammon.server.app_state import AppState
 from backgammon.server.assets import ASSETS
 from backgammon.server.auth import session_user
 from backgammon.server.db import Review, Table
@@ -23,8 +25,10 @@ from backgammon.server.pools import run_engine
 from backgammon.server.protocol import shown
 from backgammon.server.quotas import address_of
 
+T = TypeVar("T")
 
-def router(state: dict[str, Any]) -> APIRouter:
+
+def router(state: AppState) -> APIRouter:
     """The study API and page. ``state`` is the app's state (sessions, manager, quotas)."""
     router = APIRouter()
     read_body = body
@@ -35,7 +39,7 @@ def router(state: dict[str, Any]) -> APIRouter:
         user = await asyncio.to_thread(session_user, state["sessions"], cookie) if cookie else None
         return address_of(request), user.id if user is not None else None
 
-    async def engine_work(kind: str, request: Request, fn: Any, *args: Any) -> Any:
+    async def engine_work(kind: str, request: Request, fn: Callable[..., T], *args: object) -> T:
         """``fn(*args)`` on the engine pool within the client's budget of ``kind`` (quotas)."""
         with state["quotas"].start(kind, *await client(request)):
             return await run_engine(fn, *args)

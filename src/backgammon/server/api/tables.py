@@ -13,6 +13,7 @@ from backgammon.errors import IllegalActionError
 from backgammon.server import lobby as listings
 from backgammon.server import protocol
 from backgammon.server.api.common import body, current_user, name_for, require_user
+from backgammon.server.app_state import AppState
 from backgammon.server.history import export_mat, history_entry_of, history_of, move_list_of
 from backgammon.server.pools import run_engine
 from backgammon.server.quotas import Quotas, address_of
@@ -22,7 +23,7 @@ from backgammon.server.tables import TableManager
 client_address = address_of  # (a trusted proxy's X-Forwarded-For: serve --forwarded-allow-ips)
 
 
-def router(state: dict[str, Any]) -> APIRouter:
+def router(state: AppState) -> APIRouter:
     """The tables' REST routes and the table socket (``state["manager"]``: the :class:`TableManager`)."""
     api = APIRouter()
     quotas: Quotas = state["quotas"]
@@ -119,7 +120,7 @@ def router(state: dict[str, Any]) -> APIRouter:
     return api
 
 
-def _add_history_and_hints(api: APIRouter, state: dict[str, Any], quotas: Quotas) -> None:
+def _add_history_and_hints(api: APIRouter, state: AppState, quotas: Quotas) -> None:
     """A table's history (whole, one entry, as a .mat file) and its hints."""
 
     @api.get("/api/tables/{table_id}/history")
@@ -149,7 +150,7 @@ def _add_history_and_hints(api: APIRouter, state: dict[str, Any], quotas: Quotas
         return await hint_within_budget(quotas, table, seat, client_address(request))
 
 
-def _add_socket(api: APIRouter, state: dict[str, Any], quotas: Quotas) -> None:
+def _add_socket(api: APIRouter, state: AppState, quotas: Quotas) -> None:
     """``/ws/tables/{table_id}``."""
 
     @api.websocket("/ws/tables/{table_id}")

@@ -16,25 +16,26 @@ import secrets
 from collections.abc import AsyncIterator
 from typing import Any
 
-from fastapi import APIRouter, Request, WebSocket
+from fastapi import APIRouter, FastAPI, Request, WebSocket
 from fastapi.responses import Response
 from sqlalchemy import delete, select
 
 from backgammon.errors import InvalidInputError
 from backgammon.server import protocol, uploads
 from backgammon.server.api.common import current_user
+from backgammon.server.app_state import AppState
 from backgammon.server.assets import ASSETS
 from backgammon.server.db import User, utcnow
 from backgammon.server.protocol import shown
 from backgammon.server.uploads import Upload, UploadJobs
 
 
-def router(state: dict[str, Any]) -> APIRouter:
+def router(state: AppState) -> APIRouter:
     """The upload page, its API and its progress socket. ``state``: the app's state (sessions,
     quotas)."""
 
     @contextlib.asynccontextmanager
-    async def lifespan(app: Any) -> AsyncIterator[None]:
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         # (inside the app's own lifespan: the database is open; the analyses stop before it closes)
         yield
         if "uploads" in state:
@@ -120,7 +121,7 @@ def router(state: dict[str, Any]) -> APIRouter:
     return api
 
 
-def _jobs(state: dict[str, Any]) -> UploadJobs:
+def _jobs(state: AppState) -> UploadJobs:
     """The app's analyses (``state["uploads"]``, made at the first use)."""
     if "uploads" not in state:
         state["uploads"] = UploadJobs(state["sessions"])
@@ -128,7 +129,7 @@ def _jobs(state: dict[str, Any]) -> UploadJobs:
     return jobs
 
 
-def _load(state: dict[str, Any], upload_id: str) -> Upload:
+def _load(state: AppState, upload_id: str) -> Upload:
     """The stored upload (a LookupError when there is none)."""
     with state["sessions"]() as db:
         row = db.get(Upload, uploads.check_id(upload_id))
@@ -137,13 +138,13 @@ def _load(state: dict[str, Any], upload_id: str) -> Upload:
     return row
 
 
-async def _wire_of(state: dict[str, Any], upload_id: str) -> dict[str, Any]:
+async def _wire_of(state: AppState, upload_id: str) -> dict[str, Any]:
     """The upload's wire form (its job's progress when it is analysed here)."""
     row = await asyncio.to_thread(_load, state, upload_id)
     return uploads.upload_to_wire(row, _jobs(state).jobs.get(upload_id))
 
 
-async def _accept(state: dict[str, Any], request: Request) -> dict[str, Any]:
+async def _accept(state: AppState, request: Request) -> dict[str, Any]:
     """``POST /api/uploads``: read the match file (off the event loop), keep it and start its analysis."""
     from backgammon.server.pools import run_engine
     from backgammon.server.quotas import address_of, client_key
@@ -193,7 +194,7 @@ async def _accept(state: dict[str, Any], request: Request) -> dict[str, Any]:
     return uploads.upload_to_wire(row, job)
 
 
-async def _stream_upload(state: dict[str, Any], websocket: WebSocket, upload_id: str) -> None:
+async def _stream_upload(state: AppState, websocket: WebSocket, upload_id: str) -> None:
     """Push ``{"type": "upload", "upload": ...}`` at once, when the analysis moves and when it
     ends; then close (:func:`~backgammon.server.sockets.follow_job`). Another process's upload is
     read from the database once a second."""
