@@ -27,16 +27,32 @@ import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 from backgammon.errors import BackgammonError, IllegalPlayError, InvalidInputError
 from backgammon.formats.mat_syntax import EntryKind, MatchRecord, MatEntry, MatGame, normalise_move, read_mat
+from backgammon.game import (
+    MAX_CUBE,
+    AcceptResignation,
+    Beaver,
+    Double,
+    Ending,
+    GamePhase,
+    Move,
+    OpeningRoll,
+    Pass,
+    Player,
+    Resign,
+    ResultKind,
+    Roll,
+    Rules,
+    Take,
+    check_match_length,
+)
+from backgammon.match import Match
 from backgammon.moves import Play, find_play, legal_plays
 from backgammon.position import Position
 
-if TYPE_CHECKING:
-    from backgammon.game import Player, Rules
-    from backgammon.match import Match
+_Steps = tuple[tuple[int, int], ...] | None  # move text as literal steps, or None
 
 __all__ = ["GameReport", "MatReading", "check", "load_mat", "play_from_mat", "replay", "rules_for"]
 
@@ -57,10 +73,25 @@ def play_from_mat(position: Position, dice: tuple[int, int], text: str, plays: S
         IllegalPlayError: when no legal play matches.
         AmbiguousPlayError: when several legal plays match.
     """
+    return _play_of(position, dice, text, plays, None)
+
+
+def _play_of(
+    position: Position,
+    dice: tuple[int, int],
+    text: str,
+    plays: Sequence[Play] | None,
+    known: dict[str, _Steps] | None,
+) -> Play:
+    """:func:`play_from_mat`; ``known`` keeps the move texts already read (one file's)."""
     d1, d2 = dice
     if plays is None:
         plays = legal_plays(position, d1, d2)
-    after = _apply_steps(position, text)
+    if known is None:
+        steps = _literal_steps(text)
+    else:
+        steps = known[text] if text in known else known.setdefault(text, _literal_steps(text))
+    after = None if steps is None else _apply_steps(position, steps)
     if after is not None:
         try:
             return find_play(position, d1, d2, after, plays)
@@ -69,13 +100,36 @@ def play_from_mat(position: Position, dice: tuple[int, int], text: str, plays: S
     return find_play(position, d1, d2, normalise_move(text), plays)
 
 
-def _apply_steps(position: Position, text: str) -> Position | None:
-    """Apply each written step literally; None when the text is not plain steps."""
+def _apply_steps(position: Position, steps: tuple[tuple[int, int], ...]) -> Position | None:
+    """Apply each step of :func:`_literal_steps` literally; None when one cannot be played."""
     mine = list(position.mine)
     theirs = list(position.theirs)
+    for src, dst in steps:
+        if not mine[src - 1]:
+            return None
+        mine[src - 1] -= 1
+        if dst:
+            if theirs[24 - dst] >= 2:
+                return None
+            if theirs[24 - dst] == 1:
+                theirs[24 - dst] = 0
+                theirs[24] += 1
+            mine[dst - 1] += 1
+    # counts only moved between points, so the result is a board; it is only looked up among the
+    # legal plays (their positions are the generator's), hence built without validation
+    return Position._trusted(tuple(theirs), tuple(mine))
+
+
+_REPEAT = re.compile(r"(.*)\((\d)\)")
+
+
+def _literal_steps(text: str) -> _Steps:
+    """The (from, to) steps that move text writes one by one, repeats expanded (25 = bar, 0 = off);
+    None when the text is not plain steps or a step runs backwards."""
+    steps: list[tuple[int, int]] = []
     for token in text.split():
         repeat = 1
-        m = re.fullmatch(r"(.*)\((\d)\)", token)
+        m = _REPEAT.fullmatch(token) if "(" in token else None
         if m:
             token, repeat = m.group(1), int(m.group(2))
         points: list[int] = []
@@ -91,23 +145,11 @@ def _apply_steps(position: Position, text: str) -> Position | None:
                 return None
         if len(points) < 2:
             return None
-        for _ in range(repeat):
-            for src, dst in itertools.pairwise(points):
-                if src == 0 or dst == 25 or (dst >= src and dst != 0):
-                    return None
-                if not mine[src - 1]:
-                    return None
-                mine[src - 1] -= 1
-                if dst:
-                    if theirs[24 - dst] >= 2:
-                        return None
-                    if theirs[24 - dst] == 1:
-                        theirs[24 - dst] = 0
-                        theirs[24] += 1
-                    mine[dst - 1] += 1
-    # counts only moved between points, so the result is a board; it is only looked up among the
-    # legal plays (their positions are the generator's), hence built without validation
-    return Position._trusted(tuple(theirs), tuple(mine))
+        pairs = list(itertools.pairwise(points))
+        if any(src == 0 or dst == 25 or (dst >= src and dst != 0) for src, dst in pairs):
+            return None
+        steps.extend(pairs * repeat)
+    return tuple(steps)
 
 
 # ====================================================================== replay
@@ -124,7 +166,6 @@ def rules_for(record: MatchRecord) -> Rules:
         InvalidInputError: for a variation other than standard backgammon, or
             a bad header value.
     """
-    from backgammon.game import MAX_CUBE, Rules, check_match_length
 
     variation = (record.header("Variation") or "Backgammon").strip().lower()
     if variation not in ("backgammon", "standard", "standard backgammon"):
@@ -300,6 +341,7 @@ def _load(record: MatchRecord, rules: Rules) -> MatReading:
     reports: list[GameReport] = []
     match: Match | None = None
     in_sequence = True
+    known: dict[str, _Steps] = {}  # the file's move texts as steps, each read once
     alone_end: tuple[int, int] | None = None  # (white, black) after the last game replayed alone, if it ended
     for k, game in enumerate(record.games):
         last = k == len(record.games) - 1
@@ -309,7 +351,7 @@ def _load(record: MatchRecord, rules: Rules) -> MatReading:
         if replayed:
             start, error = (match, None) if match is not None else _start(record, game, rules, crawford=False)
             if start is not None:
-                match, found, error = _replay_game(start, game, last=last, lone=len(record.games) == 1)
+                match, found, error = _replay_game(start, game, last=last, lone=len(record.games) == 1, known=known)
                 warnings += found
             errors += [error] if error else []
         elif not errors:
@@ -318,7 +360,7 @@ def _load(record: MatchRecord, rules: Rules) -> MatReading:
             if start is not None and alone_end is not None and alone_end != start.score:
                 errors.append(_score_error(game, alone_end, rules))
             if start is not None:
-                ended, found, error = _replay_game(start, game, last=last, lone=False)
+                ended, found, error = _replay_game(start, game, last=last, lone=False, known=known)
                 warnings += found
                 errors += [error] if error else []
                 alone_end = ended.score if not errors and len(ended.games) > len(start.games) else None
@@ -372,13 +414,14 @@ def _score_error(game: MatGame, score: tuple[int, int], rules: Rules) -> str:
     )
 
 
-def _replay_game(match: Match, game: MatGame, *, last: bool, lone: bool) -> tuple[Match, list[str], str | None]:
+def _replay_game(
+    match: Match, game: MatGame, *, last: bool, lone: bool, known: dict[str, _Steps] | None = None
+) -> tuple[Match, list[str], str | None]:
     """Apply one game's entries: (the match, the warnings, the first error or None).
 
     ``last``: the file's last game, which may be unfinished; ``lone``: the
     file's only game (where a Jacoby-scored result is recognised).
     """
-    from backgammon.game import Player
 
     where = f"game {game.number}"
     if match.is_over or match.score != (game.score[1], game.score[0]):
@@ -408,7 +451,7 @@ def _replay_game(match: Match, game: MatGame, *, last: bool, lone: bool) -> tupl
                 warnings.append(f"{at}: {problem}; the game is left unfinished")
             continue
         try:
-            match = _apply_entry(match, entry, player)
+            match = _apply_entry(match, entry, player, known)
         except BackgammonError as exc:
             return match, warnings, f"invalid .mat: {at}: {exc}"
     if not last and len(match.games) == before:
@@ -432,7 +475,6 @@ def _name(player: Player) -> str:
 
 def _result_problem(match: Match, entry: MatEntry, player: Player, lone: bool) -> str | None:
     """Why a ``Wins`` entry after a finished game disagrees with the rules' result, or None."""
-    from backgammon.game import Ending, Player, ResultKind
 
     game = match.games[-1]
     result = game.result
@@ -461,7 +503,6 @@ def _forfeit(match: Match, entry: MatEntry, player: Player) -> tuple[Match, str 
     The loser resigned (or ran out of time) at the lowest level that gives
     the points, or dropped a double worth them.
     """
-    from backgammon.game import AcceptResignation, GamePhase, Pass, Resign, ResultKind
 
     game = match.game
     loser = player.other
@@ -501,9 +542,8 @@ def _forfeit(match: Match, entry: MatEntry, player: Player) -> tuple[Match, str 
     )
 
 
-def _apply_entry(match: Match, entry: MatEntry, player: Player) -> Match:
+def _apply_entry(match: Match, entry: MatEntry, player: Player, known: dict[str, _Steps] | None = None) -> Match:
     """Apply a move, roll or cube entry (``Wins`` and ``Losses`` are the caller's)."""
-    from backgammon.game import Beaver, Double, GamePhase, Move, OpeningRoll, Pass, Player, Roll, Take
 
     game = match.game
     kind = entry.kind
@@ -521,7 +561,7 @@ def _apply_entry(match: Match, entry: MatEntry, player: Player) -> Match:
             raise InvalidInputError(f"{_name(player)} is not on roll")
         if kind is EntryKind.ROLL:
             return match  # Heroes' "????": a resignation or time-out follows
-        play = play_from_mat(match.game.position, (high, low), entry.move, match.game.legal_plays)
+        play = _play_of(match.game.position, (high, low), entry.move, match.game.legal_plays, known)
         return match.apply(Move(player, play))
     if kind is EntryKind.DOUBLE:
         if entry.value != game.cube_value * 2:

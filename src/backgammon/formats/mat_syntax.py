@@ -162,6 +162,7 @@ _REPEATED_NUMBER = re.compile(r"\s\d{1,4}\)\s*$")
 _STEP = re.compile(r"([0-9]{1,2})/([0-9]{1,2})(\*?)(?:\(([0-9])\))?")
 _NO_MOVE = ("cannot move",)  # Heroes: the roll has no legal play
 _UNPLAYED = "????"  # Heroes: rolled, then resigned or ran out of time
+_Parsed = tuple[EntryKind, tuple[int, int] | None, str, int] | str  # an entry's text read, or why not
 
 
 def read_mat(text: str) -> MatchRecord:
@@ -192,6 +193,7 @@ def read_mat(text: str) -> MatchRecord:
     match_length: int | None = None
     games: list[MatGame] = []
     current: _GameBuilder | None = None
+    parsed: dict[str, _Parsed] = {}  # each distinct entry text read once per file
 
     for index, raw in enumerate(lines, start=1):
         line = raw.rstrip()
@@ -215,7 +217,7 @@ def read_mat(text: str) -> MatchRecord:
         if m:
             if current is not None:
                 games.append(current.build())
-            current = _GameBuilder(int(m.group(1)), index)
+            current = _GameBuilder(int(m.group(1)), index, parsed=parsed)
             continue
         if current is None:
             file_errors.append(f"line {index}: expected ' Game 1', got {line.strip()[:60]!r}")
@@ -256,6 +258,7 @@ class _GameBuilder:
     right_column: int = 32
     entries: list[MatEntry] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    parsed: dict[str, _Parsed] = field(default_factory=dict)  # the file's entry texts read so far
 
     def build(self) -> MatGame:
         wins = [e for e in self.entries if e.kind is EntryKind.WIN]
@@ -290,8 +293,12 @@ class _GameBuilder:
             self.errors.append(f"line {index}: cannot read {body[: starts[0]].strip()[:40]!r}")
         # a chunk ends where the next starts; Galaxy may repeat the move number before its Losses note
         ends = [*starts[1:], len(body)]
-        chunks = [(s, _REPEATED_NUMBER.sub("", body[s:e]).strip()) for s, e in zip(starts, ends, strict=True)]
-        placed = [c for c in chunks if not _LOSSES.match(c[1])]  # the Losses note takes no column of its own
+        chunks = []
+        for s, e in zip(starts, ends, strict=True):
+            piece = body[s:e]
+            chunks.append((s, (_REPEATED_NUMBER.sub("", piece) if ")" in piece else piece).strip()))
+        # the Losses note takes no column of its own
+        placed = [c for c in chunks if c[1][0] not in "Ll" or not _LOSSES.match(c[1])]
         if len(placed) > 2:
             self.errors.append(f"line {index}: more than two entries in {raw.strip()[:60]!r}")
             return
@@ -301,20 +308,34 @@ class _GameBuilder:
                 side = placed.index((start, chunk))
             else:
                 side = 1 if _column_of(raw, offset + start) >= threshold else 0
-            entry = _read_entry(chunk, side, index)
+            entry = _read_entry(chunk, side, index, self.parsed)
             if isinstance(entry, str):
                 self.errors.append(f"line {index}: {entry}")
             else:
                 self.entries.append(entry)
 
 
-def _read_entry(chunk: str, side: int, line: int) -> MatEntry | str:
+def _read_entry(chunk: str, side: int, line: int, known: dict[str, _Parsed] | None = None) -> MatEntry | str:
+    """The entry ``chunk`` writes, or why it cannot be read; ``known`` keeps the texts already read."""
+    parsed = None if known is None else known.get(chunk)
+    if parsed is None:
+        parsed = _parse_chunk(chunk)
+        if known is not None:
+            known[chunk] = parsed
+    if isinstance(parsed, str):
+        return parsed
+    kind, dice, move, value = parsed
+    return MatEntry(side, kind, dice=dice, move=move, value=value, line=line)
+
+
+def _parse_chunk(chunk: str) -> _Parsed:
+    """An entry's text read: (kind, dice, move, value), or why it cannot be read."""
     m = _MOVE.match(chunk)
     if m:
         move = " ".join(m.group(3).split())
         dice = (int(m.group(1)), int(m.group(2)))
         if move == _UNPLAYED:
-            return MatEntry(side, EntryKind.ROLL, dice=dice, line=line)
+            return EntryKind.ROLL, dice, "", 0
         if move.lower() in _NO_MOVE:
             move = ""
         if not _plain_steps(move):
@@ -322,20 +343,20 @@ def _read_entry(chunk: str, side: int, line: int) -> MatEntry | str:
                 parse_move_text(normalise_move(move))
             except InvalidInputError:
                 return f"cannot read the move {chunk!r}"
-        return MatEntry(side, EntryKind.MOVE, dice=dice, move=move, line=line)
+        return EntryKind.MOVE, dice, move, 0
     word = chunk.split()[0].lower()
     m = _CUBE.match(chunk)
     if m:
         kind = EntryKind.DOUBLE if m.group(1).lower() == "doubles" else EntryKind.BEAVER
-        return MatEntry(side, kind, value=int(m.group(2)), line=line)
+        return kind, None, "", int(m.group(2))
     if chunk.lower() == "takes":
-        return MatEntry(side, EntryKind.TAKE, line=line)
+        return EntryKind.TAKE, None, "", 0
     if chunk.lower() in ("drops", "passes"):
-        return MatEntry(side, EntryKind.DROP, line=line)
+        return EntryKind.DROP, None, "", 0
     m = _WIN.match(chunk)
     if m:
         kind = EntryKind.WIN if m.group(1).lower() == "wins" else EntryKind.LOSS
-        return MatEntry(side, kind, value=int(m.group(2)), line=line)
+        return kind, None, "", int(m.group(2))
     return f"cannot read the {word!r} entry {chunk[:60]!r}"
 
 
