@@ -15,7 +15,7 @@ import pytest
 from backgammon.errors import InvalidInputError
 from backgammon.formats import read_match_file
 from backgammon.formats.mat import load_mat
-from backgammon.formats.xg import LEVELS, XgRecord, xg_archive
+from backgammon.formats.xg import _MATCH_HEADER, LEVELS, XgRecord, xg_archive, xg_records
 from backgammon.game import Player
 from backgammon.match import Match
 from backgammon.position import Position
@@ -273,3 +273,26 @@ def test_mutated_records_of_a_real_file_never_crash() -> None:
             readings += 1
             assert reading.format == "xg" and (reading.match is not None or reading.errors)
     assert readings  # most mutations still read (with errors where the moves no longer replay)
+
+
+@pytest.mark.parametrize("invert", [0, -1, 2])
+def test_invert_flag_changes_nothing_read(invert: int) -> None:
+    """The match header's ``Invert`` is the board's orientation on XG's screen (every real file here
+    has 1, charlot's also a negative GameId: its players swapped); the records are written from the
+    side to act (ActifP 1 or -1), so the same match, names and analysis come back whatever it holds."""
+    content = xg_archive((XG / "charlot_7pt.xg").read_bytes())["temp.xg"]
+    records = [bytearray(content[k : k + 2560]) for k in range(0, len(content), 2560)]
+    header = next(r for r in xg_records(content) if r.kind == "match header")
+    assert header.get("Invert") == 1 and header.integer("GameId") < 0
+    at = records.index(bytearray(header.data))
+    offset = _MATCH_HEADER.offsets["Invert"][0]
+    struct.pack_into("<i", records[at], offset, invert)
+    builder = XgBuilder()
+    builder.records = [bytes(r) for r in records]
+    changed = read_match_file(builder.build(), "inverted.xg")
+    original = read_match_file((XG / "charlot_7pt.xg").read_bytes(), "charlot.xg")
+    assert changed.match is not None and original.match is not None and changed.ok
+    assert _games(changed.match) == _games(original.match)
+    assert changed.reading is not None and original.reading is not None
+    assert changed.reading.record.names == original.reading.record.names == ("charlot1", "charlot2")
+    assert changed.analysis == original.analysis

@@ -26,7 +26,9 @@ Checked on real records (XG's own, from the public repository
 ``Insti/xgdatatools``, LGPL-2.1; ``tests/data/xg/``): a move record's
 moves are ``(from, to)`` pairs of 0-based points (24 the bar, -1 off)
 ended by a ``from`` of -1, not the ``(from, die)`` pairs that the
-published comment says.
+published comment says. The match header's ``Invert`` (the board's
+orientation on XG's screen; 1 in every real file at hand) changes nothing
+read: the records name the side to act (``ActifP``), not a side of the board.
 
 Reading turns the records into the same
 :class:`~backgammon.formats.mat.MatchRecord` a ``.mat`` file gives, so the
