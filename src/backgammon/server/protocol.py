@@ -463,15 +463,15 @@ def state_to_wire(table: Any, seat: Player | None) -> dict[str, Any]:
     return {
         "table": {
             "id": table.id,
-            "mode": table.config.get("mode"),
-            "level": table.config.get("level"),
-            "ai_seat": table.config.get("ai_seat"),
+            "mode": table.config.mode,
+            "level": table.config.level,
+            "ai_seat": table.config.ai_seat,
             "status": table.status,
-            "rules": table.config["rules"],
+            "rules": table.config.rules,
             "names": {p.value: table.names[p] for p in Player},
             "seated": {p.value: table.tokens[p] is not None for p in Player},
-            "test_start": bool(table.config.get("start")),
-            "rematch": table.config.get("rematch"),  # the id of the rematch's table, once a player asked
+            "test_start": bool(table.config.start),
+            "rematch": table.config.rematch,  # the id of the rematch's table, once a player asked
         },
         "version": table.version,
         "you": player_to_wire(seat),
@@ -531,7 +531,7 @@ def _shared_parts(table: Any) -> dict[str, Any]:
         "ids": {"position_id": game.position.position_id(), "xgid": xgid_of(game), "match_id": match_id_of(game)},
         "last_opening": _last_opening(table),
         "last_move": last_move_of(game),
-        "fair_dice": dice_doc(table.id, table.config.get("dice"), table.actions, table.is_over, table.draw_count),
+        "fair_dice": dice_doc(table.id, table.config.dice, table.actions, table.is_over, table.draw_count),
     }
     table.view_cache = (key, parts)
     return parts
