@@ -323,3 +323,50 @@ def test_a_guests_old_uploads_go_an_accounts_stay(client, tmp_path):
     assert client.get(f"/api/uploads/{guest['id']}").status_code == 404
     assert client.get(f"/api/uploads/{kept['id']}").status_code == 200
     assert client.get(f"/api/uploads/{fresh['id']}").status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("name", "source"),
+    [("charlot_7pt.xg", "eXtreme Gammon"), ("charlot_7pt_gnubg_analysed.sgf", "GNU Backgammon")],
+)
+def test_the_files_own_analysis_is_kept_for_the_review(name, source):
+    """XG's analysis in a real .xg and gnubg's in its SGF of the same match: each note sits on the
+    action the review's decision of that key is about, and says whose numbers they are and their depth."""
+    from backgammon.engine.analysis import match_games
+    from backgammon.game import Beaver, Double, Move, Pass, Roll, Take
+
+    read = read_upload((XG / name).read_bytes(), name)
+    notes = read.file_analysis
+    plays = {k: n for k, n in notes.items() if k.endswith(":play")}
+    cubes = {k: n for k, n in notes.items() if not k.endswith(":play")}
+    assert len(plays) > 100 and cubes, (len(plays), len(cubes))
+    games = match_games(read.match)
+    for key, note in notes.items():
+        game, index, kind = key.split(":")
+        action = games[int(game) - 1].log[int(index)]
+        expected = {"play": (Move,), "cube": (Roll, Double), "take": (Take, Pass, Beaver)}[kind]
+        assert isinstance(action, expected), (key, action)
+        assert note["source"] == source and note["depth"], note
+        if kind == "play":
+            assert note["cubeful"] is None and note["best"]
+            assert note["error"] is None or note["error"] >= 0
+        else:
+            assert note["cubeful"] is True and note["best"] in ("no double", "double, take", "double, pass", "too good")
+    # the review's decisions of those keys get the note; the others are left alone
+    first = next(k for k in plays if k.startswith("1:"))
+    review = {
+        "decisions": [
+            {"game": 1, "index": int(first.split(":")[1]), "kind": "play"},
+            {"game": 1, "index": 0, "kind": "take"},
+        ]
+    }
+    out = uploads.with_file_analysis(review, notes)
+    assert out["decisions"][0]["file"] == plays[first] and "file" not in out["decisions"][1]
+    assert out["file_sources"] == [source]
+
+
+def test_a_file_without_analysis_adds_no_notes():
+    read = read_upload((REAL / SMALL).read_bytes(), SMALL)
+    assert read.file_analysis == {}
+    review = uploads.with_file_analysis({"decisions": [{"game": 1, "index": 1, "kind": "play"}]}, {})
+    assert review["file_sources"] == [] and "file" not in review["decisions"][0]

@@ -105,6 +105,7 @@ class UploadedMatch:
     games: int
     warnings: tuple[str, ...]
     errors: tuple[str, ...]
+    file_analysis: dict[str, dict[str, Any]] = field(default_factory=dict)  # see file_analysis_of
 
 
 def _refusal(code: str, message: str, **params: object) -> HTTPError:
@@ -166,7 +167,89 @@ def read_upload(data: bytes, name: str) -> UploadedMatch:
         games=len(match_games(match)),
         warnings=read.warnings,
         errors=errors,
+        file_analysis=file_analysis_of(read),
     )
+
+
+def file_analysis_of(read: Any) -> dict[str, dict[str, Any]]:
+    """The analysis a file carries (XG's in ``.xg``, gnubg's in ``.sgf``), keyed as the review's
+    decisions are: ``"game:index:kind"`` (``index`` in the game's log; ``kind`` ``play``, ``cube``
+    or ``take``), each a note that says whose numbers they are and at what depth:
+    ``{source, depth, cubeful, best, best_equity, chosen_equity, error}`` (a play's equities as the
+    file gives them, whose cubefulness the files do not state: ``cubeful`` is None; a cube
+    decision's, cubeful by definition: no double, double/take, double/pass from the doubler, and
+    ``best`` in words). Decisions the replay does not reach are left out."""
+    from backgammon.engine.analysis import match_games
+    from backgammon.formats.analysis import entry_actions
+    from backgammon.game import Double, Move, Roll
+
+    if read.reading is None or read.match is None or not read.analysis:
+        return {}
+    record_games = read.reading.record.games
+    games = match_games(read.match)
+    maps: dict[int, dict[int, int]] = {}
+    out: dict[str, dict[str, Any]] = {}
+    for item in read.analysis:
+        if not 1 <= item.game <= min(len(games), len(record_games)):
+            continue
+        log = games[item.game - 1].log
+        if item.game not in maps:
+            maps[item.game] = entry_actions(record_games[item.game - 1].entries, log)
+        at = maps[item.game].get(item.entry)
+        if at is None:
+            continue
+        if item.play is not None and isinstance(log[at], Move) and item.play.plays:
+            out[f"{item.game}:{at}:play"] = _play_note(item.play, item.source)
+        if item.cube is not None:
+            note = _cube_note(item.cube, item.source)
+            if isinstance(log[at], Double):
+                out[f"{item.game}:{at}:cube"] = note
+                if at + 1 < len(log):
+                    out[f"{item.game}:{at + 1}:take"] = note
+            elif isinstance(log[at], Move) and at and isinstance(log[at - 1], Roll):
+                out[f"{item.game}:{at - 1}:cube"] = note
+    return out
+
+
+def _play_note(play: Any, source: str) -> dict[str, Any]:
+    best = play.plays[0]
+    chosen = None if play.played is None else play.plays[play.played].evaluation.equity
+    error = play.error()
+    return {
+        "source": source,
+        "depth": best.evaluation.depth,
+        "cubeful": None,
+        "best": best.move,
+        "best_equity": round(best.evaluation.equity, 4),
+        "chosen_equity": None if chosen is None else round(chosen, 4),
+        "error": None if error is None else round(error, 4),
+    }
+
+
+def _cube_note(cube: Any, source: str) -> dict[str, Any]:
+    def r(x: float | None) -> float | None:
+        return None if x is None else round(x, 4)
+
+    return {
+        "source": source,
+        "depth": cube.depth,
+        "cubeful": True,
+        "best": cube.best,
+        "no_double": r(cube.no_double),
+        "double_take": r(cube.double_take),
+        "double_pass": r(cube.double_pass),
+        "mwc": None if cube.mwc is None else [round(x, 4) for x in cube.mwc],
+    }
+
+
+def with_file_analysis(review: dict[str, Any], notes: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The review with each decision's note from the file (``file``), where the file has one."""
+    for d in review.get("decisions", ()):
+        note = notes.get(f"{d['game']}:{d['index']}:{d['kind']}")
+        if note is not None:
+            d["file"] = note
+    review["file_sources"] = sorted({n["source"] for n in notes.values() if n.get("source")})
+    return review
 
 
 def decode_upload(doc: dict[str, Any]) -> tuple[str, bytes]:
@@ -236,6 +319,7 @@ class Job:
     failure: str | None = None
     watchers: list[Callable[[], None]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    file_analysis: dict[str, dict[str, Any]] = field(default_factory=dict)  # the file's own (file_analysis_of)
 
     def moved(self) -> None:
         for wake in list(self.watchers):
@@ -303,6 +387,7 @@ class UploadJobs:
                 job.done = base
                 await asyncio.to_thread(self._write, job.id, "analysing", base)
             report = await run_engine(review_of, match_report(job.match, decisions), job.id)
+            report = with_file_analysis(report, job.file_analysis)
         except asyncio.CancelledError:
             await asyncio.shield(asyncio.to_thread(self._write, job.id, "failed", job.done, "the server stopped"))
             raise

@@ -189,7 +189,7 @@ async def _accept(state: AppState, request: Request) -> dict[str, Any]:
     except BaseException:
         ticket.release()
         raise
-    job = uploads.Job(upload_id, client_key(address, user_id), read.match, total)
+    job = uploads.Job(upload_id, client_key(address, user_id), read.match, total, file_analysis=read.file_analysis)
     _jobs(state).start(job, ticket)
     return uploads.upload_to_wire(row, job)
 

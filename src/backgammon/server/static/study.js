@@ -744,8 +744,36 @@ async function showDecision(i) {
   let caption = `${who} (${kind}): ${s("chosen")} ${d.chosen || "—"}, ${s("best")} ${d.best || "—"}`;
   if (d.grade !== "good") caption += ` — ${d.label[language()] || d.grade} (${fmt(-d.error)})`;
   if (d.equity_label) caption += ` [${d.equity_label}]`;  // the depth and kind of the equities judged
+  if (d.file) caption = `${s("review_ours")}: ${caption}`;  // beside the file's own analysis: say whose is whose
   $("#review-caption").textContent = caption;
+  reviewFileNote(d.file);
   reviewRolloutPanel(d, doc, `${R.id}:${i}:${language()}`);
+}
+// Under the caption of an uploaded file's decision: what the program that wrote the file said
+// (XG's analysis in .xg, gnubg's in .sgf), labelled with its name, depth and equity kind.
+const CUBE_WORDS = { "no double": "act_no_double", "double, take": "act_double_take", "double, pass": "act_double_pass", "too good": "act_too_good_pass" };
+function reviewFileNote(note) {
+  let p = $("#review-file");
+  if (!p) {
+    p = h("p", { id: "review-file", class: "status small" });
+    $("#review-caption").after(p);
+  }
+  if (!note) { p.textContent = ""; p.hidden = true; return; }
+  const eq = (x) => (x === null || x === undefined ? "—" : fmt(x));
+  const best = note.best in CUBE_WORDS ? s(CUBE_WORDS[note.best]) : (note.best || "—");
+  let text;
+  if (note.no_double !== undefined) {
+    text = note.mwc && note.no_double === null
+      ? s("file_cube_mwc", { source: note.source, depth: note.depth || "—", best, nd: note.mwc[0].toFixed(3), dt: note.mwc[1].toFixed(3) })
+      : s("file_cube", { source: note.source, depth: note.depth || "—", best, nd: eq(note.no_double), dt: eq(note.double_take), dp: eq(note.double_pass) });
+  } else {
+    const vars = { source: note.source, depth: note.depth || "—", kind: note.cubeful ? s("file_kind_cubeful") : s("file_kind_unknown"), best, best_eq: eq(note.best_equity) };
+    text = note.chosen_equity === null
+      ? s("file_play_unlisted", vars)
+      : s("file_play", { ...vars, played_eq: eq(note.chosen_equity), error: (note.error ?? 0).toFixed(3) });
+  }
+  p.textContent = text;
+  p.hidden = false;
 }
 // Under the caption of a checker-play mistake: roll out the played move against the better play.
 const REVIEW_ROLLOUT = {};
@@ -755,7 +783,7 @@ function reviewRolloutPanel(d, doc, key) {
   let box = $("#review-rollout");
   if (!box) {
     box = h("div", { id: "review-rollout", class: "review-rollout" });
-    $("#review-caption").after(box);
+    ($("#review-file") || $("#review-caption")).after(box);  // below the file's own analysis, if any
   }
   if (REVIEW_ROLLOUT.key === key && box.childElementCount) return;
   REVIEW_ROLLOUT.key = key;
