@@ -183,3 +183,50 @@ def test_a_logged_in_player_gets_puzzles_from_the_side_it_played(browser, server
     page.wait_for_selector("#pz-message:not(:empty)")
     assert page.locator("#pz-list li a.pz-open").count() == 0
     assert not page.errors, page.errors  # type: ignore[attr-defined]
+
+
+def _first_game_of_real_xg() -> bytes:
+    """The first game of a real .xg file (charlot_7pt.xg: 94 actions, XG's analysis of 46 decisions),
+    its records unchanged, the archive rebuilt around them: a quicker analysis than the whole match."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "formats"))
+    from xg_builder import XgBuilder
+
+    from backgammon.formats.xg import xg_archive, xg_records
+
+    content = xg_archive((Path(__file__).resolve().parents[1] / "data" / "xg" / "charlot_7pt.xg").read_bytes())
+    records = []
+    for record in xg_records(content["temp.xg"]):
+        if record.kind == "game header" and records and any(r[8] == 1 for r in records):
+            break
+        records.append(record.data)
+    builder = XgBuilder()
+    builder.records = records
+    return builder.build()
+
+
+@pytest.mark.parametrize(("size", "lang"), [("desktop", "en"), ("phone", "ja")])
+def test_a_real_xg_files_own_analysis_is_shown_beside_ours(browser, server, size, lang, tmp_path):
+    path = tmp_path / "charlot_game1.xg"
+    path.write_bytes(_first_game_of_real_xg())
+    page = upload_page(browser, server, VIEWPORTS[size], lang)
+    page.set_input_files("#up-files", str(path))
+    page.click("#up-send")
+    page.wait_for_selector(".up-item a.up-open", timeout=300_000)
+    page.locator(".up-item a.up-open").first.click()
+    page.wait_for_url(re.compile(r"/study/review/up-[0-9a-f]{24}$"))
+    page.wait_for_selector("#review:not([hidden]) #review-list li")
+    page.locator("#review-list li").first.click()  # the opening play, which XG analysed
+    page.wait_for_selector("#review-file:not([hidden])")
+    note, caption = page.inner_text("#review-file"), page.inner_text("#review-caption")
+    assert "eXtreme Gammon" in note and re.search(r"[+-]\d\.\d{3}", note), note
+    if lang == "en":
+        assert "(from the file; " in note and caption.startswith("This site's engine: "), (note, caption)
+    else:
+        assert "ファイルの解析" in note and caption.startswith("このサイトのエンジン"), (note, caption)
+    page.wait_for_selector("#review-board .checker, #review-board circle")
+    no_sideways_scroll(page)
+    page.locator("#review-file").scroll_into_view_if_needed()
+    shot(page, f"upload-xg-analysis-{size}-{lang}.png")
+    assert not page.errors, page.errors  # type: ignore[attr-defined]
