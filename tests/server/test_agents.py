@@ -303,3 +303,20 @@ def test_engine_load_failure_is_loud_and_the_quick_player_plays(monkeypatch, cap
         assert not agent.uses_engine and agent.name == agents.UNAVAILABLE_NAME == "quick player (engine unavailable)"
     play = first.choose_play(Position.initial(), (3, 1))
     assert play in Position.initial().legal_plays(3, 1)
+
+
+def test_the_computer_player_module_loads_only_the_core():
+    """The site's quick player works without numpy or numba: importing the one computer player
+    (``backgammon.engine.players``) and making a greedy agent loads neither, nor any server module."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from backgammon.engine.players import make_agent\n"
+        "make_agent('greedy', 1)\n"
+        "print(sorted(m for m in ('numpy', 'numba') if m in sys.modules),"
+        " any(m.startswith('backgammon.server') for m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    assert out.stdout.strip() == "[] False", out.stdout + out.stderr
