@@ -224,24 +224,22 @@ def _describe_analysis(item: DecisionAnalysis, ours: DecisionAnalysis | None) ->
     if item.play is not None and item.play.plays:
         if item.cube is not None:
             parts.append("--")
-        best = item.play.plays[0]
-        played = None if item.play.played is None else item.play.plays[item.play.played]
-        error = item.play.error()
-        parts.append(
-            f"play {item.source} ({best.evaluation.depth}): best {best.move} {best.evaluation.equity:+.3f}"
-            + ("" if played is None else f", played {played.move} {played.evaluation.equity:+.3f}")
-            + ("" if error is None else f" (error {error:.3f})")
-        )
+        parts.append(_play_text(f"play {item.source} ", item.play, name_played=True))
         if ours is not None and ours.play is not None and ours.play.plays:
-            mine = ours.play.plays[0]
-            mine_played = None if ours.play.played is None else ours.play.plays[ours.play.played]
-            ours_error = ours.play.error()
-            parts.append(
-                f"| ours ({mine.evaluation.depth}): best {mine.move} {mine.evaluation.equity:+.3f}"
-                + ("" if mine_played is None else f", played {mine_played.evaluation.equity:+.3f}")
-                + ("" if ours_error is None else f" (error {ours_error:.3f})")
-            )
+            parts.append(_play_text("| ours ", ours.play, name_played=False))
     return " ".join(parts)
+
+
+def _play_text(who: str, play: _Play, name_played: bool) -> str:
+    """One analysis of a play (the file's or ours): ``who``, the depth, the best play and the one played
+    (named when ``name_played``: beside the file's line, ours leaves out the name of the same play)."""
+    best = play.plays[0]
+    played = None if play.played is None else play.plays[play.played]
+    error = play.error()
+    text = f"{who}({best.evaluation.depth}): best {best.move} {best.evaluation.equity:+.3f}"
+    if played is not None:
+        text += f", played {played.move + ' ' if name_played else ''}{played.evaluation.equity:+.3f}"
+    return text + ("" if error is None else f" (error {error:.3f})")
 
 
 def _cube_text(source: str, cube: CubeAnalysis) -> str:
