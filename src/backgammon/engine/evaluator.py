@@ -33,7 +33,7 @@ from numba import njit
 from backgammon.engine.bearoff import WAYS, BearoffDatabase, race_probs, rank
 from backgammon.engine.encoding import MAX_NONZERO, encode_for
 from backgammon.engine.movegen import BEAROFF, CONTACT, OVER, RACE, board_of, phase
-from backgammon.engine.network import NUM_OUTPUTS, NetArrays, NetPair, forward_sparse, kernel_arrays
+from backgammon.engine.network import NUM_OUTPUTS, NetArrays, NetPair, forward_sparse, kernel_arrays, outputs_equity5
 from backgammon.engine.pubeval import WC, WR, pubeval_score
 from backgammon.errors import EngineError, InvalidInputError
 from backgammon.position import Position
@@ -271,7 +271,7 @@ def net_choose(
         net_evaluate_one(
             cand[c], cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, first, ways, use_bearoff, idx, val, hid, o
         )
-        eq = 2.0 * o[0] - 1.0 + o[1] - o[3] + o[2] - o[4]
+        eq = outputs_equity5(o)
         if eq < best_eq:
             best_eq = eq
             chosen = c

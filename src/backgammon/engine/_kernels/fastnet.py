@@ -32,6 +32,7 @@ from backgammon.engine.encoding import (
 )
 from backgammon.engine.evaluator import bearoff_probs, settle, terminal_probs
 from backgammon.engine.movegen import BEAROFF, CONTACT, OVER, phase
+from backgammon.engine.network import outputs_equity5
 
 FastNets = tuple[Any, ...]
 
@@ -234,30 +235,16 @@ def _based(b, side, idx, val, w1, b1, w2t, b2, shared, ready, c, race, hid, frac
 
 
 @njit(cache=True, nogil=True)
-def fast_choose_based(cand, n, nets, scratch, o, best, base) -> int:
-    """:func:`fast_choose` with :func:`fast_evaluate_based` (``base`` set to the side that is not moving)."""
+def fast_choose(cand, n, nets, scratch, o, best, base) -> int:
+    """The 0-ply play among ``cand[:n]`` (each with the opponent on roll), as
+    :func:`backgammon.engine.evaluator.net_choose` picks it: the first of lowest equity for the opponent;
+    its outputs (the opponent's view) into ``best``; ``o`` is scratch. Each result is valued by
+    :func:`fast_evaluate_based` (``base`` set to the side that is not moving: the plays' results share it)."""
     chosen = 0
     best_eq = np.inf
     for c in range(n):
         fast_evaluate_based(cand[c], nets, scratch, o, base)
-        eq = 2.0 * o[0] - 1.0 + o[1] - o[3] + o[2] - o[4]
-        if eq < best_eq:
-            best_eq = eq
-            chosen = c
-            best[:] = o
-    return chosen
-
-
-@njit(cache=True, nogil=True)
-def fast_choose(cand, n, nets, scratch, o, best) -> int:
-    """The 0-ply play among ``cand[:n]`` (each with the opponent on roll), as
-    :func:`backgammon.engine.evaluator.net_choose` picks it: the first of lowest equity for the opponent;
-    its outputs (the opponent's view) into ``best``; ``o`` is scratch."""
-    chosen = 0
-    best_eq = np.inf
-    for c in range(n):
-        fast_evaluate_one(cand[c], nets, scratch, o)
-        eq = 2.0 * o[0] - 1.0 + o[1] - o[3] + o[2] - o[4]
+        eq = outputs_equity5(o)
         if eq < best_eq:
             best_eq = eq
             chosen = c

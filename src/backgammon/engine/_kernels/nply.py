@@ -21,7 +21,7 @@ from backgammon.engine.bearoff import WAYS, BearoffDatabase
 from backgammon.engine.encoding import MAX_NONZERO, encode_for
 from backgammon.engine.evaluator import bearoff_probs, settle, terminal_probs
 from backgammon.engine.movegen import BEAROFF, CONTACT, MAX_PLAYS, OVER, RACE, new_workspace, phase, successors_ws
-from backgammon.engine.network import NUM_OUTPUTS, NetArrays, flip_outputs, forward_sparse32
+from backgammon.engine.network import NUM_OUTPUTS, NetArrays, flip_outputs, forward_sparse32, outputs_equity5
 from backgammon.errors import InvalidInputError
 
 # --- the fast labeller (labels v2): float32 leaves, the bear-off database, 0-ply pruning of the candidates ---
@@ -153,7 +153,7 @@ def choose_pruned(cand, n, keep, pw, leaf, shared, o, best) -> int:
         if phs[c] < 0:
             continue
         leaf_value(cand[c], phs[c], leaf, idx, val, hid, o)
-        eq = 2.0 * o[0] - 1.0 + o[1] - o[3] + o[2] - o[4]
+        eq = outputs_equity5(o)
         if eq < best_eq:
             best_eq = eq
             chosen = c

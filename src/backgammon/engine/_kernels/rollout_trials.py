@@ -12,7 +12,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from backgammon.engine._kernels.fastnet import fast_choose_based, fast_evaluate_one, new_base, new_scratch, set_base
+from backgammon.engine._kernels.fastnet import (
+    fast_choose,
+    fast_evaluate_one,
+    new_base,
+    new_scratch,
+    set_base,
+)
 from backgammon.engine.encoding import MAX_NONZERO
 from backgammon.engine.evaluator import net_choose, net_evaluate_one, terminal_probs
 from backgammon.engine.movegen import OVER, phase, successors_ws
@@ -34,7 +40,7 @@ def _evaluate(board, fast, net64, nets32, s64, s32, o) -> None:
 @njit(cache=True, nogil=True)
 def _choose(cand, n, fast, net64, nets32, s64, s32, o, best, base) -> int:
     if fast:  # the plays' results share the side not moving: its inputs' part of the first layer is kept in base
-        return fast_choose_based(cand, n, nets32, s32, o, best, base)
+        return fast_choose(cand, n, nets32, s32, o, best, base)
     idx, val, hid = s64
     cw1, cb1, cw2, cb2, rw1, rb1, rw2, rb2, dist, first, ways, use_bearoff = net64
     return net_choose(
