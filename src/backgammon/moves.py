@@ -60,7 +60,10 @@ class Step:
         return f"{_point_text(self.source)}/{_point_text(self.destination)}{'*' if self.hit else ''}"
 
 
-class Play:
+_part = tuple.__getitem__  # a play's (record, index), read past the overrides below that hide them
+
+
+class Play(tuple):  # type: ignore[type-arg]
     """A legal play: its steps and the position it produces.
 
     ``position`` is the position after the play, seen from the opponent, who
@@ -74,52 +77,64 @@ class Play:
     for, its ``steps`` (and so its text) too.
     """
 
-    # _source: what the plays of one list share (origin, dice, resulting keys, steps); _index: this play's
-    # place there; _position and _steps: built when first asked for (unset until then)
-    __slots__ = ("_index", "_position", "_source", "_steps")
+    # Underneath, the pair (record, index) in a tuple, which C makes without running any Python: a list of
+    # plays costs one small object per play. The record (_Source) is shared by the plays of one list and
+    # keeps what was built for them (positions, steps). A play is not a sequence: len, iteration, indexing,
+    # ordering and concatenation are refused as for any other object.
+    __slots__ = ()
 
-    _source: _Source
-    _index: int
-    _position: Position
-    _steps: tuple[Step, ...]
-
-    def __init__(self, origin: Position, dice: tuple[int, int], steps: tuple[Step, ...], position: Position) -> None:
-        self._source = _Source(origin, dice, position.key(), None)
-        self._index = 0
-        self._position = position
-        self._steps = tuple(steps)
+    def __new__(cls, origin: Position, dice: tuple[int, int], steps: Sequence[Step], position: Position) -> Play:
+        source = _Source(origin, dice, position.key(), None)
+        source.made = {0: position}
+        source.played = {0: tuple(steps)}
+        return tuple.__new__(cls, (source, 0))
 
     @property
     def origin(self) -> Position:
         """The position the play is made from (the mover on roll)."""
-        return self._source.origin
+        source: _Source = _part(self, 0)
+        return source.origin
 
     @property
     def dice(self) -> tuple[int, int]:
         """The roll, in the order given to :func:`legal_plays`."""
-        return self._source.dice
+        source: _Source = _part(self, 0)
+        return source.dice
 
     @property
     def position(self) -> Position:
         """The position after the play, seen from the opponent (now on roll)."""
-        try:
-            return self._position
-        except AttributeError:
-            position = self._position = Position._from_key(self._source.key(self._index))
-            return position
+        source: _Source = _part(self, 0)
+        i: int = _part(self, 1)
+        made = source.made
+        if made is None:
+            made = source.made = {}
+        else:
+            position = made.get(i)
+            if position is not None:
+                return position
+        position = made[i] = Position._from_key(source.key(i))
+        return position
 
     @property
     def steps(self) -> tuple[Step, ...]:
         """The steps, in the order played (one of the sequences that give ``position``)."""
-        try:
-            return self._steps
-        except AttributeError:
-            steps = self._steps = self._source.steps_of(self._index)
-            return steps
+        source: _Source = _part(self, 0)
+        i: int = _part(self, 1)
+        played = source.played
+        if played is None:
+            played = source.played = {}
+        else:
+            steps = played.get(i)
+            if steps is not None:
+                return steps
+        steps = played[i] = source.steps_of(i)
+        return steps
 
     def _key(self) -> bytes:
         """The resulting position's :meth:`Position.key` (without building the position)."""
-        return self._source.key(self._index)
+        source: _Source = _part(self, 0)
+        return source.key(_part(self, 1))
 
     def __reduce__(self) -> tuple[type[Play], tuple[Position, tuple[int, int], tuple[Step, ...], Position]]:
         return (Play, (self.origin, self.dice, self.steps, self.position))
@@ -128,6 +143,11 @@ class Play:
         if not isinstance(other, Play):
             return NotImplemented
         return self._key() == other._key() and self.origin == other.origin
+
+    def __ne__(self, other: object) -> bool:
+        if not isinstance(other, Play):
+            return NotImplemented
+        return not self == other
 
     def __hash__(self) -> int:
         return hash((self.origin, self.position))
@@ -140,6 +160,41 @@ class Play:
     def __repr__(self) -> str:
         return f"<Play {str(self) or '(no move)'!r} dice={self.dice[0]}{self.dice[1]}>"
 
+    # not a sequence ---------------------------------------------------------------------------------
+    def __bool__(self) -> bool:
+        return True
+
+    def __len__(self) -> int:
+        raise TypeError("object of type 'Play' has no len()")
+
+    def __iter__(self) -> Iterator[object]:
+        raise TypeError("'Play' object is not iterable")
+
+    def __getitem__(self, index: object) -> object:  # type: ignore[override]
+        raise TypeError("'Play' object is not subscriptable")
+
+    def __contains__(self, item: object) -> bool:
+        raise TypeError("argument of type 'Play' is not iterable")
+
+    def __lt__(self, other: object) -> bool:
+        return NotImplemented
+
+    __le__ = __gt__ = __ge__ = __lt__
+
+    def __add__(self, other: object) -> Play:
+        return NotImplemented
+
+    def __mul__(self, other: object) -> Play:
+        return NotImplemented
+
+    __rmul__ = __mul__
+
+    def count(self, value: object) -> int:
+        raise TypeError("'Play' object is not a sequence")
+
+    def index(self, value: object, start: object = 0, stop: object = 0) -> int:
+        raise TypeError("'Play' object is not a sequence")
+
     @property
     def dice_used(self) -> int:
         """How many dice the play uses (0 when the roll cannot be played)."""
@@ -151,15 +206,7 @@ class Play:
         return sum(1 for step in self.steps if step.hit)
 
 
-class _ListedPlay(Play):
-    """A play of a :class:`LegalPlays`, made with its shared record and index only (the cheapest object
-    Python can make: two slots set, nothing built until asked for)."""
-
-    __slots__ = ()
-
-    def __init__(self, source: _Source, index: int) -> None:  # (not the public constructor)
-        self._source = source
-        self._index = index
+_new_play = tuple.__new__  # _new_play(Play, (record, index)): a listed play, made in C
 
 
 def _point_text(point: int) -> str:
@@ -194,7 +241,7 @@ class _Source:
     plays and its plays are freed as soon as they are dropped (a play that pointed back at its list
     made every list a reference cycle, left to the garbage collector's pauses)."""
 
-    __slots__ = ("dice", "origin", "rows", "steps")
+    __slots__ = ("dice", "made", "origin", "played", "rows", "steps")
 
     def __init__(self, origin: Position, dice: tuple[int, int], rows: bytes | list[int], steps: _Keys | None) -> None:
         # rows: the 50-byte keys concatenated (the kernel's, or one play's), or the pure-Python generator's integers
@@ -202,6 +249,8 @@ class _Source:
         self.dice = dice
         self.rows = rows
         self.steps = steps
+        self.made: dict[int, Position] | None = None  # the plays' resulting positions, as first asked for
+        self.played: dict[int, tuple[Step, ...]] | None = None  # the plays' steps, as first asked for
 
     def key(self, i: int) -> bytes:
         """The resulting position of play ``i`` as :meth:`Position.key`."""
@@ -274,7 +323,7 @@ class LegalPlays(Sequence[Play]):
         plays = self._plays
         if plays is None:
             n = self._n
-            plays = list(map(_ListedPlay, repeat(self._source, n), range(n)))
+            plays = list(map(_new_play, repeat(Play, n), zip(repeat(self._source), range(n))))
             some = self._some
             if some:
                 for i, play in some.items():
@@ -290,7 +339,7 @@ class LegalPlays(Sequence[Play]):
             self._some = {}
         play = self._some.get(i)
         if play is None:
-            play = self._some[i] = _ListedPlay(self._source, i)
+            play = self._some[i] = _new_play(Play, (self._source, i))
         return play
 
     def _index(self) -> dict[bytes, int]:

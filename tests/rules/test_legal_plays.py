@@ -165,3 +165,28 @@ def test_a_play_found_by_position_is_the_same_object_before_and_after_the_list_i
         assert found is plays.get(target) and found is not None and found.position == target
         listed = list(plays)
         assert listed[5] is found and plays[5] is found and len(listed) == len(plays)
+
+
+def test_a_play_is_a_value_not_a_sequence() -> None:
+    """A listed play is stored as a small pair underneath; none of it shows: no len, iteration, indexing,
+    ordering or concatenation, equal to the same play made with the public constructor, pickled whole."""
+    plays = Position.initial().legal_plays(6, 4)
+    first, second = plays[0], plays[1]
+    for attempt in (
+        lambda: len(first),
+        lambda: list(first),
+        lambda: first[0],
+        lambda: 1 in first,
+        lambda: first < second,
+        lambda: first + second,
+        lambda: first * 2,
+    ):
+        with pytest.raises(TypeError):
+            attempt()
+    assert first and first != second and not (first == second)
+    made = Play(first.origin, first.dice, first.steps, first.position)
+    assert made == first and hash(made) == hash(first) and made in plays and str(made) == str(first)
+    assert made.position is first.position and made.steps == first.steps
+    again = pickle.loads(pickle.dumps(first))
+    assert again == first and again.steps == first.steps and str(again) == str(first)
+    assert first.position is first.position and first.steps is first.steps  # built once, kept
