@@ -440,9 +440,32 @@ def checker_player(name: str, evaluator, seed: int):
 
     if name == "1ply":
         return engine_player(1, evaluator)
+    if name == "expert+os":
+        return one_sided_reranked(evaluator)
     if name in ("gnubg0", "gnubg1"):
         return gnubg_player(int(name[-1]))
     return level_player(name, evaluator, seed=seed)
+
+
+def one_sided_reranked(evaluator, top: int = 2, trials: int = 288):
+    """``expert+os`` (issue 46, an experiment, not a level): our 0-ply choice, except in a pure race, where the
+    one-sided method (``engine.race.race_outputs``, ``trials`` trials beyond the 6-point database, the same
+    dice for every candidate) picks among the 0-ply ranking's ``top`` best plays."""
+    from backgammon.engine.evaluator import equities
+    from backgammon.engine.movegen import RACE, phase, successors_py
+    from backgammon.engine.race import race_outputs
+
+    def play(b: np.ndarray, d1: int, d2: int) -> np.ndarray:
+        cands = successors_py(b, d1, d2)
+        eq = equities(evaluator.evaluate_boards(np.array(cands)))  # each from the opponent's view
+        order = np.argsort(eq, kind="stable")
+        if len(cands) == 1 or phase(b) != RACE:
+            return cands[order[0]]
+        best = order[:top]
+        os_eq = equities(np.array([race_outputs(cands[j], trials=trials, seed=7) for j in best]))
+        return cands[best[int(np.argmin(os_eq))]]
+
+    return play
 
 
 def cube_player(name: str, evaluator):
@@ -455,6 +478,8 @@ def cube_player(name: str, evaluator):
     if name in ("gnubg0", "gnubg1"):
         plies = int(name[-1])
         return lambda _b, _o, eq: cube_choice(*(float(x) for x in eq[plies]))
+    if name == "expert+os":
+        name = "expert"  # its cube is the 0-ply one
     plies = 1 if name == "1ply" else get_level(name).plies
 
     def decide(b: np.ndarray, owned: bool, _eq) -> tuple[bool, bool]:
@@ -527,6 +552,9 @@ def run(args) -> int:
     wanted = [PHASES.index(p) for p in args.phases] if args.phases else list(range(len(PHASES)))
     keep = np.flatnonzero(np.isin(ds.phase, wanted))  # the decisions scored (all phases by default)
     ckeep = np.flatnonzero(np.isin(ds.cube_phase, wanted))
+    if not len(keep):
+        print(f"error: no decisions of the phases {', '.join(args.phases)} under {args.data}", file=sys.stderr)
+        return 2
     for name in names:
         limit = args.limit
         if name in SLOW:

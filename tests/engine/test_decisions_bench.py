@@ -5,6 +5,7 @@ Nothing here reads or writes the committed set; gnubg_nn is needed only for the 
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -155,3 +156,30 @@ def test_compare_prints_the_paired_difference(bench, monkeypatch, capsys) -> Non
         bench.main(["--players", "expert", "--compare", "no-such-file.npz"])
     assert exc.value.code == 2
     assert "no-such-file.npz" in capsys.readouterr().err
+
+
+def test_phases_option_scores_only_those_decisions(bench, monkeypatch, capsys) -> None:
+    monkeypatch.setattr(bench.DecisionSet, "load", classmethod(lambda cls, data=None: _tiny_set(bench)))
+    assert bench.main(["--players", "expert", "--phases", "contact,race"]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("│") and "expert" in line]
+    assert re.search(r"│\s+2\s+│", rows[0])  # both decisions of the tiny set are contact ones
+    assert bench.main(["--players", "expert", "--phases", "race"]) == 2  # none of its decisions: an error
+    assert "no decisions of the phases race" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        bench.main(["--players", "expert", "--phases", "racing"])
+    assert exc.value.code == 2
+    assert "unknown phase 'racing'" in capsys.readouterr().err
+
+
+def test_one_sided_reranking_plays_legally_and_as_expert_outside_races(bench) -> None:
+    from backgammon.engine.evaluator import NetEvaluator
+
+    ev = NetEvaluator.default()
+    os_play = bench.checker_player("expert+os", ev, 0)
+    expert = bench.checker_player("expert", ev, 0)
+    assert np.array_equal(os_play(INITIAL, 3, 1), expert(INITIAL, 3, 1))  # contact: the 0-ply play
+    race = np.zeros((2, 25), dtype=np.int8)
+    race[0, [2, 4, 7, 9]] = [5, 5, 3, 2]
+    race[1, [1, 3, 5, 8]] = [4, 4, 4, 3]
+    chosen = os_play(race, 6, 2)
+    assert any(np.array_equal(chosen, c) for c in successors_py(race, 6, 2))
