@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
 import resource
 import statistics
 import subprocess
@@ -57,7 +58,7 @@ def short_matches() -> list[Path]:
     out = []
     for path in files:
         head = path.read_text(encoding="utf-8", errors="replace")[:400].lower()
-        if "3 point match" in head or "5 point match" in head:
+        if re.search(r"(?<!\d)[35] point match", head):
             out.append(path)
     return out
 
@@ -91,7 +92,7 @@ def gnubg_script(files: list[Path], plies: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def speed(files: list[Path], plies: int, rounds: int) -> int:
+def speed(files: list[Path], plies: int, rounds: int, batch: bool = True) -> int:
     """Analysis time of ours and gnubg's, fresh processes, per file and in one batch (see the module's notes)."""
     if not Path(GNUBG).exists():
         print(f"{GNUBG} is not installed: no gnubg column", file=sys.stderr)
@@ -106,13 +107,13 @@ def speed(files: list[Path], plies: int, rounds: int) -> int:
         jobs: list[tuple[str, list[str], list[Path]]] = [
             (path.name, [*ours_cmd, "analyze", str(path), "--plies", str(plies)], [path]) for path in files
         ]
-        jobs.append(
+        jobs += [
             (
                 f"batch of {len(files)} (one process)",
                 [*ours_cmd, "analyze", *map(str, files), "--plies", str(plies)],
                 files,
             )
-        )
+        ][:batch]
         _timed(jobs[0][1], None, env)  # the bytecode and numba caches warm before timing
         results: dict[str, list[tuple[float, float, float, float]]] = {name: [] for name, _, _ in jobs}
         for _ in range(rounds):
@@ -152,9 +153,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--plies", type=int, default=0)
     parser.add_argument("--speed", action="store_true", help="time the analysis beside gnubg's (fresh processes)")
     parser.add_argument("--rounds", type=int, default=3, help="with --speed: rounds (default 3)")
+    parser.add_argument("--no-batch", action="store_true", help="with --speed: the single files only")
     args = parser.parse_args(argv)
     if args.speed:
-        return speed(args.files or short_matches(), args.plies, args.rounds)
+        return speed(args.files or short_matches(), args.plies, args.rounds, not args.no_batch)
     files = args.files or sorted(DATA.glob("*.mat"))
     if args.evaluator == "gnubg":
         evaluator = GnubgEvaluator()

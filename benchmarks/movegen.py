@@ -11,6 +11,8 @@ rounds; the rates shown are each method's best round):
 
 - ``legal_plays``: the public API, ``len(Position.legal_plays(d1, d2))``, backed
   by the engine's compiled generator (the default when numba is installed);
+- ``list(legal_plays)``: the public move list materialised, ``list(Position.legal_plays(d1, d2))``
+  (every :class:`Play` object made; their positions and steps are built when first asked for);
 - ``legal_plays+positions``: the same, also building every resulting
   ``Position`` (``[play.position for play in plays]``), as gnubg builds its keys;
 - ``pure Python``: ``len(Position.legal_plays(d1, d2))`` with the pure-Python
@@ -121,6 +123,13 @@ def run_legal_plays(items: list[tuple[Position, int, int]]) -> int:
     return total
 
 
+def run_list(items: list[tuple[Position, int, int]]) -> int:
+    total = 0
+    for p, d1, d2 in items:
+        total += len(list(p.legal_plays(d1, d2)))
+    return total
+
+
 def run_legal_positions(items: list[tuple[Position, int, int]]) -> int:
     total = 0
     for p, d1, d2 in items:
@@ -226,6 +235,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, items in corpus.items():
         methods: list[tuple[str, Callable[[object], int], object]] = [
             ("legal_plays", run_legal_plays, items),  # type: ignore[list-item]
+            ("list(legal_plays)", run_list, items),  # type: ignore[list-item]
             ("legal_plays+positions", run_legal_positions, items),  # type: ignore[list-item]
             ("pure Python", run_pure, items),  # type: ignore[list-item]
         ]
