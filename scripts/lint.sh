@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The static checks CI runs before the tests: ruff's linter, ruff's formatter (check only), mypy
 # (strict on the core, formats, lessons and protocols; normal elsewhere; settings in pyproject.toml),
-# the layer contracts (lint-imports; [tool.importlinter] in pyproject.toml) and tsc --checkJs on the
+# the layer contracts (lint-imports; [tool.importlinter] in pyproject.toml), the size limits of
+# functions and modules under src/ (scripts/long_functions.py) and tsc --checkJs on the
 # browser's JavaScript (scripts/jsconfig.json).
 # Every check runs; the script fails if any of them fails.
 # Usage: bash scripts/lint.sh   (the tools come from .venv, or from $VENV/bin)
@@ -20,6 +21,7 @@ run "ruff check" "$BIN/ruff" check .
 run "ruff format --check" "$BIN/ruff" format --check .
 run "mypy" "$BIN/mypy"
 run "lint-imports" "$BIN/lint-imports"
+run "size limits" "$BIN/python" scripts/long_functions.py  # no function over 150 lines, no module over 1,000
 # The browser's JavaScript, type-checked with its JSDoc types (static/protocol-types.js: the wire
 # formats, checked against the server by tests/server/test_js_types.py). TypeScript comes from the
 # npm registry once, into a cache folder outside the tree.
@@ -33,4 +35,4 @@ if [ -n "$failed" ]; then
   echo "lint: FAILED:$failed" >&2
   exit 1
 fi
-echo "lint: ruff check, ruff format --check, mypy, lint-imports and tsc passed"
+echo "lint: ruff check, ruff format --check, mypy, lint-imports, size limits and tsc passed"
