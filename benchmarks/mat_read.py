@@ -1,10 +1,15 @@
 """Seconds to read and replay a 1,000-game .mat file, beside GNU Backgammon's ``import mat`` of it.
 
-    python benchmarks/mat_read.py [--games N] [--repeat R] [--no-gnubg]
+    python benchmarks/mat_read.py [--games N] [--repeat R] [--no-gnubg] [--source DIR]
 
 The file is made of real games: every finished game of the Galaxy and Heroes exports in
-``tests/data/real/`` is replayed, and their actions are played again, in turn, in one money session
-until it has N games (1,000 by default), which ``write_mat`` writes in gnubg's layout.
+``tests/data/real/`` (or in the ``.mat``/``.txt`` files under ``--source``, such as a checkout of
+lassehjorthmadsen/bglab's ``data-raw``) is replayed, and the distinct games' actions are played
+again, in turn, in one money session until it has N games (1,000 by default), which ``write_mat``
+writes in gnubg's layout. The 16 files kept here hold 33 distinct games, so their file repeats each
+game about 30 times; a larger source gives N distinct games. The reader's memo of entry and move
+texts lasts one call, so repeats within a file help it as they would in a real one, and the
+repeated runs start afresh.
 
 Prints one table of wall-clock and CPU seconds (on a loaded machine the CPU column is the
 steadier), each the best of R runs (building the file warms the move generator up first): the
@@ -31,13 +36,22 @@ from backgammon.match import Match
 REAL = Path(__file__).resolve().parent.parent / "tests" / "data" / "real"
 
 
-def session_of_real_games(games: int) -> Match:
-    """A money session of ``games`` games whose actions are those of the real sample's games."""
-    logs = []
-    for path in sorted(REAL.glob("*.mat")):
-        reading = load_mat(path.read_text(encoding="utf-8-sig"))
-        assert reading.match is not None, path
-        logs.extend(game.log for game in reading.match.games)
+def session_of_real_games(games: int, source: Path = REAL) -> Match:
+    """A money session of ``games`` games whose actions are those of the distinct games of the real
+    files under ``source``, each played again in turn when there are fewer."""
+    logs, seen = [], set()
+    paths = sorted(p for p in source.rglob("*") if p.suffix in (".mat", ".txt") and p.is_file())
+    for path in paths:
+        reading = load_mat(path.read_text(encoding="utf-8-sig", errors="replace"))
+        if reading.match is None:
+            continue
+        for game in reading.match.games:
+            if repr(game.log) not in seen:
+                seen.add(repr(game.log))
+                logs.append(game.log)
+        if len(logs) >= games:
+            break
+    assert logs, f"no game read under {source}"
     session = Match.new(Rules(), players=("Right", "Left"))
     for k in range(games):
         session = session.replay(logs[k % len(logs)])
@@ -60,9 +74,10 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=1000, help="games in the file (default 1000)")
     parser.add_argument("--repeat", type=int, default=2, help="runs of each measurement; the best counts (default 2)")
     parser.add_argument("--no-gnubg", action="store_true", help="skip the gnubg comparison")
+    parser.add_argument("--source", type=Path, default=REAL, help="folder of real .mat files (default tests/data/real)")
     args = parser.parse_args()
 
-    text = write_mat(session_of_real_games(args.games))
+    text = write_mat(session_of_real_games(args.games, args.source))
     record = read_mat(text)
     assert len(record.games) == args.games and load_mat(record).ok
     moves = sum(1 for g in record.games for e in g.entries if e.dice is not None)
@@ -79,7 +94,8 @@ def main() -> None:
             gnubg = None if gnubg is None else gnubg / args.repeat
     rows.append(("replay(read_mat) (strict)", best(lambda: replay(read_mat(text)), args.repeat), gnubg))
 
-    print(f"{args.games} games, {moves} rolls, {len(text)} characters; best of {args.repeat}")
+    distinct = len({tuple((e.side, e.kind, e.dice, e.move, e.value) for e in g.entries) for g in record.games})
+    print(f"{args.games} games ({distinct} distinct), {moves} rolls, {len(text)} characters; best of {args.repeat}")
     print(f"{'operation':<28}{'seconds':>9}{'cpu s':>9}{'ms/game':>9}{'gnubg s':>9}{'ratio':>7}")
     for name, (seconds, cpu), theirs in rows:
         extra = f"{theirs:>9.3f}{seconds / theirs:>7.1f}" if theirs else f"{'':>9}{'':>7}"
