@@ -199,3 +199,20 @@ def test_the_evaluator_knows_when_a_gammon_or_backgammon_is_impossible() -> None
     b[1, [7, 8, 9, 10, 11, 12, 13, 14]] = [2, 2, 2, 2, 2, 2, 2, 1]
     out = NetEvaluator.default().evaluate_boards(b[None])[0]
     assert out[1] > 0.9 and out[2] == 0.0
+
+
+def test_race_labels_are_shards_fit_reads(tmp_path) -> None:
+    from backgammon.engine.movegen import RACE, phase
+    from backgammon.training.labels import load_labels, read_manifest
+    from backgammon.training.race_labels import write_race_labels
+
+    write_race_labels(tmp_path, 6, trials=36, shard_size=3)
+    boards, targets = load_labels(tmp_path)
+    assert boards.shape == (6, 2, 25) and all(phase(b) == RACE for b in boards)
+    assert ((targets[:, 1] <= targets[:, 0] + 1e-3) & (targets[:, 3] <= 1 - targets[:, 0] + 1e-3)).all()
+    first = read_manifest(tmp_path)["shards"]
+    assert [e["count"] for e in first] == [3, 3] and all(e["plies"] == 0 for e in first)
+    write_race_labels(tmp_path, 6, trials=36, shard_size=3)  # a rerun finds both shards done
+    assert read_manifest(tmp_path)["shards"] == first
+    with pytest.raises(InvalidInputError):
+        write_race_labels(tmp_path, 6, trials=0)
