@@ -168,3 +168,29 @@ def test_gnubg_shows_money_cube_figures_as_written(tmp_path: Path) -> None:
     assert no_doubles
     assert len(re.findall(r"No double\s+\+0\.250", shown)) >= len(no_doubles)
     assert len(re.findall(r"Double, take\s+\+0\.100", shown)) >= len(no_doubles)
+
+
+def test_gnubgs_depth_token_says_whether_the_equity_is_cubeful() -> None:
+    """The same real match analysed by gnubg 1.07 at 0-ply with chequer-play evaluation cubeless
+    (tokens ``0``) and cubeful (``0C``): the same candidates, flagged accordingly, with other equities;
+    our writer keeps the flag."""
+    from backgammon.formats.sgf import _depth_token
+
+    folder = DATA / "sgf_eval"
+    readings = {
+        kind: read_sgf_analysis((folder / f"galaxy_match3029786_0ply_{kind}.sgf").read_text())
+        for kind in ("cubeless", "cubeful")
+    }
+    plays = {kind: [a.play for a in items if a.play is not None] for kind, items in readings.items()}
+    assert len(plays["cubeless"]) == len(plays["cubeful"]) == 8  # the unforced plays of this one game
+    differ = 0
+    for less, ful in zip(plays["cubeless"], plays["cubeful"], strict=True):
+        assert less is not None and ful is not None
+        assert sorted(p.move for p in less.plays) == sorted(p.move for p in ful.plays)  # (ranked apart)
+        assert all(p.evaluation.cubeful is False and p.evaluation.depth == "0-ply" for p in less.plays)
+        assert all(p.evaluation.cubeful is True and p.evaluation.depth == "0-ply" for p in ful.plays)
+        cubeful_equity = {p.move: p.evaluation.equity for p in ful.plays}
+        differ += any(p.evaluation.equity != cubeful_equity[p.move] for p in less.plays)
+    assert differ >= 4
+    assert _depth_token("0-ply", False) == "0" and _depth_token("2-ply", True) == "2C"
+    assert _depth_token("XG Roller", None) == "0C"  # an equity of unknown kind is written as cubeful

@@ -40,11 +40,13 @@ Probabilities = tuple[float, float, float, float, float]
 
 @dataclass(frozen=True, slots=True)
 class Evaluation:
-    """An equity (cubeful where the source gives it) and, when known, gnubg's five probabilities."""
+    """An equity and, when known, gnubg's five probabilities; ``cubeful`` says which kind the equity
+    is where the source tells (gnubg's SGF does: a depth token ``0C`` is cubeful, ``0`` cubeless)."""
 
     equity: float
     probabilities: Probabilities | None = None
     depth: str = ""
+    cubeful: bool | None = None  # whether ``equity`` is cubeful; None when the source does not say
 
 
 @dataclass(frozen=True, slots=True)

@@ -466,7 +466,8 @@ def _read_plays(values: list[str], side: int, dice: tuple[int, int]) -> PlayAnal
         probabilities = (numbers[0], numbers[1], numbers[2], numbers[3], numbers[4])
         if k == played_at:
             played = len(plays)
-        plays.append(RankedPlay(" ".join(steps), Evaluation(numbers[5], probabilities, _plies(tokens[10]))))
+        cubeful = tokens[10][-1:] in ("C", "c")  # gnubg writes 0C for a cubeful evaluation, 0 for cubeless
+        plays.append(RankedPlay(" ".join(steps), Evaluation(numbers[5], probabilities, _plies(tokens[10]), cubeful)))
     if not plays:
         return None
     return PlayAnalysis(dice, tuple(plays), played)
@@ -603,10 +604,11 @@ def _number(value: float) -> str:
     return f"{value:.6f}"
 
 
-def _depth_token(depth: str) -> str:
-    """gnubg's depth token: "2C" for a 2-ply cubeful evaluation (any depth not "N-ply" is written as 0)."""
+def _depth_token(depth: str, cubeful: bool | None = True) -> str:
+    """gnubg's depth token: "2C" for a 2-ply cubeful evaluation, "2" for a cubeless one (any depth
+    not "N-ply" is written as 0; an equity of unknown kind as cubeful)."""
     head = depth.split("-", 1)[0].strip()
-    return f"{head if head.isdigit() else 0}C"
+    return f"{head if head.isdigit() else 0}{'' if cubeful is False else 'C'}"
 
 
 def _plays_property(analysis: PlayAnalysis, played: Play, colour: str) -> str:
@@ -624,9 +626,8 @@ def _plays_property(analysis: PlayAnalysis, played: Play, colour: str) -> str:
             raise InvalidInputError(f"candidate {candidate.move!r} for {dice[0]}{dice[1]}: {exc}") from None
         chances = candidate.evaluation.probabilities or (0.0, 0.0, 0.0, 0.0, 0.0)
         numbers = " ".join(_number(v) for v in (*chances, candidate.evaluation.equity))
-        values.append(
-            f"{_letters(play, colour)} {_EVAL_HEAD} {numbers} {_depth_token(candidate.evaluation.depth)} 0 1 0.000000 1"
-        )
+        depth = _depth_token(candidate.evaluation.depth, candidate.evaluation.cubeful)
+        values.append(f"{_letters(play, colour)} {_EVAL_HEAD} {numbers} {depth} 0 1 0.000000 1")
     return "A" + "".join(f"[{_escape(v)}]" for v in values)
 
 

@@ -176,9 +176,9 @@ def file_analysis_of(read: Any) -> dict[str, dict[str, Any]]:
     decisions are: ``"game:index:kind"`` (``index`` in the game's log; ``kind`` ``play``, ``cube``
     or ``take``), each a note that says whose numbers they are and at what depth:
     ``{source, depth, cubeful, best, best_equity, chosen_equity, error}`` (a play's equities as the
-    file gives them, whose cubefulness the files do not state: ``cubeful`` is None; a cube
-    decision's, cubeful by definition: no double, double/take, double/pass from the doubler, and
-    ``best`` in words). Decisions the replay does not reach are left out."""
+    file gives them: ``cubeful`` true or false where the file says, as gnubg's SGF does, None where
+    it does not, as XG's files; a cube decision's, cubeful by definition: no double, double/take,
+    double/pass from the doubler, and ``best`` in words). Decisions the replay does not reach are left out."""
     from backgammon.engine.analysis import match_games
     from backgammon.formats.analysis import entry_actions
     from backgammon.game import Double, Move, Roll
@@ -218,7 +218,7 @@ def _play_note(play: Any, source: str) -> dict[str, Any]:
     return {
         "source": source,
         "depth": best.evaluation.depth,
-        "cubeful": None,
+        "cubeful": best.evaluation.cubeful,
         "best": best.move,
         "best_equity": round(best.evaluation.equity, 4),
         "chosen_equity": None if chosen is None else round(chosen, 4),

@@ -767,7 +767,7 @@ function reviewFileNote(note) {
       ? s("file_cube_mwc", { source: note.source, depth: note.depth || "—", best, nd: note.mwc[0].toFixed(3), dt: note.mwc[1].toFixed(3) })
       : s("file_cube", { source: note.source, depth: note.depth || "—", best, nd: eq(note.no_double), dt: eq(note.double_take), dp: eq(note.double_pass) });
   } else {
-    const vars = { source: note.source, depth: note.depth || "—", kind: note.cubeful ? s("file_kind_cubeful") : s("file_kind_unknown"), best, best_eq: eq(note.best_equity) };
+    const vars = { source: note.source, depth: note.depth || "—", kind: s(note.cubeful === true ? "file_kind_cubeful" : note.cubeful === false ? "file_kind_cubeless" : "file_kind_unknown"), best, best_eq: eq(note.best_equity) };
     text = note.chosen_equity === null
       ? s("file_play_unlisted", vars)
       : s("file_play", { ...vars, played_eq: eq(note.chosen_equity), error: (note.error ?? 0).toFixed(3) });
