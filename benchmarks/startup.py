@@ -6,6 +6,8 @@ Rows:
 - ``backgammon engine`` from its start until its first answer (one play request, the same
   position and dice) is read back;
 - ``python -c "import backgammon"`` (the core alone: no numpy, no numba);
+- ``backgammon analyze MATCH --plies 0`` of a 3-point match (``tests/data/gnubg/match3_seed1.mat``), to
+  its exit: start-up and a whole match's analysis (warm only);
 
 each with the numba kernel cache warm (the usual case: the cache directory of these kernels
 exists), and the first two also cold (an empty ``NUMBA_CACHE_DIR``: every kernel the command needs
@@ -41,6 +43,7 @@ from pathlib import Path
 
 POSITION, DICE = "4HPwATDgc/ABMA", "31"  # the opening position, 3-1
 ROOT = Path(__file__).resolve().parent.parent
+MATCH = ROOT / "tests" / "data" / "gnubg" / "match3_seed1.mat"
 BIN = Path(sys.executable).parent
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -119,6 +122,9 @@ def measure(repeats: int, cold_repeats: int, pycache: str | None) -> list[str]:
     rows.append(_row("backgammon engine, first answer (warm)", [run_engine(env) for _ in range(repeats)]))
     core = [sys.executable, "-c", "import backgammon"]
     rows.append(_row('python -c "import backgammon"', [run_to_exit(core, env) for _ in range(repeats)]))
+    analyze = [*_backgammon(), "analyze", str(MATCH), "--plies", "0"]
+    run_to_exit(analyze, env)
+    rows.append(_row(f"backgammon analyze {MATCH.name} (warm)", [run_to_exit(analyze, env) for _ in range(repeats)]))
     for label, runner in (("backgammon hint", lambda e: run_to_exit(hint, e)), ("backgammon engine", run_engine)):
         runs = []
         for _ in range(cold_repeats):
