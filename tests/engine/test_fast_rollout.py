@@ -62,8 +62,8 @@ def _paired(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
 @pytest.mark.parametrize(
     "settings",
     [
-        RolloutSettings(trials=72, seed=11, variance_reduction=False),
-        RolloutSettings(trials=12, seed=12, truncate=6),
+        RolloutSettings(trials=72, seed=11, variance_reduction=False, float32=False),
+        RolloutSettings(trials=12, seed=12, truncate=6, float32=False),
     ],
     ids=["plain", "variance-reduced"],
 )

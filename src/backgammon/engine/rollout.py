@@ -67,14 +67,14 @@ the other takes or passes) and reports the cubeful result: money points per
 root cube, or the root player's match-winning chance.
 
 Cubeless trials with 0-ply plays and the network evaluator run compiled
-(:func:`backgammon.engine._kernels.rollout_trials.play_trial`), by default in
-the evaluator's own float64 arithmetic (the Python loop's
-dice, plays and results, trial by trial), or with ``float32=True`` with the nets
-in float32 (:mod:`backgammon.engine._kernels.fastnet`, about twice as fast:
-outputs within a few 1e-7 of the evaluator's, so a near-tie between two plays may
-go the other way and the trials are statistically, not exactly, the Python
-loop's; ``tests/engine/test_fast_rollout.py`` compares the means). Cubeful and
-1-ply trials, and other evaluators, run in Python.
+(:func:`backgammon.engine._kernels.rollout_trials.play_trial`), by default
+(``float32=True``) with the nets in float32 (:mod:`backgammon.engine._kernels.fastnet`,
+about twice as fast: outputs within a few 1e-7 of the evaluator's, so a near-tie
+between two plays may go the other way and the trials are statistically, not
+exactly, the Python loop's; ``tests/engine/test_fast_rollout.py`` compares the
+means), or with ``float32=False`` in the evaluator's own float64 arithmetic (the
+Python loop's dice, plays and results, trial by trial). Cubeful and 1-ply trials,
+and other evaluators, run in Python.
 
 In the calling process (``workers=1``, the default) the compiled trials of each
 chunk are dealt to ``threads`` threads (default: one per usable CPU; the kernel
@@ -154,9 +154,9 @@ class RolloutSettings:
     confidence (e.g. 0.95; None: run every trial), checked after each chunk
     from ``min_trials`` trials on. ``threads``: threads the compiled trials
     of an in-process rollout (``workers=1``) run on (0: one per usable CPU;
-    worker processes and cluster tasks run one each); ``float32``: the compiled
-    trials evaluate with the float32 kernels, about twice as fast and
-    statistically the same, instead of the evaluator's float64 arithmetic
+    worker processes and cluster tasks run one each); ``float32`` (the default):
+    the compiled trials evaluate with the float32 kernels, about twice as fast
+    and statistically the same; False: in the evaluator's float64 arithmetic
     (trial by trial the Python loop's games; module docstring).
 
     Raises:
@@ -179,7 +179,7 @@ class RolloutSettings:
     stop_confidence: float | None = None
     min_trials: int = 144
     threads: int = 0
-    float32: bool = False
+    float32: bool = True
 
     def __post_init__(self) -> None:
         if not isinstance(self.trials, int) or self.trials < 1:
