@@ -32,8 +32,8 @@ from pathlib import Path
 
 import numpy as np
 
-from backgammon.engine.movegen import RACE, phase, successors_py
-from backgammon.training._selfplay import INITIAL
+from backgammon.engine.movegen import RACE
+from backgammon.training.race_labels import game_races
 
 DATA = Path(__file__).parent / "data" / "races"
 SEED = 46
@@ -43,22 +43,7 @@ RANDOM_PLAY = 0.15
 
 def sample_race(rng: np.random.Generator, ev) -> np.ndarray | None:
     """One race position (side on roll first) of a seeded game, or None if the game had none."""
-    from backgammon.engine.search import best_board
-
-    b = INITIAL.copy()
-    races = []
-    for _ in range(400):
-        ph = phase(b)
-        if ph == RACE:
-            races.append(b.copy())
-        elif ph > RACE:  # both home, or over
-            break
-        d1, d2 = (int(x) for x in rng.integers(1, 7, 2))
-        if ph != RACE and rng.random() < RANDOM_PLAY:
-            cands = successors_py(b, d1, d2)
-            b = cands[int(rng.integers(len(cands)))]
-        else:
-            b = best_board(b, d1, d2, ev, 0)
+    races = game_races(rng, ev, RANDOM_PLAY)
     if not races:
         return None
     return races[int(rng.integers(len(races)))]
