@@ -132,7 +132,7 @@ def test_race_sparse_inputs_equal_the_dense_ones() -> None:
 def test_weights_of_encoding_3_load_with_zero_race_weights(tmp_path) -> None:
     """A file made before the race inputs: its race net gets zero weights on them, so the engine's values
     do not change."""
-    from backgammon.engine.evaluator import NetEvaluator, sanitize
+    from backgammon.engine.evaluator import NetEvaluator, settle
     from backgammon.engine.movegen import RACE, board_of, phase
     from backgammon.engine.network import arrays_of, write_npz
 
@@ -148,7 +148,7 @@ def test_weights_of_encoding_3_load_with_zero_race_weights(tmp_path) -> None:
     assert phase(board_of(p)) == RACE
     x = encoding.encode(p)
     want = race.forward(x[None])[0]
-    sanitize(want)  # as the evaluator does: gammons within wins, backgammons within gammons
+    settle(board_of(p), RACE, want)  # as the evaluator does: consistent, and no gammon where one is impossible
     assert np.allclose(NetEvaluator(path, bearoff=False).evaluate(p).as_array(), want)
     meta["encoding_version"] = 2
     write_npz(path, meta, arrays_of(contact, race))
