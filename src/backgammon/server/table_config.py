@@ -115,9 +115,14 @@ class TableConfig(Mapping[str, Any]):
     def against_computer(self) -> bool:
         return self.mode == "ai"
 
-    # the stored form, read-only
+    # the stored form, read-only (one key read without building the whole stored object)
     def __getitem__(self, key: str) -> Any:
-        return self.to_stored()[key]
+        if key in _FIELDS:
+            value = getattr(self, key)
+            if value is None:
+                raise KeyError(key)
+            return value
+        return self.extra[key]
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.to_stored())
