@@ -520,6 +520,8 @@ def test_forced_move_hint_and_replay(browser, server):
     page.wait_for_selector("#movelist li[data-index]")
     page.locator("#movelist li[data-index]").first.click()
     page.wait_for_selector("#movelist li.current")
+    # the replay is drawn once the table's history has loaded (a request of its own)
+    page.wait_for_function("document.querySelector('#status').textContent.includes('Replay')", timeout=15_000)
     assert "Replay" in page.inner_text("#status")
     assert page.locator("#controls button").count() == 0  # no actions while replaying
     page.click("#btn-prev")
